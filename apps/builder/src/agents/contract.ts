@@ -1,0 +1,95 @@
+import { z } from "@hono/zod-openapi";
+import { PROVIDER_IDS } from "../providers/catalogue.ts";
+
+const toolName = z
+  .string()
+  .regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, "must start with a letter and use letters, digits, _ or -");
+
+/** A JSON Schema object describing a tool's parameters (kept as given; checked when the tool runs). */
+const parametersSchema = z.record(z.string(), z.unknown()).default({ type: "object", properties: {} });
+
+export const agentToolSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("knowledge_search"), top_k: z.number().int().min(1).max(50).optional() }),
+    z.object({
+      type: z.literal("code"),
+      name: toolName,
+      description: z.string().max(1000).default(""),
+      language: z.enum(["python", "javascript", "go", "rust"]),
+      code: z.string().min(1).max(100_000),
+      parameters: parametersSchema,
+    }),
+    z.object({
+      type: z.literal("http"),
+      name: toolName,
+      description: z.string().max(1000).default(""),
+      method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]),
+      url: z.string().url().max(2048),
+      headers: z.record(z.string(), z.string()).optional(),
+      parameters: parametersSchema,
+    }),
+    z.object({
+      type: z.literal("workflow"),
+      name: toolName,
+      description: z.string().max(1000).default(""),
+      workflow_id: z.string().max(64),
+    }),
+  ])
+  .openapi("AgentTool");
+
+const provider = z
+  .string()
+  .refine((value) => PROVIDER_IDS.includes(value), {
+    message: `must be one of the providers listed at GET /api/providers (${PROVIDER_IDS.join(", ")})`,
+  })
+  .openapi({ example: "openai" });
+
+export const createAgentBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    description: z.string().max(2000).default(""),
+    provider,
+    model: z.string().trim().min(1).max(200).openapi({ example: "gpt-4o-mini" }),
+    instructions: z.string().max(100_000).default(""),
+    temperature: z.number().min(0).max(2).nullable().default(null),
+    tools: z.array(agentToolSchema).max(64).default([]),
+    knowledge_base_ids: z.array(z.string().max(64)).max(32).default([]),
+    memory_turns: z.number().int().min(0).max(100).default(10),
+  })
+  .openapi("CreateAgentRequest");
+
+export const updateAgentBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    description: z.string().max(2000),
+    provider,
+    model: z.string().trim().min(1).max(200),
+    instructions: z.string().max(100_000),
+    temperature: z.number().min(0).max(2).nullable(),
+    tools: z.array(agentToolSchema).max(64),
+    knowledge_base_ids: z.array(z.string().max(64)).max(32),
+    memory_turns: z.number().int().min(0).max(100),
+  })
+  .partial()
+  .openapi("UpdateAgentRequest");
+
+export const agentSchema = z
+  .object({
+    id: z.string().openapi({ example: "agt_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
+    name: z.string(),
+    description: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    instructions: z.string(),
+    temperature: z.number().nullable(),
+    tools: z.array(agentToolSchema),
+    knowledge_base_ids: z.array(z.string()),
+    memory_turns: z.number().int(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Agent");
+
+export type CreateAgentInput = z.infer<typeof createAgentBody>;
+export type UpdateAgentInput = z.infer<typeof updateAgentBody>;
+export type AgentTool = z.infer<typeof agentToolSchema>;

@@ -1,0 +1,153 @@
+import { ApiError, createRouter, errorResponses } from "@app/http";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../env.ts";
+import { type Auth, CLIENT_IP_HEADER } from "./auth.ts";
+import { AuthErrors } from "./errors.ts";
+
+const email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .pipe(z.email({ message: "must be an e-mail address" }))
+  .openapi({ example: "ada@example.com" });
+
+export const signUpBody = z
+  .object({
+    email,
+    password: z.string().min(8, "must be at least 8 characters").max(128),
+    name: z.string().trim().min(1).max(100),
+  })
+  .openapi("SignUpRequest");
+
+export const signInBody = z.object({ email, password: z.string().min(1).max(128) }).openapi("SignInRequest");
+
+const userSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string(),
+    emailVerified: z.boolean(),
+    image: z.string().nullable().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("User");
+
+const authResult = z.object({ token: z.string(), user: userSchema }).openapi("AuthResult");
+const sessionResult = z
+  .object({
+    session: z.object({ id: z.string(), userId: z.string(), expiresAt: z.string() }).passthrough(),
+    user: userSchema,
+  })
+  .nullable()
+  .openapi("SessionResult");
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+const signUpRoute = createRoute({
+  method: "post",
+  path: "/sign-up/email",
+  tags: ["auth"],
+  summary: "Register a new user with e-mail and password",
+  security: [],
+  request: { body: { required: true, content: { "application/json": { schema: signUpBody } } } },
+  responses: {
+    200: json(authResult, "Registered and signed in (session cookie set)"),
+    ...errorResponses(400, 409, 422, 429),
+  },
+});
+
+const signInRoute = createRoute({
+  method: "post",
+  path: "/sign-in/email",
+  tags: ["auth"],
+  summary: "Log in with e-mail and password",
+  security: [],
+  request: { body: { required: true, content: { "application/json": { schema: signInBody } } } },
+  responses: {
+    200: json(authResult, "Signed in (session cookie set)"),
+    ...errorResponses(400, 401, 422, 429),
+  },
+});
+
+const signOutRoute = createRoute({
+  method: "post",
+  path: "/sign-out",
+  tags: ["auth"],
+  summary: "End the current session",
+  security: [{ cookieAuth: [] }],
+  responses: { 200: json(z.object({ success: z.boolean() }), "Signed out"), ...errorResponses(403) },
+});
+
+const getSessionRoute = createRoute({
+  method: "get",
+  path: "/get-session",
+  tags: ["auth"],
+  summary: "The current session and user, or null",
+  security: [{ cookieAuth: [] }],
+  responses: { 200: json(sessionResult, "The session, or null when signed out") },
+});
+
+/**
+ * The four better-auth routes we expose, validated and documented by us and then handed to
+ * better-auth; its error answers are translated into our error shape.
+ */
+export function authRoutes(auth: Auth) {
+  const router = createRouter<AppEnv>();
+  router.openapi(signUpRoute, async (c) => forward(c, auth, c.req.valid("json")));
+  router.openapi(signInRoute, async (c) => forward(c, auth, c.req.valid("json")));
+  router.openapi(signOutRoute, async (c) => forward(c, auth, undefined));
+  router.openapi(getSessionRoute, async (c) => forward(c, auth, undefined));
+  return router;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the typed-response check cannot see through a forwarded Response
+async function forward(c: Context<AppEnv>, auth: Auth, body: unknown): Promise<any> {
+  const headers = new Headers(c.req.raw.headers);
+  headers.delete("content-length");
+  headers.set(CLIENT_IP_HEADER, clientAddress(c));
+  if (body !== undefined) headers.set("content-type", "application/json");
+  const response = await auth.handler(
+    new Request(c.req.url, {
+      method: c.req.method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
+  );
+  if (response.ok) return response;
+  throw await translateAuthError(response);
+}
+
+function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+async function translateAuthError(response: Response): Promise<ApiError> {
+  const body = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
+  const code = body.code ?? "";
+  if (response.status === 429) {
+    const retryAfter = response.headers.get("x-retry-after") ?? "60";
+    return new ApiError(429, AuthErrors.codes.TOO_MANY_ATTEMPTS, AuthErrors.TOO_MANY_ATTEMPTS().message, {
+      headers: { "Retry-After": retryAfter },
+    });
+  }
+  if (code.startsWith("USER_ALREADY_EXISTS")) return AuthErrors.EMAIL_TAKEN({ param: "email" });
+  if (code === "INVALID_EMAIL_OR_PASSWORD") return AuthErrors.INVALID_CREDENTIALS();
+  if (code.includes("ORIGIN")) return AuthErrors.ORIGIN_NOT_ALLOWED();
+  const status = response.status === 400 ? 422 : response.status;
+  return new ApiError(
+    status as 401 | 403 | 404 | 422 | 500,
+    code.toLowerCase() || "auth_error",
+    body.message ?? "Authentication failed.",
+  );
+}

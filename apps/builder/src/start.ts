@@ -1,0 +1,42 @@
+import { systemClock } from "@app/core";
+import { createLogger, listen, type RunningServer } from "@app/http";
+import { createBuilderApp } from "./app.ts";
+import type { BuilderConfig } from "./config.ts";
+import { openBuilderDatabase } from "./db/index.ts";
+import type { Deps } from "./deps.ts";
+
+export interface RunningBuilder {
+  server: RunningServer;
+  deps: Deps;
+  stop(): Promise<void>;
+}
+
+/**
+ * Opens the database, builds the app and listens: the whole builder in one call (used by
+ * `server.ts`, the tests and the benchmarks alike).
+ */
+export async function startBuilder(
+  config: BuilderConfig,
+  overrides: Partial<Pick<Deps, "clock" | "logger">> & { hostname?: string } = {},
+): Promise<RunningBuilder> {
+  const logger = overrides.logger ?? createLogger({ service: "builder", level: config.logLevel });
+  const database = await openBuilderDatabase({
+    url: config.databaseUrl,
+    dataDir: `${config.dataDir}/builder/db`,
+  });
+  const deps: Deps = { db: database.db, clock: overrides.clock ?? systemClock, logger, config };
+  const app = createBuilderApp(deps);
+  const server = await listen(app.fetch, {
+    port: config.port,
+    ...(overrides.hostname ? { hostname: overrides.hostname } : {}),
+  });
+  logger.info({ url: server.url, database: database.kind }, "builder listening");
+  return {
+    server,
+    deps,
+    stop: async () => {
+      await server.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestBuilder, type TestBuilder } from "./harness.ts";
+
+let builder: TestBuilder;
+let cookie: string;
+beforeAll(async () => {
+  builder = await startTestBuilder();
+  ({ cookie } = await builder.signUp());
+});
+afterAll(() => builder?.stop());
+
+describe("one error shape with a Request-Id everywhere", () => {
+  it("answers malformed JSON with 400 invalid_json", async () => {
+    const response = await builder.request("/api/agents", {
+      method: "POST",
+      cookie,
+      headers: { "content-type": "application/json" },
+      body: '{"name": "half',
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("request-id")).toBeTruthy();
+    expect(await response.json()).toEqual({
+      error: { type: "invalid_request_error", code: "invalid_json", message: expect.any(String) },
+    });
+  });
+
+  it("answers a missing field with 422 naming it", async () => {
+    const response = await builder.request("/api/agents", {
+      method: "POST",
+      cookie,
+      json: { name: "No provider", model: "gpt-4o-mini" },
+    });
+    expect(response.status).toBe(422);
+    const body = (await response.json()) as {
+      error: { param: string; details: { path: string; message: string }[] };
+    };
+    expect(body.error.param).toBe("provider");
+    expect(body.error.details).toContainEqual({ path: "provider", message: "is required" });
+  });
+
+  it("answers an unknown route with 404 route_not_found", async () => {
+    const response = await builder.request("/api/no-such-thing", { cookie });
+    expect(response.status).toBe(404);
+    expect(response.headers.get("request-id")).toBeTruthy();
+    expect(await response.json()).toMatchObject({ error: { code: "route_not_found", type: "not_found" } });
+  });
+
+  it("answers every protected route with 401 without a session or key", async () => {
+    for (const path of ["/api/agents", "/api/keys", "/api/providers", "/api/agents/agt_x"]) {
+      const response = await fetch(`${builder.url}${path}`);
+      expect(response.status, path).toBe(401);
+      expect(await response.json()).toMatchObject({ error: { code: "unauthenticated" } });
+    }
+  });
+
+  it("keeps a caller's well-formed Request-Id and replaces a malformed one", async () => {
+    const kept = await builder.request("/api/agents", {
+      cookie,
+      headers: { "request-id": "trace-0123456789" },
+    });
+    expect(kept.headers.get("request-id")).toBe("trace-0123456789");
+    const replaced = await builder.request("/api/agents", {
+      cookie,
+      headers: { "request-id": "bad id with spaces" },
+    });
+    expect(replaced.headers.get("request-id")).toMatch(/^req_/);
+  });
+
+  it("refuses bodies over the JSON limit with 413", async () => {
+    const response = await builder.request("/api/agents", {
+      method: "POST",
+      cookie,
+      json: { name: "big", provider: "openai", model: "gpt-4o", instructions: "x".repeat(1_100_000) },
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: { code: "body_too_large" } });
+  });
+
+  it("serves health and readiness", async () => {
+    expect(await (await fetch(`${builder.url}/healthz`)).json()).toEqual({ status: "ok" });
+    expect(await (await fetch(`${builder.url}/readyz`)).json()).toEqual({ status: "ok" });
+  });
+});
+
+describe("OpenAPI", () => {
+  it("documents every route of the app in OpenAPI 3.1", async () => {
+    const response = await fetch(`${builder.url}/api/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
+    expect(document.openapi).toBe("3.1.0");
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        "POST /api/auth/sign-up/email",
+        "POST /api/auth/sign-in/email",
+        "POST /api/auth/sign-out",
+        "GET /api/auth/get-session",
+        "GET /api/agents",
+        "POST /api/agents",
+        "GET /api/agents/{id}",
+        "PATCH /api/agents/{id}",
+        "DELETE /api/agents/{id}",
+        "GET /api/providers",
+        "POST /api/keys",
+        "GET /api/keys",
+        "DELETE /api/keys/{id}",
+        "GET /healthz",
+        "GET /readyz",
+      ]),
+    );
+  });
+
+  it("serves the browsable docs page with its assets", async () => {
+    const page = await fetch(`${builder.url}/api/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("/api/openapi.json");
+    const script = await fetch(`${builder.url}/api/docs/assets/swagger-ui-bundle.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toContain("javascript");
+  });
+});

@@ -1,0 +1,52 @@
+import { join, resolve } from "node:path";
+import { configError, presentVariables } from "@app/core";
+import { z } from "zod";
+
+const flag = z
+  .enum(["0", "1", "true", "false", ""])
+  .optional()
+  .transform((value) => value === "1" || value === "true");
+
+const envSchema = z.object({
+  PAYMENTS_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  DATA_DIR: z.string().min(1).default("./data"),
+  PAYMENTS_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  PAYMENTS_SECRET_KEY: z
+    .string()
+    .regex(/^sk_(test|live)_[A-Za-z0-9_-]{16,}$/, "must look like sk_test_… or sk_live_…")
+    .optional(),
+  PAYMENTS_ALLOW_PRIVATE_WEBHOOKS: flag,
+  PAYMENTS_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+});
+
+export interface PaymentsConfig {
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  /** The merchant key made sure of at start (`PAYMENTS_SECRET_KEY`), if any. */
+  bootstrapSecretKey: string | undefined;
+  allowPrivateWebhooks: boolean;
+  publicUrl: string;
+  logLevel: string | undefined;
+}
+
+/**
+ * Reads and validates the payment service's environment once.
+ *
+ * @example const config = loadPaymentsConfig(process.env);
+ */
+export function loadPaymentsConfig(env: Record<string, string | undefined>): PaymentsConfig {
+  const parsed = envSchema.safeParse(presentVariables(env));
+  if (!parsed.success) throw configError(parsed.error.issues);
+  const e = parsed.data;
+  return {
+    port: e.PAYMENTS_PORT,
+    dataDir: join(resolve(e.DATA_DIR), "payments"),
+    databaseUrl: e.PAYMENTS_DATABASE_URL,
+    bootstrapSecretKey: e.PAYMENTS_SECRET_KEY,
+    allowPrivateWebhooks: e.PAYMENTS_ALLOW_PRIVATE_WEBHOOKS,
+    publicUrl: (e.PAYMENTS_PUBLIC_URL ?? `http://localhost:${e.PAYMENTS_PORT}`).replace(/\/$/, ""),
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,3 @@
+import type { BaseVariables } from "@app/http";
+
+export type AppEnv = { Variables: BaseVariables };

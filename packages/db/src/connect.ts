@@ -1,0 +1,85 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
+import { migrate as migratePostgres } from "drizzle-orm/node-postgres/migrator";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import pg from "pg";
+
+/** One Drizzle interface over both drivers: feature code never knows which one it runs on. */
+export type Db<TSchema extends Record<string, unknown>> = PgDatabase<PgQueryResultHKT, TSchema>;
+
+export type DatabaseKind = "pglite" | "postgres";
+
+export interface Database<TSchema extends Record<string, unknown>> {
+  db: Db<TSchema>;
+  kind: DatabaseKind;
+  /** Whether the pgvector extension can be used on this database. */
+  hasVector: boolean;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions<TSchema extends Record<string, unknown>> {
+  /** A PostgreSQL connection string; when absent the embedded PGlite is used. */
+  url?: string | undefined;
+  /** PGlite's data directory; absent means in memory (tests). Ignored with `url`. */
+  dataDir?: string | undefined;
+  schema: TSchema;
+  /** drizzle-kit's output folder; applied before the handle is returned. */
+  migrationsFolder: string;
+  /** node-postgres pool size. */
+  poolSize?: number;
+}
+
+/**
+ * Opens the service's database and applies its migrations.
+ *
+ * @example
+ * const { db, close } = await openDatabase({ url: process.env.DATABASE_URL, dataDir: "./data/builder", schema, migrationsFolder });
+ */
+export async function openDatabase<TSchema extends Record<string, unknown>>(
+  options: OpenDatabaseOptions<TSchema>,
+): Promise<Database<TSchema>> {
+  if (options.url) return openPostgres(options.url, options);
+  return openPglite(options);
+}
+
+async function openPglite<TSchema extends Record<string, unknown>>(
+  options: OpenDatabaseOptions<TSchema>,
+): Promise<Database<TSchema>> {
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const client = await PGlite.create(options.dataDir, { extensions: { vector } });
+  const db = drizzlePglite({ client, schema: options.schema });
+  await migratePglite(db, { migrationsFolder: options.migrationsFolder });
+  return {
+    db: db as unknown as Db<TSchema>,
+    kind: "pglite",
+    hasVector: true,
+    close: () => client.close(),
+  };
+}
+
+async function openPostgres<TSchema extends Record<string, unknown>>(
+  url: string,
+  options: OpenDatabaseOptions<TSchema>,
+): Promise<Database<TSchema>> {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  try {
+    const available = await pool.query<{ count: string }>(
+      "select count(*)::text as count from pg_available_extensions where name = 'vector'",
+    );
+    const db = drizzlePostgres({ client: pool, schema: options.schema });
+    await migratePostgres(db, { migrationsFolder: options.migrationsFolder });
+    return {
+      db: db as unknown as Db<TSchema>,
+      kind: "postgres",
+      hasVector: available.rows[0]?.count !== "0",
+      close: () => pool.end(),
+    };
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+}

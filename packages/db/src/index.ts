@@ -1,0 +1,7 @@
+export {
+  type Database,
+  type DatabaseKind,
+  type Db,
+  type OpenDatabaseOptions,
+  openDatabase,
+} from "./connect.ts";

@@ -1,0 +1,112 @@
+import { randomBytes } from "node:crypto";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context, Env, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { ApiError, CommonErrors } from "./errors.ts";
+import type { Logger } from "./logger.ts";
+import { validationHook } from "./validation.ts";
+
+/** Variables every request carries; apps extend this with their own. */
+export interface BaseVariables {
+  requestId: string;
+}
+
+export type BaseEnv = { Variables: BaseVariables };
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+
+/**
+ * Gives every request an id (a caller's well-formed `Request-Id` is kept) and echoes it back.
+ *
+ * @example app.use(requestId())
+ */
+export function requestId(): MiddlewareHandler<BaseEnv> {
+  return async (c, next) => {
+    const incoming = c.req.header("request-id");
+    const id =
+      incoming && REQUEST_ID_PATTERN.test(incoming)
+        ? incoming
+        : `req_${randomBytes(12).toString("base64url")}`;
+    c.set("requestId", id);
+    c.header("Request-Id", id);
+    await next();
+    c.res.headers.set("Request-Id", id);
+  };
+}
+
+/**
+ * One log line per request with its id, method, matched route, status and duration.
+ * The raw path is left out because some paths carry secrets (trigger tokens).
+ */
+export function requestLogger(logger: Logger): MiddlewareHandler<BaseEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    logger.info(
+      {
+        request_id: c.get("requestId"),
+        method: c.req.method,
+        route: c.req.routePath,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+      },
+      "request",
+    );
+  };
+}
+
+/** Rejects bodies over `maxBytes` with 413 in the error shape, before they are read whole. */
+export function limitBody(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw CommonErrors.BODY_TOO_LARGE({
+        message: `The request body is larger than ${Math.floor(maxBytes / 1024)} KiB.`,
+        // The rest of the body is never read, so the connection cannot carry another request.
+        headers: { Connection: "close" },
+      });
+    },
+  });
+}
+
+/** Maps anything thrown to the error shape; unexpected errors are logged and answered without internals. */
+export function errorHandler<E extends BaseEnv>(logger: Logger): ErrorHandler<E> {
+  return (error, c) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) {
+      logger.error({ request_id: c.var.requestId, err: error }, "unhandled error");
+    }
+    return respondWithError(c, apiError);
+  };
+}
+
+export function respondWithError(c: Context, error: ApiError): Response {
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+  return c.json(error.toBody(), error.status);
+}
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof HTTPException) {
+    if (error.status === 400 && /json/i.test(error.message)) return CommonErrors.INVALID_JSON();
+    if (error.status === 413) return CommonErrors.BODY_TOO_LARGE();
+    if (error.status < 500) return new ApiError(error.status, "bad_request", error.message || "Bad request.");
+  }
+  return CommonErrors.INTERNAL();
+}
+
+export const notFoundHandler: NotFoundHandler = (c) =>
+  respondWithError(
+    c,
+    CommonErrors.ROUTE_NOT_FOUND({ message: `There is no route ${c.req.method} ${c.req.path}.` }),
+  );
+
+/**
+ * A Hono app with OpenAPI routes whose request validation answers 422 in the error shape.
+ *
+ * @example const agents = createRouter<AppEnv>(); agents.openapi(listAgentsRoute, handler);
+ */
+export function createRouter<E extends Env = BaseEnv>(): OpenAPIHono<E> {
+  return new OpenAPIHono<E>({ defaultHook: validationHook });
+}

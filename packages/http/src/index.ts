@@ -1,0 +1,26 @@
+export {
+  type BaseEnv,
+  type BaseVariables,
+  createRouter,
+  errorHandler,
+  limitBody,
+  notFoundHandler,
+  requestId,
+  requestLogger,
+  respondWithError,
+} from "./app.ts";
+export { apiDocs } from "./docs.ts";
+export {
+  ApiError,
+  CommonErrors,
+  defineErrors,
+  type ErrorBody,
+  type ErrorDetail,
+  type ErrorType,
+  errorTypeFor,
+} from "./errors.ts";
+export { healthRoutes } from "./health.ts";
+export { createLogger, type Logger } from "./logger.ts";
+export { errorBodySchema, errorResponses, listOf, listQuerySchema, toPage } from "./openapi.ts";
+export { listen, type RunningServer, runService } from "./serve.ts";
+export { issuePath, validationError, validationHook } from "./validation.ts";

@@ -1,0 +1,97 @@
+import { z } from "@hono/zod-openapi";
+
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      type: z.enum([
+        "invalid_request_error",
+        "authentication_error",
+        "not_found",
+        "conflict",
+        "rate_limit_error",
+        "api_error",
+      ]),
+      code: z.string().openapi({ example: "validation_failed" }),
+      message: z.string(),
+      param: z.string().optional(),
+      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .openapi("Error");
+
+const descriptions: Record<number, string> = {
+  400: "Malformed request (e.g. invalid JSON)",
+  401: "Not authenticated",
+  402: "Out of credits",
+  404: "Not found (or not yours)",
+  409: "Conflict with the current state",
+  413: "Body too large",
+  415: "Unsupported media type",
+  422: "Validation failed; `details` names the fields",
+  429: "Rate limited; see Retry-After",
+  500: "Unexpected error",
+};
+
+/**
+ * OpenAPI response entries in the error shape for the given statuses (default: the ones every route can give).
+ *
+ * @example responses: { 200: {...}, ...errorResponses(404, 422) }
+ */
+export function errorResponses(...statuses: number[]) {
+  const list = statuses.length > 0 ? statuses : [400, 401, 500];
+  const out: Record<
+    number,
+    { description: string; content: { "application/json": { schema: typeof errorBodySchema } } }
+  > = {};
+  for (const status of new Set([...list, 500])) {
+    out[status] = {
+      description: descriptions[status] ?? "Error",
+      content: { "application/json": { schema: errorBodySchema } },
+    };
+  }
+  return out;
+}
+
+/** `?limit&cursor` of every list. */
+export const listQuerySchema = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .openapi({ param: { name: "limit", in: "query" } }),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({ param: { name: "cursor", in: "query" } }),
+});
+
+/**
+ * The list envelope `{ data, has_more, next_cursor }`.
+ *
+ * @example listOf(agentSchema).openapi("AgentList")
+ */
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
+}
+
+/**
+ * Builds the list envelope from `limit + 1` fetched rows; the cursor is the last returned id.
+ *
+ * @example const page = toPage(rows, query.limit, toAgentJson);
+ */
+export function toPage<Row extends { id: string }, Out>(
+  rows: Row[],
+  limit: number,
+  toJson: (row: Row) => Out,
+) {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  return {
+    data: pageRows.map(toJson),
+    has_more: hasMore,
+    next_cursor: hasMore ? (pageRows.at(-1)?.id ?? null) : null,
+  };
+}
