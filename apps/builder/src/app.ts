@@ -12,6 +12,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { agentRoutes } from "./agents/routes.ts";
 import { createAuth } from "./auth/auth.ts";
+import { PrincipalCache } from "./auth/principal-cache.ts";
 import { requireAuth } from "./auth/require-auth.ts";
 import { authRoutes } from "./auth/routes.ts";
 import type { Deps } from "./deps.ts";
@@ -54,9 +55,10 @@ export function createBuilderApp(deps: Deps) {
   );
 
   app.use("/api/*", limitBody(JSON_BODY_LIMIT_BYTES));
-  app.use("/api/*", requireAuth(deps, auth, PUBLIC_API_PATHS));
-  app.route("/api/auth", authRoutes(auth));
-  app.route("/api/keys", apiKeyRoutes(deps));
+  const principals = new PrincipalCache(deps.clock);
+  app.use("/api/*", requireAuth(deps, auth, principals, PUBLIC_API_PATHS));
+  app.route("/api/auth", authRoutes(auth, principals));
+  app.route("/api/keys", apiKeyRoutes(deps, principals));
   app.route("/api/providers", providerRoutes());
   app.route("/api/agents", agentRoutes(deps));
 

@@ -1,11 +1,19 @@
+import { sha256Hex } from "@app/core";
 import { CommonErrors } from "@app/http";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { authenticateApiKey } from "../keys/api-keys.ts";
 import { personalWorkspaceId } from "../workspaces/personal-workspace.ts";
 import type { Auth } from "./auth.ts";
 import { AuthErrors } from "./errors.ts";
+import {
+  apiKeyCredential,
+  type PrincipalCache,
+  SESSION_COOKIE,
+  sessionCredential,
+} from "./principal-cache.ts";
 
 /**
  * Lets a request through with a session cookie or `Authorization: Bearer <api key>` and sets
@@ -14,22 +22,39 @@ import { AuthErrors } from "./errors.ts";
 export function requireAuth(
   deps: Deps,
   auth: Auth,
+  principals: PrincipalCache,
   publicPaths: readonly string[],
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (publicPaths.some((prefix) => c.req.path.startsWith(prefix))) return next();
     const authorization = c.req.header("authorization");
     if (authorization !== undefined) {
-      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-      const principal = match?.[1] ? await authenticateApiKey(deps, match[1]) : null;
+      const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+      if (!token) throw AuthErrors.INVALID_API_KEY();
+      const credential = apiKeyCredential(sha256Hex(token));
+      const principal = principals.get(credential) ?? (await authenticateApiKey(deps, token));
       if (!principal) throw AuthErrors.INVALID_API_KEY();
+      principals.set(credential, principal);
       c.set("principal", principal);
       return next();
     }
-    const session = await auth.api.getSession({ headers: c.req.raw.headers }).catch(() => null);
-    if (!session) throw CommonErrors.UNAUTHENTICATED();
-    const workspaceId = await personalWorkspaceId(deps.db, session.user);
-    c.set("principal", { userId: session.user.id, workspaceId, via: "session" });
+    const cookie = sessionCookieValue(c);
+    if (!cookie) throw CommonErrors.UNAUTHENTICATED();
+    const credential = sessionCredential(cookie);
+    let principal = principals.get(credential);
+    if (!principal) {
+      const session = await auth.api.getSession({ headers: c.req.raw.headers }).catch(() => null);
+      if (!session) throw CommonErrors.UNAUTHENTICATED();
+      const workspaceId = await personalWorkspaceId(deps.db, session.user);
+      principal = { userId: session.user.id, workspaceId, via: "session" };
+      principals.set(credential, principal);
+    }
+    c.set("principal", principal);
     return next();
   };
+}
+
+/** better-auth prefixes the cookie with `__Secure-` when the public URL is https. */
+export function sessionCookieValue(c: Context): string | undefined {
+  return getCookie(c, SESSION_COOKIE) ?? getCookie(c, `__Secure-${SESSION_COOKIE}`);
 }

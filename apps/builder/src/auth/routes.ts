@@ -5,6 +5,8 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env.ts";
 import { type Auth, CLIENT_IP_HEADER } from "./auth.ts";
 import { AuthErrors } from "./errors.ts";
+import { type PrincipalCache, sessionCredential } from "./principal-cache.ts";
+import { sessionCookieValue } from "./require-auth.ts";
 
 const email = z
   .string()
@@ -98,11 +100,16 @@ const getSessionRoute = createRoute({
  * The four better-auth routes we expose, validated and documented by us and then handed to
  * better-auth; its error answers are translated into our error shape.
  */
-export function authRoutes(auth: Auth) {
+export function authRoutes(auth: Auth, principals: PrincipalCache) {
   const router = createRouter<AppEnv>();
   router.openapi(signUpRoute, async (c) => forward(c, auth, c.req.valid("json")));
   router.openapi(signInRoute, async (c) => forward(c, auth, c.req.valid("json")));
-  router.openapi(signOutRoute, async (c) => forward(c, auth, undefined));
+  router.openapi(signOutRoute, async (c) => {
+    const response = await forward(c, auth, undefined);
+    const cookie = sessionCookieValue(c);
+    if (cookie) principals.delete(sessionCredential(cookie));
+    return response;
+  });
   router.openapi(getSessionRoute, async (c) => forward(c, auth, undefined));
   return router;
 }

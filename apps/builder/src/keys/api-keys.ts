@@ -48,13 +48,17 @@ export async function listApiKeys(
     .limit(page.limit + 1);
 }
 
-/** Deletes the key; false when the workspace has no such key. */
-export async function revokeApiKey(db: BuilderDb, workspaceId: string, id: string): Promise<boolean> {
-  const deleted = await db
+/** Deletes the key; answers its hash, or undefined when the workspace has no such key. */
+export async function revokeApiKey(
+  db: BuilderDb,
+  workspaceId: string,
+  id: string,
+): Promise<string | undefined> {
+  const [deleted] = await db
     .delete(apiKeys)
     .where(and(eq(apiKeys.id, id), eq(apiKeys.workspaceId, workspaceId)))
-    .returning({ id: apiKeys.id });
-  return deleted.length > 0;
+    .returning({ keyHash: apiKeys.keyHash });
+  return deleted?.keyHash;
 }
 
 /** The principal a presented key stands for, or null when it is unknown or expired. */

@@ -1,5 +1,6 @@
 import { createRouter, defineErrors, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
+import { apiKeyCredential, type PrincipalCache } from "../auth/principal-cache.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { type ApiKeyRow, createApiKey, listApiKeys, revokeApiKey } from "./api-keys.ts";
@@ -81,7 +82,7 @@ const deleteKeyRoute = createRoute({
   responses: { 204: { description: "Revoked" }, ...errorResponses(401, 404) },
 });
 
-export function apiKeyRoutes(deps: Deps) {
+export function apiKeyRoutes(deps: Deps, principals: PrincipalCache) {
   const router = createRouter<AppEnv>();
   router.openapi(createKeyRoute, async (c) => {
     const body = c.req.valid("json");
@@ -97,8 +98,9 @@ export function apiKeyRoutes(deps: Deps) {
     return c.json(toPage(rows, query.limit, toJson), 200);
   });
   router.openapi(deleteKeyRoute, async (c) => {
-    const isRevoked = await revokeApiKey(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
-    if (!isRevoked) throw KeyErrors.API_KEY_NOT_FOUND();
+    const keyHash = await revokeApiKey(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
+    if (!keyHash) throw KeyErrors.API_KEY_NOT_FOUND();
+    principals.delete(apiKeyCredential(keyHash));
     return c.body(null, 204);
   });
   return router;
