@@ -19,6 +19,7 @@ import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { providerRoutes } from "./providers/routes.ts";
+import { studioRoutes } from "./studio/serve-studio.ts";
 
 /** JSON bodies of the API; uploads get their own, larger limit on their route. */
 const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -84,6 +85,7 @@ export function createBuilderApp(deps: Deps) {
   });
   app.get("/api/openapi.json", (c) => c.json(document));
   app.route("/api/docs", apiDocs({ specUrl: "/api/openapi.json", title: "Builder API" }));
+  app.route("/", studioRoutes());
 
   return app;
 }

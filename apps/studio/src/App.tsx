@@ -1,0 +1,46 @@
+import { AgentEditor } from "./agents/AgentEditor.tsx";
+import { AgentsPage } from "./agents/AgentsPage.tsx";
+import { AuthPage } from "./auth/AuthPage.tsx";
+import { useSession } from "./auth/session.ts";
+import { Shell } from "./layout/Shell.tsx";
+import { match, navigate, usePath } from "./router.ts";
+import { SettingsPage } from "./settings/SettingsPage.tsx";
+import { ErrorBox, Loading } from "./ui/ui.tsx";
+
+const PUBLIC_PATHS = ["/sign-in", "/sign-up"];
+
+export function App() {
+  const path = usePath();
+  const session = useSession();
+
+  if (session.isPending) return <Loading what="your session" />;
+  if (session.error) return <ErrorBox error={session.error} />;
+  const isSignedIn = Boolean(session.data);
+
+  if (!isSignedIn) {
+    if (!PUBLIC_PATHS.includes(path)) {
+      queueMicrotask(() => navigate("/sign-in", { replace: true }));
+      return null;
+    }
+    return <AuthPage mode={path === "/sign-up" ? "sign-up" : "sign-in"} />;
+  }
+  if (PUBLIC_PATHS.includes(path) || path === "/") {
+    queueMicrotask(() => navigate("/agents", { replace: true }));
+    return null;
+  }
+  return <Shell>{route(path)}</Shell>;
+}
+
+function route(path: string) {
+  if (path === "/agents") return <AgentsPage />;
+  if (path === "/agents/new") return <AgentEditor />;
+  const agent = match("/agents/:id", path);
+  if (agent?.id) return <AgentEditor key={agent.id} id={agent.id} />;
+  if (path === "/settings") return <SettingsPage />;
+  return (
+    <div className="empty">
+      <h3>Nothing here</h3>
+      <p>This page does not exist.</p>
+    </div>
+  );
+}

@@ -1,0 +1,157 @@
+import { type FormEvent, useEffect, useState } from "react";
+import { ApiError } from "../api/client.ts";
+import { navigate } from "../router.ts";
+import { Button, ErrorBox, Field, Loading, PageHeader } from "../ui/ui.tsx";
+import { type AgentInput, useAgent, useDeleteAgent, useProviders, useSaveAgent } from "./queries.ts";
+
+const EMPTY: AgentInput = {
+  name: "",
+  description: "",
+  provider: "openai",
+  model: "gpt-4o-mini",
+  instructions: "",
+  temperature: null,
+  memory_turns: 10,
+};
+
+export function AgentEditor({ id }: { id?: string }) {
+  const agent = useAgent(id);
+  const providers = useProviders();
+  const save = useSaveAgent(id);
+  const remove = useDeleteAgent();
+  const [form, setForm] = useState<AgentInput>(EMPTY);
+
+  useEffect(() => {
+    if (agent.data) setForm(agent.data);
+  }, [agent.data]);
+
+  if (id && agent.isPending) return <Loading what="the agent" />;
+  if (id && agent.error) return <ErrorBox error={agent.error} />;
+
+  const provider = providers.data?.data.find((p) => p.id === form.provider);
+  const error = save.error instanceof ApiError ? save.error : undefined;
+  const set = <K extends keyof AgentInput>(key: K, value: AgentInput[K]) =>
+    setForm({ ...form, [key]: value });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate(
+      {
+        name: form.name,
+        description: form.description,
+        provider: form.provider,
+        model: form.model,
+        instructions: form.instructions,
+        temperature: form.temperature,
+        memory_turns: form.memory_turns,
+      },
+      { onSuccess: (saved) => navigate(`/agents/${saved.id}`, { replace: true }) },
+    );
+  };
+
+  return (
+    <>
+      <PageHeader
+        title={id ? form.name || "Agent" : "New agent"}
+        actions={
+          id ? (
+            <Button
+              variant="danger"
+              isBusy={remove.isPending}
+              onClick={() => {
+                if (confirm("Delete this agent?"))
+                  remove.mutate(id, { onSuccess: () => navigate("/agents") });
+              }}
+            >
+              Delete
+            </Button>
+          ) : null
+        }
+      />
+      <form className="card" onSubmit={submit} aria-label="Agent">
+        {error && !error.details.length ? <ErrorBox error={error} /> : null}
+        <Field label="Name" error={error?.fieldMessage("name")}>
+          <input name="name" value={form.name} onChange={(e) => set("name", e.target.value)} required />
+        </Field>
+        <Field label="Description" error={error?.fieldMessage("description")}>
+          <input
+            name="description"
+            value={form.description}
+            onChange={(e) => set("description", e.target.value)}
+          />
+        </Field>
+        <div className="row">
+          <Field label="Provider" error={error?.fieldMessage("provider")}>
+            <select
+              name="provider"
+              value={form.provider}
+              onChange={(e) => {
+                const next = providers.data?.data.find((p) => p.id === e.target.value);
+                setForm({ ...form, provider: e.target.value, model: next?.models[0]?.id ?? "" });
+              }}
+            >
+              {providers.data?.data.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Model" error={error?.fieldMessage("model")} hint="Any model id the provider serves.">
+            <input
+              name="model"
+              list="models"
+              value={form.model}
+              onChange={(e) => set("model", e.target.value)}
+              required
+            />
+          </Field>
+          <datalist id="models">
+            {provider?.models
+              .filter((m) => m.capabilities.includes("chat"))
+              .map((m) => (
+                <option key={m.id} value={m.id} />
+              ))}
+          </datalist>
+        </div>
+        <Field label="Instructions" error={error?.fieldMessage("instructions")}>
+          <textarea
+            name="instructions"
+            value={form.instructions}
+            onChange={(e) => set("instructions", e.target.value)}
+          />
+        </Field>
+        <div className="row">
+          <Field
+            label="Temperature"
+            error={error?.fieldMessage("temperature")}
+            hint="Empty uses the model's default."
+          >
+            <input
+              name="temperature"
+              type="number"
+              min={0}
+              max={2}
+              step={0.1}
+              value={form.temperature ?? ""}
+              onChange={(e) => set("temperature", e.target.value === "" ? null : Number(e.target.value))}
+            />
+          </Field>
+          <Field label="Memory (turns)" error={error?.fieldMessage("memory_turns")}>
+            <input
+              name="memory_turns"
+              type="number"
+              min={0}
+              max={100}
+              value={form.memory_turns}
+              onChange={(e) => set("memory_turns", Number(e.target.value))}
+            />
+          </Field>
+        </div>
+        <Button type="submit" isBusy={save.isPending}>
+          {id ? "Save" : "Create agent"}
+        </Button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,44 @@
+import { navigate } from "../router.ts";
+import { Button, EmptyState, ErrorBox, Loading, PageHeader } from "../ui/ui.tsx";
+import { useAgents } from "./queries.ts";
+
+export function AgentsPage() {
+  const agents = useAgents();
+  return (
+    <>
+      <PageHeader
+        title="Agents"
+        actions={<Button onClick={() => navigate("/agents/new")}>New agent</Button>}
+      />
+      <ErrorBox error={agents.error} />
+      {agents.isPending ? <Loading what="agents" /> : null}
+      {agents.data && agents.data.data.length === 0 ? (
+        <EmptyState title="No agents yet">
+          <p>An agent answers with a model of your choice, your instructions, tools and knowledge.</p>
+          <Button onClick={() => navigate("/agents/new")}>Create your first agent</Button>
+        </EmptyState>
+      ) : null}
+      <div className="list">
+        {agents.data?.data.map((agent) => (
+          <div className="card list-item" key={agent.id}>
+            <div>
+              <a
+                href={`/agents/${agent.id}`}
+                onClick={(e) => {
+                  e.preventDefault();
+                  navigate(`/agents/${agent.id}`);
+                }}
+              >
+                <strong>{agent.name}</strong>
+              </a>
+              <div className="muted">{agent.description || agent.instructions.slice(0, 120)}</div>
+            </div>
+            <span className="badge">
+              {agent.provider} · {agent.model}
+            </span>
+          </div>
+        ))}
+      </div>
+    </>
+  );
+}

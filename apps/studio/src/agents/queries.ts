@@ -1,0 +1,47 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, type Page } from "../api/client.ts";
+import type { Agent, Provider } from "../api/types.ts";
+
+export function useProviders() {
+  return useQuery({
+    queryKey: ["providers"],
+    queryFn: () => api<{ data: Provider[] }>("/api/providers"),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+export function useAgents() {
+  return useQuery({ queryKey: ["agents"], queryFn: () => api<Page<Agent>>("/api/agents?limit=100") });
+}
+
+export function useAgent(id: string | undefined) {
+  return useQuery({
+    queryKey: ["agents", id],
+    queryFn: () => api<Agent>(`/api/agents/${id}`),
+    enabled: id !== undefined,
+  });
+}
+
+export type AgentInput = Pick<
+  Agent,
+  "name" | "description" | "provider" | "model" | "instructions" | "temperature" | "memory_turns"
+>;
+
+export function useSaveAgent(id: string | undefined) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: AgentInput) =>
+      id
+        ? api<Agent>(`/api/agents/${id}`, { method: "PATCH", json: input })
+        : api<Agent>("/api/agents", { json: input }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["agents"] }),
+  });
+}
+
+export function useDeleteAgent() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<void>(`/api/agents/${id}`, { method: "DELETE" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["agents"] }),
+  });
+}

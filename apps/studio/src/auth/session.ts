@@ -1,0 +1,43 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api } from "../api/client.ts";
+import type { Session, User } from "../api/types.ts";
+
+export const sessionKey = ["session"] as const;
+
+/** The signed-in user, or null; kept across reloads by the session cookie. */
+export function useSession() {
+  return useQuery({
+    queryKey: sessionKey,
+    queryFn: () => api<Session | null>("/api/auth/get-session"),
+    staleTime: 60_000,
+  });
+}
+
+export function useSignIn() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { email: string; password: string }) =>
+      api<{ user: User }>("/api/auth/sign-in/email", { json: input }),
+    onSuccess: () => client.invalidateQueries({ queryKey: sessionKey }),
+  });
+}
+
+export function useSignUp() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { email: string; password: string; name: string }) =>
+      api<{ user: User }>("/api/auth/sign-up/email", { json: input }),
+    onSuccess: () => client.invalidateQueries({ queryKey: sessionKey }),
+  });
+}
+
+export function useSignOut() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api<{ success: boolean }>("/api/auth/sign-out", { method: "POST" }),
+    onSuccess: () => {
+      client.clear();
+      client.setQueryData(sessionKey, null);
+    },
+  });
+}
