@@ -1,0 +1,115 @@
+import type { TokenUsage } from "./executors.ts";
+import type { NodeError } from "./node-error.ts";
+import type { NodeType } from "./schema.ts";
+
+export type RunStatus = "succeeded" | "failed" | "cancelled";
+
+/** Why a run did not succeed; `node_id` names the node at fault when there is one. */
+export interface RunError {
+  /** `invalid_inputs`, `step_limit_exceeded`, `run_timeout`, `run_cancelled`, or the failed node's code. */
+  code: string;
+  message: string;
+  node_id?: string;
+}
+
+interface NodeEventBase {
+  run_id: string;
+  node_id: string;
+  node_type: NodeType;
+  title?: string;
+}
+
+export interface RunStartedEvent {
+  run_id: string;
+  started_at: Date;
+  /** The inputs as the caller supplied them (defaults are applied by the start node). */
+  inputs: Record<string, unknown>;
+}
+
+export interface NodeStartedEvent extends NodeEventBase {
+  /** 1, 2, 3… in the order nodes started. */
+  step: number;
+  started_at: Date;
+  /** The node's data with templates resolved (the start node: the run inputs); null when resolving failed. */
+  inputs: unknown;
+}
+
+interface NodeEndedBase extends NodeEventBase {
+  step: number;
+  started_at: Date;
+  finished_at: Date;
+  elapsed_ms: number;
+  inputs: unknown;
+}
+
+export interface NodeFinishedEvent extends NodeEndedBase {
+  status: "succeeded";
+  outputs: Record<string, unknown>;
+  usage?: TokenUsage;
+}
+
+export interface NodeFailedEvent extends NodeEndedBase {
+  status: "failed";
+  error: NodeError;
+  /** True when `on_error: "continue"` let the run go on with `outputs` (the default output plus `error`). */
+  continued: boolean;
+  outputs: Record<string, unknown> | null;
+}
+
+export interface NodeSkippedEvent extends NodeEventBase {
+  skipped_at: Date;
+}
+
+export interface RunFinishedEvent {
+  run_id: string;
+  status: RunStatus;
+  started_at: Date;
+  finished_at: Date;
+  elapsed_ms: number;
+  /** How many nodes started. */
+  steps: number;
+  /** The outputs of the end nodes that ran, merged in graph order; null unless the run succeeded. */
+  outputs: Record<string, unknown> | null;
+  error: RunError | null;
+  usage: TokenUsage;
+}
+
+/**
+ * Receives a run's progress, e.g. to store run records and stream Server-Sent Events. Calls arrive one
+ * at a time in order (an async method is awaited before the next call); if one throws, the run is
+ * aborted and `runWorkflow` rejects with that error. `onNodeFailed` is a node that finished with status
+ * `failed`; streams report it as `node_finished`.
+ */
+export interface RunRecorder {
+  onRunStarted?(event: RunStartedEvent): void | Promise<void>;
+  onNodeStarted?(event: NodeStartedEvent): void | Promise<void>;
+  onNodeFinished?(event: NodeFinishedEvent): void | Promise<void>;
+  onNodeFailed?(event: NodeFailedEvent): void | Promise<void>;
+  onNodeSkipped?(event: NodeSkippedEvent): void | Promise<void>;
+  onRunFinished?(event: RunFinishedEvent): void | Promise<void>;
+}
+
+/** A node as the finished run saw it, for the stored run record and blocking answers. */
+export interface NodeRunRecord {
+  node_id: string;
+  node_type: NodeType;
+  title?: string;
+  status: "succeeded" | "failed" | "skipped";
+  step: number | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  elapsed_ms: number | null;
+  inputs: unknown;
+  outputs: Record<string, unknown> | null;
+  usage: TokenUsage | null;
+  error: NodeError | null;
+  continued: boolean;
+}
+
+/**
+ * What `runWorkflow` resolves with: the run's final event plus a record of every node that ran or was
+ * skipped, in the order they finished or were skipped (nodes never reached have none).
+ */
+export interface RunResult extends RunFinishedEvent {
+  nodes: NodeRunRecord[];
+}

@@ -1,0 +1,245 @@
+import { z } from "zod";
+
+/**
+ * Node ids appear inside templates (`{{node_id.field}}`), so they are limited to the characters the
+ * template grammar accepts: no dots, braces or spaces.
+ */
+export const nodeIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, _ or -")
+  .describe("Node id; used in templates as {{node_id.field}}");
+
+/** Names of inputs and outputs become template fields and code parameters, so they are identifiers. */
+const identifierSchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must start with a letter or _ and use letters, digits or _");
+
+const titleSchema = z.string().max(200).optional().describe("Label shown in the editor");
+
+/** The value types a start input or a code output can declare. */
+export const valueTypeSchema = z.enum(["string", "number", "boolean", "object", "array"]);
+
+export const startInputSchema = z.object({
+  name: identifierSchema,
+  type: valueTypeSchema,
+  required: z.boolean().default(false),
+  default: z.unknown().optional().describe("Used when the run does not supply the input"),
+  description: z.string().max(2000).optional(),
+});
+
+export const startDataSchema = z.object({
+  title: titleSchema,
+  inputs: z.array(startInputSchema).max(100).default([]),
+});
+
+export const endDataSchema = z.object({
+  title: titleSchema,
+  outputs: z
+    .array(
+      z.object({
+        name: identifierSchema,
+        value: z.string().max(100_000).describe('A template, e.g. "{{llm_1.text}}"'),
+      }),
+    )
+    .max(100)
+    .default([]),
+});
+
+export const llmDataSchema = z.object({
+  title: titleSchema,
+  provider: z.string().min(1).max(100),
+  model: z.string().min(1).max(200),
+  system: z.string().max(100_000).optional(),
+  prompt: z.string().max(100_000),
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.number().int().min(1).max(1_000_000).optional(),
+  knowledge_base_ids: z.array(z.string().max(64)).max(32).optional(),
+  top_k: z.number().int().min(1).max(50).optional(),
+  json_schema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("JSON Schema of a structured answer; the node then also outputs `json`"),
+});
+
+export const codeDataSchema = z.object({
+  title: titleSchema,
+  language: z.enum(["python", "javascript", "go", "rust"]),
+  code: z.string().min(1).max(100_000).describe("Source code; never template-resolved"),
+  inputs: z
+    .array(z.object({ name: identifierSchema, value: z.unknown().describe("A template or a literal") }))
+    .max(100)
+    .default([]),
+  outputs: z
+    .array(z.object({ name: identifierSchema, type: valueTypeSchema }))
+    .max(100)
+    .default([]),
+});
+
+export const httpAuthSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("none") }),
+  z.object({ type: z.literal("bearer"), token: z.string().max(10_000) }),
+  z.object({ type: z.literal("basic"), username: z.string().max(1000), password: z.string().max(1000) }),
+  z.object({ type: z.literal("api_key"), header: z.string().min(1).max(200), value: z.string().max(10_000) }),
+]);
+
+export const httpDataSchema = z.object({
+  title: titleSchema,
+  method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]),
+  url: z.string().min(1).max(8192),
+  headers: z.record(z.string(), z.string().max(10_000)).optional(),
+  query: z.record(z.string(), z.string().max(10_000)).optional(),
+  body: z.unknown().optional().describe("A string, or JSON whose strings may hold templates"),
+  auth: httpAuthSchema.optional(),
+  timeout_ms: z.number().int().min(1).max(600_000).optional().describe("Per request attempt"),
+  retries: z.number().int().min(0).max(10).optional(),
+});
+
+export const conditionOperatorSchema = z.enum([
+  "eq",
+  "ne",
+  "contains",
+  "not_contains",
+  "starts_with",
+  "ends_with",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "empty",
+  "not_empty",
+  "matches",
+]);
+
+const operandSchema = z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]);
+
+export const conditionSchema = z.object({
+  left: operandSchema.describe('Usually a template, e.g. "{{start.age}}"'),
+  operator: conditionOperatorSchema,
+  right: operandSchema.optional().describe("Unused by empty and not_empty; a pattern for matches"),
+});
+
+/** `else` is the implicit last case, so no declared case may take that id. */
+export const conditionCaseSchema = z.object({
+  id: nodeIdSchema.refine((id) => id !== "else", { message: '"else" is the implicit case; use another id' }),
+  logic: z.enum(["and", "or"]).default("and"),
+  conditions: z.array(conditionSchema).min(1).max(50),
+});
+
+export const conditionDataSchema = z.object({
+  title: titleSchema,
+  cases: z.array(conditionCaseSchema).min(1).max(50),
+});
+
+export const toolDataSchema = z.object({
+  title: titleSchema,
+  tool: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "must start with a letter and use letters, digits, _ or -"),
+  args: z.record(z.string(), z.unknown()).default({}).describe("Values may hold templates"),
+});
+
+const positionSchema = z.object({ x: z.number(), y: z.number() });
+
+/** What the engine does when a node's executor fails, times out or a template cannot be resolved. */
+export const errorPolicySchema = {
+  on_error: z
+    .enum(["fail", "continue"])
+    .optional()
+    .describe("fail (default) ends the run; continue goes on with default_output plus `error`"),
+  default_output: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("Outputs used when the node fails under on_error: continue"),
+  timeout_ms: z.number().int().min(1).max(3_600_000).optional().describe("Engine-enforced time limit"),
+};
+
+const nodeBase = { id: nodeIdSchema, position: positionSchema };
+
+export const startNodeSchema = z.object({ ...nodeBase, type: z.literal("start"), data: startDataSchema });
+export const endNodeSchema = z.object({ ...nodeBase, type: z.literal("end"), data: endDataSchema });
+export const conditionNodeSchema = z.object({
+  ...nodeBase,
+  type: z.literal("condition"),
+  data: conditionDataSchema,
+});
+export const llmNodeSchema = z.object({
+  ...nodeBase,
+  ...errorPolicySchema,
+  type: z.literal("llm"),
+  data: llmDataSchema,
+});
+export const codeNodeSchema = z.object({
+  ...nodeBase,
+  ...errorPolicySchema,
+  type: z.literal("code"),
+  data: codeDataSchema,
+});
+export const httpNodeSchema = z.object({
+  ...nodeBase,
+  ...errorPolicySchema,
+  type: z.literal("http"),
+  data: httpDataSchema,
+});
+export const toolNodeSchema = z.object({
+  ...nodeBase,
+  ...errorPolicySchema,
+  type: z.literal("tool"),
+  data: toolDataSchema,
+});
+
+export const workflowNodeSchema = z.discriminatedUnion("type", [
+  startNodeSchema,
+  endNodeSchema,
+  llmNodeSchema,
+  codeNodeSchema,
+  httpNodeSchema,
+  conditionNodeSchema,
+  toolNodeSchema,
+]);
+
+export const workflowEdgeSchema = z.object({
+  id: z.string().min(1).max(128),
+  source: z.string().min(1).max(64),
+  target: z.string().min(1).max(64),
+  source_handle: z
+    .string()
+    .max(64)
+    .nullish()
+    .describe("Out of a condition node: the case id or `else`; absent otherwise"),
+});
+
+/** The graph of `POST /api/workflows`. Structure (one start, no cycles, …) is checked by `validateGraph`. */
+export const workflowGraphSchema = z.object({
+  nodes: z.array(workflowNodeSchema).min(1).max(500),
+  edges: z.array(workflowEdgeSchema).max(2000),
+});
+
+export type ValueType = z.infer<typeof valueTypeSchema>;
+export type StartInput = z.infer<typeof startInputSchema>;
+export type StartData = z.infer<typeof startDataSchema>;
+export type EndData = z.infer<typeof endDataSchema>;
+export type LlmData = z.infer<typeof llmDataSchema>;
+export type CodeData = z.infer<typeof codeDataSchema>;
+export type HttpAuth = z.infer<typeof httpAuthSchema>;
+export type HttpData = z.infer<typeof httpDataSchema>;
+export type ConditionOperator = z.infer<typeof conditionOperatorSchema>;
+export type Condition = z.infer<typeof conditionSchema>;
+export type ConditionCase = z.infer<typeof conditionCaseSchema>;
+export type ConditionData = z.infer<typeof conditionDataSchema>;
+export type ToolData = z.infer<typeof toolDataSchema>;
+export type WorkflowNode = z.infer<typeof workflowNodeSchema>;
+export type WorkflowEdge = z.infer<typeof workflowEdgeSchema>;
+export type WorkflowGraph = z.infer<typeof workflowGraphSchema>;
+/** A graph as clients may send it: fields with defaults (`inputs`, `required`, `logic`, `args`…) optional. */
+export type WorkflowGraphInput = z.input<typeof workflowGraphSchema>;
+export type NodeType = WorkflowNode["type"];
+/** The node of one type, e.g. `NodeOfType<"llm">`. */
+export type NodeOfType<T extends NodeType> = Extract<WorkflowNode, { type: T }>;
+/** The four node types whose work the caller supplies as executors. */
+export type ExecutedNodeType = "llm" | "code" | "http" | "tool";
+
+/** The seven node types, in the order the editor lists them. */
+export const NODE_TYPES: readonly NodeType[] = ["start", "end", "llm", "code", "http", "condition", "tool"];
+
+/** The case id an edge out of a condition node uses when no declared case matched. */
+export const ELSE_HANDLE = "else";
