@@ -10,29 +10,74 @@ import {
 } from "@app/http";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
+import { conversationRoutes } from "./agents/chat-routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
 import { createAuth } from "./auth/auth.ts";
 import { PrincipalCache } from "./auth/principal-cache.ts";
 import { requireAuth } from "./auth/require-auth.ts";
 import { authRoutes } from "./auth/routes.ts";
+import { credentialRoutes } from "./credentials/routes.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
+import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
+import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
 import { providerRoutes } from "./providers/routes.ts";
+import { sandboxRoutes } from "./sandbox/routes.ts";
 import { studioRoutes } from "./studio/serve-studio.ts";
+import { usageRoutes } from "./usage/routes.ts";
+import { HOOK_BODY_LIMIT_BYTES, hookRoutes } from "./workflows/hook-routes.ts";
+import { createNodeServices } from "./workflows/node-services.ts";
+import { workflowRoutes } from "./workflows/routes.ts";
+import { WorkflowRunner } from "./workflows/runs/workflow-runner.ts";
 
 /** JSON bodies of the API; uploads get their own, larger limit on their route. */
 const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** Prefixes under /api that are reachable without a session or key. */
-const PUBLIC_API_PATHS = ["/api/auth/", "/api/openapi.json", "/api/docs"] as const;
+const PUBLIC_API_PATHS = ["/api/auth/", "/api/openapi.json", "/api/docs", "/api/hooks/"] as const;
+
+export interface BuilderApp {
+  app: ReturnType<typeof createRoutes>;
+  /** Background work: recovery of interrupted runs, heartbeats. */
+  start(): Promise<void>;
+  /** Stops background work and aborts what is still running in this process. */
+  stop(): Promise<void>;
+}
 
 /**
- * The builder's HTTP app: every feature mounted under /api, with one error shape and one auth check.
+ * The builder: its HTTP app (every feature under /api, one error shape, one auth check) and its
+ * background work.
  *
- * @example const app = createBuilderApp(deps); await listen(app.fetch, { port: 3000 });
+ * @example const builder = createBuilderApp(deps); await builder.start(); await listen(builder.app.fetch, { port: 3000 });
  */
-export function createBuilderApp(deps: Deps) {
+export function createBuilderApp(deps: Deps): BuilderApp {
+  let runner: WorkflowRunner | undefined;
+  const getRunner = () => {
+    if (!runner) throw new Error("the workflow runner is not ready");
+    return runner;
+  };
+  runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
+  const knowledge = createKnowledgeFeature(deps);
+  const app = createRoutes(deps, runner, knowledge.routes);
+  return {
+    app,
+    start: async () => {
+      await getRunner().start();
+      await knowledge.worker.start();
+    },
+    stop: async () => {
+      await knowledge.worker.stop();
+      await getRunner().stop();
+    },
+  };
+}
+
+function createRoutes(
+  deps: Deps,
+  runner: WorkflowRunner,
+  knowledge: ReturnType<typeof createKnowledgeFeature>["routes"],
+) {
   const { config, logger } = deps;
   const auth = createAuth({
     db: deps.db,
@@ -55,13 +100,23 @@ export function createBuilderApp(deps: Deps) {
     }),
   );
 
-  app.use("/api/*", limitBody(JSON_BODY_LIMIT_BYTES));
+  const jsonBodyLimit = limitBody(JSON_BODY_LIMIT_BYTES);
+  // The upload streams its multipart body and enforces RAG_MAX_UPLOAD_MB itself.
+  app.use("/api/*", (c, next) => (c.req.path === RAG_UPLOAD_PATH ? next() : jsonBodyLimit(c, next)));
+  app.use("/api/hooks/*", limitBody(HOOK_BODY_LIMIT_BYTES));
   const principals = new PrincipalCache(deps.clock);
   app.use("/api/*", requireAuth(deps, auth, principals, PUBLIC_API_PATHS));
   app.route("/api/auth", authRoutes(auth, principals));
   app.route("/api/keys", apiKeyRoutes(deps, principals));
-  app.route("/api/providers", providerRoutes());
+  app.route("/api/providers", providerRoutes(deps));
+  app.route("/api/credentials", credentialRoutes(deps));
   app.route("/api/agents", agentRoutes(deps));
+  app.route("/api", workflowRoutes(deps, runner));
+  app.route("/api/hooks", hookRoutes(deps, runner));
+  app.route("/api/conversations", conversationRoutes(deps));
+  app.route("/api/usage", usageRoutes(deps));
+  app.route("/api", knowledge);
+  app.route("/api/sandbox", sandboxRoutes(deps, deps.sandbox));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

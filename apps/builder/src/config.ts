@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { configError, presentVariables, readOrCreateSecretFile } from "@app/core";
 import { z } from "zod";
+import { PROVIDERS } from "./providers/catalogue.ts";
 
 const flag = z
   .enum(["0", "1", "true", "false", ""])
@@ -48,6 +49,8 @@ export type BuilderConfig = {
   billing: { enforce: boolean; reconcileIntervalSeconds: number };
   auth: { signInPerMinute: number };
   logLevel: string | undefined;
+  /** Server-wide provider keys by provider id, from the variables the providers' own SDKs read. */
+  providerKeys: Record<string, string>;
 };
 
 /**
@@ -79,5 +82,15 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
     billing: { enforce: e.BILLING_ENFORCE, reconcileIntervalSeconds: e.BILLING_RECONCILE_INTERVAL },
     auth: { signInPerMinute: e.AUTH_SIGN_IN_PER_MINUTE },
     logLevel: e.LOG_LEVEL,
+    providerKeys: providerKeysFrom(presentVariables(env)),
   };
+}
+
+function providerKeysFrom(env: Record<string, string>): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const provider of PROVIDERS) {
+    const value = provider.env_key ? env[provider.env_key]?.trim() : undefined;
+    if (value) keys[provider.id] = value;
+  }
+  return keys;
 }

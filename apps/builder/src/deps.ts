@@ -1,7 +1,12 @@
 import type { Clock } from "@app/core";
 import type { Logger } from "@app/http";
+import type { Sandbox } from "@app/sandbox";
+import type { AgentToolPorts } from "./agents/ports.ts";
 import type { BuilderConfig } from "./config.ts";
 import type { BuilderDb } from "./db/index.ts";
+import type { AiSettings } from "./providers/settings.ts";
+import type { Storage } from "./storage/storage.ts";
+import type { WorkflowCapabilities } from "./workflows/capabilities.ts";
 
 /** What use-cases and routes are given; tests build the same object with their own clock and database. */
 export interface Deps {
@@ -9,4 +14,14 @@ export interface Deps {
   clock: Clock;
   logger: Logger;
   config: BuilderConfig;
+  /** Time and step limits of provider calls. */
+  ai: AiSettings;
+  /** What agent tools reach in other features; an absent port makes its tools answer "unavailable". */
+  agentTools: AgentToolPorts;
+  /** What workflow nodes use from other features (sandbox, models, knowledge). */
+  workflowCapabilities?: WorkflowCapabilities;
+  /** The one code sandbox (packages/sandbox); absent, the sandbox routes answer 503. */
+  sandbox?: Sandbox;
+  /** Where files are kept; absent, the local disk under `<DATA_DIR>/builder/files`. */
+  storage?: Storage;
 }

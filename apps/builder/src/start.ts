@@ -4,6 +4,9 @@ import { createBuilderApp } from "./app.ts";
 import type { BuilderConfig } from "./config.ts";
 import { openBuilderDatabase } from "./db/index.ts";
 import type { Deps } from "./deps.ts";
+import { agentKnowledgeSearch, workflowKnowledgeCapability } from "./knowledge/knowledge-ports.ts";
+import { defaultAiSettings } from "./providers/settings.ts";
+import { openSandbox } from "./sandbox/open-sandbox.ts";
 
 export interface RunningBuilder {
   server: RunningServer;
@@ -24,9 +27,24 @@ export async function startBuilder(
     url: config.databaseUrl,
     dataDir: `${config.dataDir}/builder/db`,
   });
-  const deps: Deps = { db: database.db, clock: overrides.clock ?? systemClock, logger, config };
-  const app = createBuilderApp(deps);
-  const server = await listen(app.fetch, {
+  const sandbox = await openSandbox(logger);
+  const clock = overrides.clock ?? systemClock;
+  const knowledge = { db: database.db, clock, config };
+  const deps: Deps = {
+    db: database.db,
+    clock,
+    logger,
+    config,
+    ai: defaultAiSettings,
+    // Code tools wait for packages/sandbox, workflow tools
+    // for the workflow engine; until they are wired here those tools answer "unavailable".
+    agentTools: { knowledge: agentKnowledgeSearch(knowledge) },
+    workflowCapabilities: { knowledge: workflowKnowledgeCapability(knowledge) },
+    ...(sandbox ? { sandbox } : {}),
+  };
+  const builder = createBuilderApp(deps);
+  await builder.start();
+  const server = await listen(builder.app.fetch, {
     port: config.port,
     ...(overrides.hostname ? { hostname: overrides.hostname } : {}),
   });
@@ -36,6 +54,8 @@ export async function startBuilder(
     deps,
     stop: async () => {
       await server.close();
+      await builder.stop();
+      await sandbox?.close();
       await database.close();
     },
   };

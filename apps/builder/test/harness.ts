@@ -9,10 +9,14 @@ import { createBuilderApp } from "../src/app.ts";
 import { type BuilderConfig, loadConfig } from "../src/config.ts";
 import { builderMigrationsFolder, schema } from "../src/db/index.ts";
 import type { Deps } from "../src/deps.ts";
+import { agentKnowledgeSearch, workflowKnowledgeCapability } from "../src/knowledge/knowledge-ports.ts";
+import { defaultAiSettings } from "../src/providers/settings.ts";
 
 export interface TestBuilder {
   url: string;
   deps: Deps;
+  /** Whether the database has pgvector (PGlite does; the CI PostgreSQL does not). */
+  hasVector: boolean;
   /** fetch against the running builder, with JSON and the studio's Origin header filled in. */
   request(
     path: string,
@@ -31,7 +35,11 @@ let counter = 0;
  * @example const builder = await startTestBuilder(); afterAll(() => builder.stop());
  */
 export async function startTestBuilder(
-  options: { env?: Record<string, string>; clock?: Clock } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    deps?: Partial<Pick<Deps, "ai" | "agentTools" | "workflowCapabilities" | "sandbox">>;
+  } = {},
 ): Promise<TestBuilder> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "builder-test-"));
@@ -43,13 +51,21 @@ export async function startTestBuilder(
     ...options.env,
   });
   const database = await createTestDatabase({ schema, migrationsFolder: builderMigrationsFolder });
+  const clock = options.clock ?? systemClock;
+  const knowledge = { db: database.db, clock, config };
   const deps: Deps = {
     db: database.db,
-    clock: options.clock ?? systemClock,
+    clock,
     logger: createLogger({ service: "builder-test", level: process.env.LOG_LEVEL ?? "silent" }),
     config,
+    ai: options.deps?.ai ?? defaultAiSettings,
+    agentTools: { knowledge: agentKnowledgeSearch(knowledge), ...options.deps?.agentTools },
+    workflowCapabilities: { knowledge: workflowKnowledgeCapability(knowledge), ...options.deps?.workflowCapabilities },
+    ...(options.deps?.sandbox ? { sandbox: options.deps.sandbox } : {}),
   };
-  const server = await listen(createBuilderApp(deps).fetch, { port, hostname: "127.0.0.1" });
+  const builder = createBuilderApp(deps);
+  await builder.start();
+  const server = await listen(builder.app.fetch, { port, hostname: "127.0.0.1" });
 
   const request: TestBuilder["request"] = (path, init = {}) => {
     const headers = new Headers(init.headers);
@@ -67,6 +83,7 @@ export async function startTestBuilder(
   return {
     url: server.url,
     deps,
+    hasVector: database.hasVector,
     request,
     async signUp(email, password = "correct horse battery") {
       counter += 1;
@@ -82,6 +99,7 @@ export async function startTestBuilder(
     },
     async stop() {
       await server.close();
+      await builder.stop();
       await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

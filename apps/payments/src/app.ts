@@ -10,10 +10,21 @@ import {
 } from "@app/http";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
+import { checkoutRoutes } from "./checkout/routes.ts";
+import { dashboardRoutes } from "./dashboard/routes.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
+import { eventRoutes } from "./events/routes.ts";
+import { idempotency } from "./idempotency/idempotency.ts";
+import { balanceRoutes } from "./ledger/routes.ts";
+import { requireSecretKey } from "./merchants/auth.ts";
+import { paymentRoutes, paymentTestHelperRoutes } from "./payments/routes.ts";
+import { payoutRoutes, payoutTestHelperRoutes } from "./payouts/routes.ts";
+import { refundRoutes, refundTestHelperRoutes } from "./refunds/routes.ts";
+import { webhookDeliveryRoutes, webhookEndpointRoutes } from "./webhooks/routes.ts";
 
 const JSON_BODY_LIMIT_BYTES = 256 * 1024;
+const PUBLIC_V1_PATHS = new Set(["/v1/openapi.json"]);
 
 /**
  * The payment service's HTTP app.
@@ -33,7 +44,28 @@ export function createPaymentsApp(deps: Deps) {
     }),
   );
   app.use("/v1/*", limitBody(JSON_BODY_LIMIT_BYTES));
+  const authenticate = requireSecretKey(deps);
+  app.use("/v1/*", (c, next) => (PUBLIC_V1_PATHS.has(c.req.path) ? next() : authenticate(c, next)));
+  app.use("/v1/*", idempotency(deps));
 
+  app.route("/v1/payments", paymentRoutes(deps));
+  app.route("/v1/refunds", refundRoutes(deps));
+  app.route("/v1/payouts", payoutRoutes(deps));
+  app.route("/v1/balance", balanceRoutes(deps));
+  app.route("/v1/events", eventRoutes(deps));
+  app.route("/v1/webhook_endpoints", webhookEndpointRoutes(deps));
+  app.route("/v1/webhook_deliveries", webhookDeliveryRoutes(deps));
+  app.route("/v1/test_helpers", paymentTestHelperRoutes(deps));
+  app.route("/v1/test_helpers", refundTestHelperRoutes(deps));
+  app.route("/v1/test_helpers", payoutTestHelperRoutes(deps));
+  app.route("/checkout", checkoutRoutes(deps));
+  app.route("/dashboard", dashboardRoutes(deps));
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "A merchant secret key, sk_test_… or sk_live_…",
+  });
   const document = app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
@@ -42,6 +74,7 @@ export function createPaymentsApp(deps: Deps) {
       description: "Payments, refunds, payouts, events and webhooks.",
     },
     servers: [{ url: deps.config.publicUrl }],
+    security: [{ bearerAuth: [] }],
   });
   app.get("/v1/openapi.json", (c) => c.json(document));
   app.route("/docs", apiDocs({ specUrl: "/v1/openapi.json", title: "Payment service API" }));

@@ -16,6 +16,14 @@ const envSchema = z.object({
     .regex(/^sk_(test|live)_[A-Za-z0-9_-]{16,}$/, "must look like sk_test_… or sk_live_…")
     .optional(),
   PAYMENTS_ALLOW_PRIVATE_WEBHOOKS: flag,
+  /** `0` when deliveries are made by separate `npm run worker` processes (PostgreSQL only). */
+  PAYMENTS_INLINE_WORKER: z
+    .enum(["0", "1", "true", "false"])
+    .optional()
+    .transform((value) => value !== "0" && value !== "false"),
+  PAYMENTS_DELIVERY_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).optional(),
+  PAYMENTS_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(64),
+  PAYMENTS_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PAYMENTS_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
 });
@@ -27,6 +35,12 @@ export interface PaymentsConfig {
   /** The merchant key made sure of at start (`PAYMENTS_SECRET_KEY`), if any. */
   bootstrapSecretKey: string | undefined;
   allowPrivateWebhooks: boolean;
+  /** Whether the service process also delivers webhooks (always with PGlite). */
+  isInlineWorker: boolean;
+  /** How long a worker's claim on a delivery lasts; defaults to the engine's (30 s). */
+  deliveryLeaseMs: number | undefined;
+  workerConcurrency: number;
+  dbPoolSize: number;
   publicUrl: string;
   logLevel: string | undefined;
 }
@@ -46,6 +60,11 @@ export function loadPaymentsConfig(env: Record<string, string | undefined>): Pay
     databaseUrl: e.PAYMENTS_DATABASE_URL,
     bootstrapSecretKey: e.PAYMENTS_SECRET_KEY,
     allowPrivateWebhooks: e.PAYMENTS_ALLOW_PRIVATE_WEBHOOKS,
+    // PGlite lives inside the service process, so no other process could deliver.
+    isInlineWorker: e.PAYMENTS_INLINE_WORKER || !e.PAYMENTS_DATABASE_URL,
+    deliveryLeaseMs: e.PAYMENTS_DELIVERY_LEASE_MS,
+    workerConcurrency: e.PAYMENTS_WORKER_CONCURRENCY,
+    dbPoolSize: e.PAYMENTS_DB_POOL_SIZE,
     publicUrl: (e.PAYMENTS_PUBLIC_URL ?? `http://localhost:${e.PAYMENTS_PORT}`).replace(/\/$/, ""),
     logLevel: e.LOG_LEVEL,
   };

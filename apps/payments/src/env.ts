@@ -1,3 +1,4 @@
 import type { BaseVariables } from "@app/http";
+import type { MerchantScope } from "./merchants/merchants.ts";
 
-export type AppEnv = { Variables: BaseVariables };
+export type AppEnv = { Variables: BaseVariables & { merchant: MerchantScope } };

@@ -1,13 +1,19 @@
 import { systemClock } from "@app/core";
 import { createLogger, listen, type RunningServer } from "@app/http";
+import type { DeliveryEngine } from "@app/webhooks";
 import { createPaymentsApp } from "./app.ts";
 import type { PaymentsConfig } from "./config.ts";
 import { openPaymentsDatabase } from "./db/index.ts";
+import { createPaymentsDeliveryEngine } from "./delivery.ts";
 import type { Deps } from "./deps.ts";
+import { startJobs } from "./jobs.ts";
+import { ensureMerchantForKey } from "./merchants/merchants.ts";
 
 export interface RunningPayments {
   server: RunningServer;
   deps: Deps;
+  /** The in-process delivery engine, when this process delivers. */
+  engine: DeliveryEngine | undefined;
   stop(): Promise<void>;
 }
 
@@ -17,15 +23,31 @@ export async function startPayments(
   overrides: Partial<Pick<Deps, "clock" | "logger">> = {},
 ): Promise<RunningPayments> {
   const logger = overrides.logger ?? createLogger({ service: "payments", level: config.logLevel });
-  const database = await openPaymentsDatabase({ url: config.databaseUrl, dataDir: `${config.dataDir}/db` });
-  const deps: Deps = { db: database.db, clock: overrides.clock ?? systemClock, logger, config };
+  const database = await openPaymentsDatabase({
+    url: config.databaseUrl,
+    dataDir: `${config.dataDir}/db`,
+    poolSize: config.dbPoolSize,
+  });
+  const clock = overrides.clock ?? systemClock;
+  const base = { db: database.db, clock, logger, config };
+  const engine = config.isInlineWorker ? createPaymentsDeliveryEngine(base) : undefined;
+  const deps: Deps = { ...base, deliveries: { wake: () => engine?.wake() } };
+  if (config.bootstrapSecretKey) await ensureMerchantForKey(deps, config.bootstrapSecretKey);
+  engine?.start();
+  const jobs = startJobs(deps);
   const server = await listen(createPaymentsApp(deps).fetch, { port: config.port });
-  logger.info({ url: server.url, database: database.kind }, "payments listening");
+  logger.info(
+    { url: server.url, database: database.kind, inlineWorker: config.isInlineWorker },
+    "payments listening",
+  );
   return {
     server,
     deps,
+    engine,
     stop: async () => {
       await server.close();
+      await jobs.stop();
+      await engine?.stop();
       await database.close();
     },
   };

@@ -9,9 +9,13 @@ export type ErrorType =
   | "rate_limit_error"
   | "api_error";
 
+/** One offending field; features may name more precisely what is at fault (a graph's node or edge). */
 export interface ErrorDetail {
   path: string;
   message: string;
+  code?: string;
+  node_id?: string;
+  edge_id?: string;
 }
 
 /** The one error body of both services: `{ error: { type, code, message, param?, details? } }`. */

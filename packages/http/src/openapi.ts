@@ -14,7 +14,17 @@ export const errorBodySchema = z
       code: z.string().openapi({ example: "validation_failed" }),
       message: z.string(),
       param: z.string().optional(),
-      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      details: z
+        .array(
+          z.object({
+            path: z.string(),
+            message: z.string(),
+            code: z.string().optional(),
+            node_id: z.string().optional(),
+            edge_id: z.string().optional(),
+          }),
+        )
+        .optional(),
     }),
   })
   .openapi("Error");

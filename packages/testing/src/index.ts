@@ -1,1 +1,23 @@
+export { startFakeAnthropic } from "./fake-anthropic.ts";
+export {
+  type FakeEmbeddingCall,
+  type FakeEmbeddingReply,
+  type FakeEmbeddings,
+  type FakeEmbeddingsOptions,
+  startFakeEmbeddings,
+} from "./fake-embeddings.ts";
+export { startFakeGoogle } from "./fake-google.ts";
+export {
+  type FakeMessage,
+  type FakeProvider,
+  type FakeProviderOptions,
+  type FakeReply,
+  type FakeScript,
+  type FakeToolCall,
+  type FakeTurn,
+  helloScript,
+  isAfterToolResult,
+  lastUserText,
+} from "./fake-model.ts";
+export { startFakeOpenAI } from "./fake-openai.ts";
 export { freePort } from "./ports.ts";

@@ -37,6 +37,20 @@ export const agentToolSchema = z
   ])
   .openapi("AgentTool");
 
+/** Tools are offered to the model by name, so two tools with one name would shadow each other. */
+const toolList = z
+  .array(agentToolSchema)
+  .max(64)
+  .superRefine((tools, ctx) => {
+    const seen = new Set<string>();
+    tools.forEach((tool, index) => {
+      const name = tool.type === "knowledge_search" ? "knowledge_search" : tool.name;
+      if (seen.has(name))
+        ctx.addIssue({ code: "custom", path: [index, "name"], message: `duplicate tool name ${name}` });
+      seen.add(name);
+    });
+  });
+
 const provider = z
   .string()
   .refine((value) => PROVIDER_IDS.includes(value), {
@@ -52,7 +66,7 @@ export const createAgentBody = z
     model: z.string().trim().min(1).max(200).openapi({ example: "gpt-4o-mini" }),
     instructions: z.string().max(100_000).default(""),
     temperature: z.number().min(0).max(2).nullable().default(null),
-    tools: z.array(agentToolSchema).max(64).default([]),
+    tools: toolList.default([]),
     knowledge_base_ids: z.array(z.string().max(64)).max(32).default([]),
     memory_turns: z.number().int().min(0).max(100).default(10),
   })
@@ -66,7 +80,7 @@ export const updateAgentBody = z
     model: z.string().trim().min(1).max(200),
     instructions: z.string().max(100_000),
     temperature: z.number().min(0).max(2).nullable(),
-    tools: z.array(agentToolSchema).max(64),
+    tools: toolList,
     knowledge_base_ids: z.array(z.string().max(64)).max(32),
     memory_turns: z.number().int().min(0).max(100),
   })

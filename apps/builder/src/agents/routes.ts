@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { createAgent, deleteAgent, findAgent, listAgents, toAgentJson, updateAgent } from "./agents.ts";
+import { registerChatRoutes } from "./chat-routes.ts";
 import { agentSchema, createAgentBody, updateAgentBody } from "./contract.ts";
 
 export const AgentErrors = defineErrors({
@@ -101,5 +102,6 @@ export function agentRoutes(deps: Deps) {
     if (!isDeleted) throw AgentErrors.AGENT_NOT_FOUND();
     return c.body(null, 204);
   });
+  registerChatRoutes(router, deps, () => AgentErrors.AGENT_NOT_FOUND());
   return router;
 }

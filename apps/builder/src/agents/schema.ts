@@ -22,3 +22,47 @@ export const agents = pgTable(
   },
   (table) => [index("agents_workspace_idx").on(table.workspaceId, table.id)],
 );
+
+/** A chat with an agent; its messages are the agent's memory. */
+export const conversations = pgTable(
+  "conversations",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [index("conversations_agent_idx").on(table.workspaceId, table.agentId, table.id)],
+);
+
+/**
+ * One side of a turn. An assistant row keeps the exact model messages of its turn (tool calls
+ * and results included) so memory replays what the agent did, not only what it said.
+ */
+export const messages = pgTable(
+  "messages",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    conversationId: text("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    role: text("role").notNull(),
+    content: text("content").notNull(),
+    toolCalls: jsonb("tool_calls").$type<unknown[]>().notNull().default([]),
+    modelMessages: jsonb("model_messages").$type<unknown[]>(),
+    provider: text("provider"),
+    model: text("model"),
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
+    finishReason: text("finish_reason"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [index("messages_conversation_idx").on(table.conversationId, table.id)],
+);

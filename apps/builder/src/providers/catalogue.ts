@@ -9,10 +9,12 @@ export interface ModelInfo {
 export interface ProviderInfo {
   id: string;
   name: string;
-  /** Server-wide key variable; per-workspace credentials come later from /api/credentials. */
+  /** Server-wide key variable; per-workspace keys are stored with POST /api/credentials. */
   env_key: string | null;
   /** Whether the provider needs a base URL (self-hosted or aggregator endpoints). */
   requires_base_url: boolean;
+  /** Where its SDK sends requests unless a credential names another base URL. */
+  default_base_url: string | null;
   docs_url: string;
   models: ModelInfo[];
 }
@@ -30,6 +32,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     name: "OpenAI",
     env_key: "OPENAI_API_KEY",
     requires_base_url: false,
+    default_base_url: "https://api.openai.com/v1",
     docs_url: "https://platform.openai.com/docs/models",
     models: [
       { id: "gpt-4.1", capabilities: chatToolsVision, context_window: 1_047_576 },
@@ -46,6 +49,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     name: "Anthropic",
     env_key: "ANTHROPIC_API_KEY",
     requires_base_url: false,
+    default_base_url: "https://api.anthropic.com/v1",
     docs_url: "https://docs.anthropic.com/en/docs/about-claude/models",
     models: [
       { id: "claude-sonnet-4-5", capabilities: chatToolsVision, context_window: 200_000 },
@@ -58,6 +62,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     name: "Google Gemini",
     env_key: "GOOGLE_GENERATIVE_AI_API_KEY",
     requires_base_url: false,
+    default_base_url: "https://generativelanguage.googleapis.com/v1beta",
     docs_url: "https://ai.google.dev/gemini-api/docs/models",
     models: [
       { id: "gemini-2.5-pro", capabilities: chatToolsVision, context_window: 1_048_576 },
@@ -70,6 +75,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     name: "Mistral",
     env_key: "MISTRAL_API_KEY",
     requires_base_url: false,
+    default_base_url: "https://api.mistral.ai/v1",
     docs_url: "https://docs.mistral.ai/getting-started/models/",
     models: [
       { id: "mistral-large-latest", capabilities: chatTools, context_window: 128_000 },
@@ -82,6 +88,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     name: "Groq",
     env_key: "GROQ_API_KEY",
     requires_base_url: false,
+    default_base_url: "https://api.groq.com/openai/v1",
     docs_url: "https://console.groq.com/docs/models",
     models: [
       { id: "llama-3.3-70b-versatile", capabilities: chatTools, context_window: 131_072 },
@@ -93,6 +100,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     name: "Cohere",
     env_key: "COHERE_API_KEY",
     requires_base_url: false,
+    default_base_url: "https://api.cohere.com/v2",
     docs_url: "https://docs.cohere.com/docs/models",
     models: [
       { id: "command-a-03-2025", capabilities: chatTools, context_window: 256_000 },
@@ -105,6 +113,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     name: "DeepSeek",
     env_key: "DEEPSEEK_API_KEY",
     requires_base_url: false,
+    default_base_url: "https://api.deepseek.com",
     docs_url: "https://api-docs.deepseek.com/quick_start/pricing",
     models: [
       { id: "deepseek-chat", capabilities: chatTools, context_window: 128_000 },
@@ -116,6 +125,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     name: "xAI",
     env_key: "XAI_API_KEY",
     requires_base_url: false,
+    default_base_url: "https://api.x.ai/v1",
     docs_url: "https://docs.x.ai/docs/models",
     models: [
       { id: "grok-4", capabilities: chatToolsVision, context_window: 256_000 },
@@ -127,6 +137,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     name: "OpenAI-compatible (Ollama, vLLM, LM Studio, OpenRouter)",
     env_key: null,
     requires_base_url: true,
+    default_base_url: null,
     docs_url: "https://github.com/ollama/ollama/blob/main/docs/openai.md",
     models: [
       { id: "llama3.2", capabilities: chatTools },

@@ -1,0 +1,69 @@
+import { z } from "@hono/zod-openapi";
+
+export const chatBody = z
+  .object({
+    message: z.string().trim().min(1).max(32_000).openapi({ example: "What is our refund policy?" }),
+    conversation_id: z
+      .string()
+      .max(64)
+      .optional()
+      .openapi({ description: "Continue this conversation (its last `memory_turns` turns are sent along)" }),
+  })
+  .openapi("ChatRequest");
+
+const usageSchema = z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() });
+
+export const toolCallSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+    output: z.unknown(),
+    is_error: z.boolean(),
+  })
+  .openapi("ToolCall");
+
+export const messageSchema = z
+  .object({
+    id: z.string().openapi({ example: "msg_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
+    conversation_id: z.string(),
+    role: z.enum(["user", "assistant"]),
+    content: z.string(),
+    tool_calls: z.array(toolCallSchema),
+    provider: z.string().nullable(),
+    model: z.string().nullable(),
+    finish_reason: z.string().nullable(),
+    usage: usageSchema.nullable(),
+    created_at: z.string(),
+  })
+  .openapi("Message");
+
+export const conversationSchema = z
+  .object({
+    id: z.string().openapi({ example: "conv_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
+    agent_id: z.string(),
+    title: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Conversation");
+
+export const chatAnswerSchema = z
+  .object({
+    conversation_id: z.string(),
+    message: messageSchema,
+    steps: z.number().int().openapi({ description: "Model calls made (one per tool round)" }),
+    finish_reason: z.string().openapi({
+      description:
+        "stop, length, content-filter, tool-calls, other, or step_limit when the step limit cut a tool loop",
+    }),
+    usage: usageSchema,
+  })
+  .openapi("ChatAnswer");
+
+export const chatEventStreamSchema = z.string().openapi({
+  description:
+    "Server-Sent Events: `conversation` (the conversation), `text_delta` ({ text }), `tool_call` ({ id, name, input }), " +
+    "`tool_result` ({ id, name, output, is_error }), then `finish` ({ conversation_id, message_id, finish_reason, steps, usage }) " +
+    "or `error` ({ status, error }).",
+});

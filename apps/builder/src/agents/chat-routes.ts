@@ -1,0 +1,220 @@
+import {
+  ApiError,
+  CommonErrors,
+  createRouter,
+  errorResponses,
+  type Logger,
+  listOf,
+  listQuerySchema,
+  toPage,
+} from "@app/http";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { streamSSE } from "hono/streaming";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import { findAgent } from "./agents.ts";
+import {
+  chatAnswerSchema,
+  chatBody,
+  chatEventStreamSchema,
+  conversationSchema,
+  messageSchema,
+} from "./chat-contract.ts";
+import { ChatErrors } from "./chat-errors.ts";
+import { toConversationJson, toMessageJson } from "./conversation-json.ts";
+import { deleteConversation } from "./delete-conversation.ts";
+import { findConversation } from "./find-conversation.ts";
+import { listConversations } from "./list-conversations.ts";
+import { listMessages } from "./list-messages.ts";
+import { prepareAgentTurn } from "./prepare-agent-turn.ts";
+import { type ChatEvent, runAgentTurn, TurnAbortedError, type TurnResult } from "./run-agent-turn.ts";
+
+const idParam = z.object({
+  id: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+const jsonContent = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+
+/** Not a real status: nobody is left to read it, but the request log shows what happened. */
+const CLIENT_CLOSED_REQUEST = 499;
+
+const chatRoute = createRoute({
+  method: "post",
+  path: "/{id}/chat",
+  tags: ["agents"],
+  summary: "Send a message to an agent: JSON, or Server-Sent Events with `Accept: text/event-stream`",
+  request: { params: idParam, body: { required: true, content: jsonContent(chatBody) } },
+  responses: {
+    200: {
+      description: "The agent's answer (JSON), or its events as they happen (SSE)",
+      content: { ...jsonContent(chatAnswerSchema), "text/event-stream": { schema: chatEventStreamSchema } },
+    },
+    ...errorResponses(400, 401, 404, 413, 422, 424, 429, 502, 504),
+  },
+});
+
+const listConversationsRoute = createRoute({
+  method: "get",
+  path: "/{id}/conversations",
+  tags: ["conversations"],
+  summary: "An agent's conversations, newest first",
+  request: { params: idParam, query: listQuerySchema },
+  responses: {
+    200: {
+      description: "A page of conversations",
+      content: jsonContent(listOf(conversationSchema).openapi("ConversationList")),
+    },
+    ...errorResponses(401, 404, 422),
+  },
+});
+
+/**
+ * Adds chat and the agent's conversation list to the agents router (`/api/agents/{id}/…`).
+ *
+ * @example registerChatRoutes(router, deps);
+ */
+export function registerChatRoutes(
+  router: OpenAPIHono<AppEnv>,
+  deps: Deps,
+  agentNotFound: () => ApiError,
+): void {
+  router.openapi(chatRoute, async (c) => {
+    const workspaceId = c.get("principal").workspaceId;
+    const agent = await findAgent(deps.db, workspaceId, c.req.valid("param").id);
+    if (!agent) throw agentNotFound();
+    const prepared = await prepareAgentTurn(deps, workspaceId, agent, c.req.valid("json"));
+    const events = runAgentTurn(deps, prepared, c.req.raw.signal);
+    const isStreaming = (c.req.header("accept") ?? "").includes("text/event-stream");
+    try {
+      if (!isStreaming) {
+        let next = await events.next();
+        while (!next.done) next = await events.next();
+        return c.json(next.value, 200);
+      }
+      // Wait for the model's first event before answering 200: a refused key or a rate limit
+      // then still gets its own HTTP status, and the first token is not delayed by it.
+      const buffered: ChatEvent[] = [];
+      let next = await events.next();
+      while (!next.done && next.value.event === "conversation") {
+        buffered.push(next.value);
+        next = await events.next();
+      }
+      const first = next;
+      return streamSSE(c, async (stream) => {
+        const send = (event: string, data: unknown) => stream.writeSSE({ event, data: JSON.stringify(data) });
+        try {
+          for (const event of buffered) await send(event.event, event.data);
+          let current = first;
+          while (!current.done) {
+            await send(current.value.event, current.value.data);
+            current = await events.next();
+          }
+          await send("finish", finishData(current.value));
+        } catch (error) {
+          if (error instanceof TurnAbortedError || stream.aborted) return;
+          const apiError = asApiError(error, deps.logger, c.get("requestId"));
+          await send("error", { status: apiError.status, ...apiError.toBody() });
+        }
+      });
+    } catch (error) {
+      if (error instanceof TurnAbortedError) return c.body(null, CLIENT_CLOSED_REQUEST as 200);
+      throw error;
+    }
+  });
+
+  router.openapi(listConversationsRoute, async (c) => {
+    const workspaceId = c.get("principal").workspaceId;
+    const agent = await findAgent(deps.db, workspaceId, c.req.valid("param").id);
+    if (!agent) throw agentNotFound();
+    const query = c.req.valid("query");
+    const rows = await listConversations(deps.db, workspaceId, agent.id, query);
+    return c.json(toPage(rows, query.limit, toConversationJson), 200);
+  });
+}
+
+const getConversationRoute = createRoute({
+  method: "get",
+  path: "/{id}",
+  tags: ["conversations"],
+  summary: "Get a conversation",
+  request: { params: idParam },
+  responses: {
+    200: { description: "The conversation", content: jsonContent(conversationSchema) },
+    ...errorResponses(401, 404),
+  },
+});
+
+const listMessagesRoute = createRoute({
+  method: "get",
+  path: "/{id}/messages",
+  tags: ["conversations"],
+  summary: "A conversation's messages, newest first",
+  request: { params: idParam, query: listQuerySchema },
+  responses: {
+    200: {
+      description: "A page of messages",
+      content: jsonContent(listOf(messageSchema).openapi("MessageList")),
+    },
+    ...errorResponses(401, 404, 422),
+  },
+});
+
+const deleteConversationRoute = createRoute({
+  method: "delete",
+  path: "/{id}",
+  tags: ["conversations"],
+  summary: "Delete a conversation and its messages",
+  request: { params: idParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(401, 404) },
+});
+
+/**
+ * `/api/conversations/{id}`: read a conversation and its messages, or delete it.
+ *
+ * @example app.route("/api/conversations", conversationRoutes(deps));
+ */
+export function conversationRoutes(deps: Deps) {
+  const router = createRouter<AppEnv>();
+  router.openapi(getConversationRoute, async (c) => {
+    const row = await findConversation(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
+    if (!row) throw ChatErrors.CONVERSATION_NOT_FOUND();
+    return c.json(toConversationJson(row), 200);
+  });
+  router.openapi(listMessagesRoute, async (c) => {
+    const workspaceId = c.get("principal").workspaceId;
+    const conversation = await findConversation(deps.db, workspaceId, c.req.valid("param").id);
+    if (!conversation) throw ChatErrors.CONVERSATION_NOT_FOUND();
+    const query = c.req.valid("query");
+    const rows = await listMessages(deps.db, workspaceId, conversation.id, query);
+    return c.json(toPage(rows, query.limit, toMessageJson), 200);
+  });
+  router.openapi(deleteConversationRoute, async (c) => {
+    const isDeleted = await deleteConversation(
+      deps.db,
+      c.get("principal").workspaceId,
+      c.req.valid("param").id,
+    );
+    if (!isDeleted) throw ChatErrors.CONVERSATION_NOT_FOUND();
+    return c.body(null, 204);
+  });
+  return router;
+}
+
+function finishData(result: TurnResult) {
+  return {
+    conversation_id: result.conversation_id,
+    message_id: result.message.id,
+    finish_reason: result.finish_reason,
+    steps: result.steps,
+    usage: result.usage,
+  };
+}
+
+/** Errors after the stream began become an `error` event; unexpected ones are logged and kept vague. */
+function asApiError(error: unknown, logger: Logger, requestId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  logger.error({ request_id: requestId, err: error }, "chat stream failed");
+  return CommonErrors.INTERNAL();
+}

@@ -1,0 +1,41 @@
+import type { conversations, messages } from "./schema.ts";
+
+export type ConversationRow = typeof conversations.$inferSelect;
+export type MessageRow = typeof messages.$inferSelect;
+
+/** A tool call of an assistant turn as the API shows it. */
+export interface ToolCallSummary {
+  id: string;
+  name: string;
+  input: unknown;
+  output: unknown;
+  is_error: boolean;
+}
+
+export function toConversationJson(row: ConversationRow) {
+  return {
+    id: row.id,
+    agent_id: row.agentId,
+    title: row.title,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function toMessageJson(row: MessageRow) {
+  return {
+    id: row.id,
+    conversation_id: row.conversationId,
+    role: row.role as "user" | "assistant",
+    content: row.content,
+    tool_calls: row.toolCalls as ToolCallSummary[],
+    provider: row.provider,
+    model: row.model,
+    finish_reason: row.finishReason,
+    usage:
+      row.inputTokens === null || row.outputTokens === null
+        ? null
+        : { input_tokens: row.inputTokens, output_tokens: row.outputTokens },
+    created_at: row.createdAt.toISOString(),
+  };
+}

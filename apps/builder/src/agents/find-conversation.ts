@@ -1,0 +1,29 @@
+import { and, eq } from "drizzle-orm";
+import type { BuilderDb } from "../db/index.ts";
+import type { ConversationRow } from "./conversation-json.ts";
+import { conversations } from "./schema.ts";
+
+/**
+ * The workspace's conversation with this id (of this agent, when given), or undefined.
+ *
+ * @example const conversation = await findConversation(db, workspaceId, id, { agentId });
+ */
+export async function findConversation(
+  db: BuilderDb,
+  workspaceId: string,
+  id: string,
+  scope: { agentId?: string } = {},
+): Promise<ConversationRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(conversations)
+    .where(
+      and(
+        eq(conversations.id, id),
+        eq(conversations.workspaceId, workspaceId),
+        scope.agentId ? eq(conversations.agentId, scope.agentId) : undefined,
+      ),
+    )
+    .limit(1);
+  return row;
+}

@@ -1,0 +1,66 @@
+import type { ModelMessage } from "ai";
+import { type ResolvedAccess, resolveProviderAccess } from "../credentials/resolve-provider-access.ts";
+import type { Deps } from "../deps.ts";
+import type { AgentRow } from "./agents.ts";
+import { ChatErrors } from "./chat-errors.ts";
+import type { ConversationRow } from "./conversation-json.ts";
+import { findConversation } from "./find-conversation.ts";
+import { loadMemory } from "./load-memory.ts";
+import { startConversation } from "./start-conversation.ts";
+
+export interface PreparedTurn {
+  workspaceId: string;
+  agent: AgentRow;
+  access: ResolvedAccess;
+  conversation: ConversationRow;
+  /** Settles once the conversation row exists (at once for an existing conversation). */
+  conversationStored: Promise<void>;
+  history: ModelMessage[];
+  /** The newest stored message's time; this turn's messages must sort after it. */
+  lastAt: Date | null;
+  message: string;
+}
+
+/**
+ * Everything a turn needs before the model is called: the key, the conversation (new or the
+ * caller's own) and its memory window. Failing here answers a plain HTTP error even to a
+ * streaming client, because no event has been sent yet.
+ *
+ * @example const prepared = await prepareAgentTurn(deps, workspaceId, agent, { message: "Hi" });
+ */
+export async function prepareAgentTurn(
+  deps: Pick<Deps, "db" | "clock" | "config">,
+  workspaceId: string,
+  agent: AgentRow,
+  request: { message: string; conversation_id?: string | undefined },
+): Promise<PreparedTurn> {
+  const access = await resolveProviderAccess(deps, workspaceId, { provider: agent.provider });
+  if (request.conversation_id) {
+    const conversation = await findConversation(deps.db, workspaceId, request.conversation_id, {
+      agentId: agent.id,
+    });
+    if (!conversation) throw ChatErrors.CONVERSATION_NOT_FOUND({ param: "conversation_id" });
+    const { history, lastAt } = await loadMemory(deps.db, conversation.id, agent.memoryTurns);
+    return {
+      workspaceId,
+      agent,
+      access,
+      conversation,
+      conversationStored: Promise.resolve(),
+      history,
+      lastAt,
+      message: request.message,
+    };
+  }
+  const { row, stored } = startConversation(deps, workspaceId, agent.id, request.message);
+  return {
+    workspaceId,
+    agent,
+    access,
+    conversation: row,
+    conversationStored: stored,
+    history: [],
+    lastAt: null,
+    message: request.message,
+  };
+}

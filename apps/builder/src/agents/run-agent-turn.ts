@@ -1,0 +1,206 @@
+import { newId } from "@app/core";
+import { stepCountIs, streamText } from "ai";
+import type { Deps } from "../deps.ts";
+import { createLanguageModel } from "../providers/language-model.ts";
+import { meterModel } from "../providers/metered-model.ts";
+import { outboundFetch } from "../providers/outbound-fetch.ts";
+import { ProviderErrors, providerApiError } from "../providers/provider-errors.ts";
+import { recordModelCalls } from "../usage/record-model-calls.ts";
+import { buildAgentTools } from "./agent-tools.ts";
+import type { AgentTool } from "./contract.ts";
+import { type ToolCallSummary, toConversationJson, toMessageJson } from "./conversation-json.ts";
+import type { PreparedTurn } from "./prepare-agent-turn.ts";
+import { saveTurn } from "./save-turn.ts";
+
+/** What a streaming client receives, in order; `finish` and `error` are added by the route. */
+export type ChatEvent =
+  | { event: "conversation"; data: ReturnType<typeof toConversationJson> }
+  | { event: "text_delta"; data: { text: string } }
+  | { event: "tool_call"; data: { id: string; name: string; input: unknown } }
+  | { event: "tool_result"; data: { id: string; name: string; output: unknown; is_error: boolean } };
+
+export interface TurnResult {
+  conversation_id: string;
+  message: ReturnType<typeof toMessageJson>;
+  steps: number;
+  finish_reason: string;
+  usage: { input_tokens: number; output_tokens: number };
+}
+
+/** The client went away; nothing is answered and nothing but usage is stored. */
+export class TurnAbortedError extends Error {
+  override name = "TurnAbortedError";
+}
+
+class ModelStreamError extends Error {
+  constructor(readonly error: unknown) {
+    super("model stream failed");
+  }
+}
+
+/**
+ * Runs one turn of an agent as a stream of events: the model gets the instructions, the memory
+ * window and the message, calls tools for up to `maxSteps` steps, and the finished turn is
+ * stored. Aborting `signal` (a client that disconnected) cancels the provider call; every model
+ * call is recorded for billing whatever the outcome.
+ *
+ * @example for await (const event of runAgentTurn(deps, prepared, request.signal)) send(event);
+ */
+export async function* runAgentTurn(
+  deps: Pick<Deps, "db" | "clock" | "config" | "logger" | "ai" | "agentTools">,
+  turn: PreparedTurn,
+  signal: AbortSignal,
+): AsyncGenerator<ChatEvent, TurnResult> {
+  const { agent, access, conversation } = turn;
+  const userAt = later(deps.clock.now(), turn.lastAt);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), deps.ai.timeoutMs);
+  const turnSignal = AbortSignal.any([signal, deadline.signal]);
+  const { model, meter } = meterModel(createLanguageModel(access, agent.model), {
+    provider: agent.provider,
+    model: agent.model,
+    now: () => deps.clock.now(),
+  });
+  const origin = {
+    workspaceId: turn.workspaceId,
+    source: "agent_chat" as const,
+    agentId: agent.id,
+    conversationId: conversation.id,
+  };
+  try {
+    yield { event: "conversation", data: toConversationJson(conversation) };
+    const tools = buildAgentTools(agent.tools as AgentTool[], {
+      ports: deps.agentTools,
+      workspaceId: turn.workspaceId,
+      knowledgeBaseIds: agent.knowledgeBaseIds,
+      allowPrivateUrls: deps.config.allowPrivateUrls,
+      outboundFetch: outboundFetch({ allowPrivate: deps.config.allowPrivateUrls }),
+      signal: turnSignal,
+    });
+    const hasTools = Object.keys(tools).length > 0;
+    const result = streamText({
+      model,
+      ...(agent.instructions ? { system: agent.instructions } : {}),
+      messages: [...turn.history, { role: "user", content: turn.message }],
+      ...(hasTools ? { tools, stopWhen: stepCountIs(deps.ai.maxSteps) } : {}),
+      ...(agent.temperature === null ? {} : { temperature: agent.temperature }),
+      // Retrying inside a turn would stall a streaming client for seconds with no sign; the
+      // caller gets the provider's Retry-After instead and decides.
+      maxRetries: 0,
+      abortSignal: turnSignal,
+      // Errors arrive as stream parts and are answered from there; the default prints them.
+      onError: () => {},
+    });
+    let text = "";
+    const toolCalls = new Map<string, ToolCallSummary>();
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case "text-delta":
+          text += part.text;
+          yield { event: "text_delta", data: { text: part.text } };
+          break;
+        case "tool-call":
+          toolCalls.set(part.toolCallId, {
+            id: part.toolCallId,
+            name: part.toolName,
+            input: part.input,
+            output: null,
+            is_error: false,
+          });
+          yield { event: "tool_call", data: { id: part.toolCallId, name: part.toolName, input: part.input } };
+          break;
+        case "tool-result":
+        case "tool-error": {
+          const isError =
+            part.type === "tool-error" || hasErrorKey(part.type === "tool-result" ? part.output : null);
+          const output = part.type === "tool-result" ? part.output : { error: errorText(part.error) };
+          const call = toolCalls.get(part.toolCallId);
+          if (call) Object.assign(call, { output, is_error: isError });
+          yield {
+            event: "tool_result",
+            data: { id: part.toolCallId, name: part.toolName, output, is_error: isError },
+          };
+          break;
+        }
+        case "error":
+          throw new ModelStreamError(part.error);
+        case "abort":
+          throw new TurnAbortedError("aborted");
+      }
+    }
+    const [response, steps, finishReason, usage] = await Promise.all([
+      result.response,
+      result.steps,
+      result.finishReason,
+      result.totalUsage,
+    ]);
+    const isStepLimit = hasTools && finishReason === "tool-calls" && steps.length >= deps.ai.maxSteps;
+    const finish = isStepLimit ? "step_limit" : finishReason;
+    const assistantAt = later(deps.clock.now(), userAt);
+    await turn.conversationStored;
+    const [, saved] = await saveTurn(
+      deps.db,
+      conversation.id,
+      {
+        id: newId("msg", userAt.getTime()),
+        workspaceId: turn.workspaceId,
+        conversationId: conversation.id,
+        role: "user",
+        content: turn.message,
+        createdAt: userAt,
+      },
+      {
+        id: newId("msg", assistantAt.getTime()),
+        workspaceId: turn.workspaceId,
+        conversationId: conversation.id,
+        role: "assistant",
+        content: text,
+        toolCalls: [...toolCalls.values()],
+        modelMessages: response.messages,
+        provider: agent.provider,
+        model: agent.model,
+        inputTokens: usage.inputTokens ?? 0,
+        outputTokens: usage.outputTokens ?? 0,
+        finishReason: finish,
+        createdAt: assistantAt,
+      },
+    );
+    return {
+      conversation_id: conversation.id,
+      message: toMessageJson(saved),
+      steps: steps.length,
+      finish_reason: finish,
+      usage: { input_tokens: usage.inputTokens ?? 0, output_tokens: usage.outputTokens ?? 0 },
+    };
+  } catch (error) {
+    if (deadline.signal.aborted) {
+      throw ProviderErrors.PROVIDER_TIMEOUT({
+        message: `The turn did not finish within ${Math.round(deps.ai.timeoutMs / 1000)} s.`,
+      });
+    }
+    if (signal.aborted) throw new TurnAbortedError("the client went away");
+    if (error instanceof ModelStreamError) {
+      throw providerApiError(error.error, { provider: agent.provider, apiKey: access.apiKey });
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    await recordModelCalls(deps.db, origin, meter.settle()).catch((error: unknown) => {
+      deps.logger.error({ err: error, conversation_id: conversation.id }, "model calls not recorded");
+    });
+  }
+}
+
+/** A time strictly after `previous`, so ids (which start with the time) keep turn order. */
+function later(now: Date, previous: Date | null): Date {
+  if (!previous || now.getTime() > previous.getTime()) return now;
+  return new Date(previous.getTime() + 1);
+}
+
+function hasErrorKey(output: unknown): boolean {
+  return output !== null && typeof output === "object" && "error" in output;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,30 @@
+import type { CodeLanguage, CodeRunner } from "./ports.ts";
+
+/** The part of `@app/sandbox`'s `Sandbox` code tools use, stated here so agents do not own its lifecycle. */
+export interface SandboxLike {
+  run(request: { language: CodeLanguage; code: string; input: unknown; timeoutMs?: number }): Promise<{
+    output: Record<string, unknown> | null;
+    stdout: string;
+    stderr: string;
+    error: { kind: string; message: string } | null;
+  }>;
+}
+
+/**
+ * Code tools on the shared sandbox runner (the one code nodes and /api/sandbox/run use).
+ *
+ * @example agentTools: { code: sandboxCodeRunner(await createSandbox()) }
+ */
+export function sandboxCodeRunner(sandbox: SandboxLike): CodeRunner {
+  return {
+    async runCode({ language, code, input, timeoutMs }) {
+      const result = await sandbox.run({ language, code, input, timeoutMs });
+      return {
+        output: result.output,
+        stdout: result.stdout,
+        stderr: result.stderr,
+        ...(result.error ? { error: `${result.error.kind}: ${result.error.message}` } : {}),
+      };
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { type Clock, newId } from "@app/core";
+import type { BuilderConfig } from "../config.ts";
+import type { BuilderDb } from "../db/index.ts";
+import { findProvider } from "../providers/catalogue.ts";
+import { checkOutboundUrl, OutboundUrlError } from "../providers/outbound-fetch.ts";
+import type { CreateCredentialInput } from "./contract.ts";
+import type { CredentialRow } from "./credential-json.ts";
+import { credentialContext, credentialKey, encryptSecret, keyHint } from "./encryption.ts";
+import { CredentialErrors } from "./errors.ts";
+import { credentials } from "./schema.ts";
+
+/**
+ * Stores a provider key for the workspace, encrypted; a user-given base URL must pass the
+ * outbound-URL check first.
+ *
+ * @example const row = await createCredential(deps, workspaceId, { provider: "openai", api_key: "sk-…" });
+ */
+export async function createCredential(
+  { db, clock, config }: { db: BuilderDb; clock: Clock; config: BuilderConfig },
+  workspaceId: string,
+  input: CreateCredentialInput,
+): Promise<CredentialRow> {
+  const provider = findProvider(input.provider);
+  if (!provider) throw new Error(`provider ${input.provider} passed validation but is not in the catalogue`);
+  if (provider.requires_base_url && !input.base_url)
+    throw CredentialErrors.BASE_URL_REQUIRED({ param: "base_url" });
+  let baseUrl: string | null = null;
+  if (input.base_url) {
+    try {
+      const url = await checkOutboundUrl(input.base_url, { allowPrivate: config.allowPrivateUrls });
+      baseUrl = url.toString().replace(/\/+$/, "");
+    } catch (error) {
+      if (error instanceof OutboundUrlError) {
+        throw CredentialErrors.BASE_URL_REFUSED({ message: `base_url: ${error.message}`, param: "base_url" });
+      }
+      throw error;
+    }
+  }
+  const now = clock.now();
+  const id = newId("cred", now.getTime());
+  const [row] = await db
+    .insert(credentials)
+    .values({
+      id,
+      workspaceId,
+      provider: provider.id,
+      name: input.name ?? `${provider.name} key`,
+      baseUrl,
+      encryptedKey: encryptSecret(
+        credentialKey(config.secretKey),
+        input.api_key,
+        credentialContext({ workspaceId, id }),
+      ),
+      keyHint: keyHint(input.api_key),
+      createdAt: now,
+    })
+    .returning();
+  if (!row) throw new Error("insert returned no row");
+  return row;
+}

@@ -1,0 +1,16 @@
+import type { credentials } from "./schema.ts";
+
+export type CredentialRow = typeof credentials.$inferSelect;
+
+/** The public view of a credential: never the key, only its hint. */
+export function toCredentialJson(row: CredentialRow) {
+  return {
+    id: row.id,
+    provider: row.provider,
+    name: row.name,
+    base_url: row.baseUrl,
+    key_hint: row.keyHint,
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+  };
+}

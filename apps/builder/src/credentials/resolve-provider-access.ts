@@ -1,0 +1,79 @@
+import type { Clock } from "@app/core";
+import { and, desc, eq } from "drizzle-orm";
+import type { BuilderConfig } from "../config.ts";
+import type { BuilderDb } from "../db/index.ts";
+import { findProvider } from "../providers/catalogue.ts";
+import type { ProviderAccess } from "../providers/language-model.ts";
+import { outboundFetch } from "../providers/outbound-fetch.ts";
+import { ProviderErrors } from "../providers/provider-errors.ts";
+import { credentialContext, credentialKey, decryptSecret } from "./encryption.ts";
+import { CredentialErrors } from "./errors.ts";
+import { credentials } from "./schema.ts";
+
+/** Writing `last_used_at` on every chat turn would add a write per turn; once a minute is enough. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export type ResolvedAccess = ProviderAccess & { credentialId: string | null };
+
+/**
+ * How to reach a provider for a workspace: the named credential, else the workspace's newest
+ * credential for that provider, else the server-wide key from the environment. Answers 424
+ * when there is none, so the caller learns what to configure.
+ *
+ * @example const access = await resolveProviderAccess(deps, workspaceId, { provider: "openai" });
+ */
+export async function resolveProviderAccess(
+  { db, clock, config }: { db: BuilderDb; clock: Clock; config: BuilderConfig },
+  workspaceId: string,
+  wanted: { provider: string; credentialId?: string | undefined },
+): Promise<ResolvedAccess> {
+  const [row] = await db
+    .select()
+    .from(credentials)
+    .where(
+      and(
+        eq(credentials.workspaceId, workspaceId),
+        wanted.credentialId
+          ? eq(credentials.id, wanted.credentialId)
+          : eq(credentials.provider, wanted.provider),
+      ),
+    )
+    .orderBy(desc(credentials.id))
+    .limit(1);
+  if (wanted.credentialId && !row) throw CredentialErrors.CREDENTIAL_NOT_FOUND();
+  if (row) {
+    let apiKey: string;
+    try {
+      apiKey = decryptSecret(credentialKey(config.secretKey), row.encryptedKey, credentialContext(row));
+    } catch {
+      throw CredentialErrors.CREDENTIAL_UNREADABLE();
+    }
+    const now = clock.now();
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      await db.update(credentials).set({ lastUsedAt: now }).where(eq(credentials.id, row.id));
+    }
+    return {
+      provider: row.provider,
+      apiKey,
+      baseUrl: row.baseUrl ?? undefined,
+      // A stored base URL is user input: connect only where the outbound-URL policy allows.
+      fetch: row.baseUrl ? outboundFetch({ allowPrivate: config.allowPrivateUrls }) : globalThis.fetch,
+      credentialId: row.id,
+    };
+  }
+  const serverKey = config.providerKeys[wanted.provider];
+  const provider = findProvider(wanted.provider);
+  if (!serverKey || !provider || provider.requires_base_url) {
+    const variable = provider?.env_key ? ` or set ${provider.env_key} on the server` : "";
+    throw ProviderErrors.PROVIDER_NOT_CONFIGURED({
+      message: `There is no API key for ${provider?.name ?? wanted.provider}: add one with POST /api/credentials${variable}.`,
+    });
+  }
+  return {
+    provider: wanted.provider,
+    apiKey: serverKey,
+    baseUrl: undefined,
+    fetch: globalThis.fetch,
+    credentialId: null,
+  };
+}

@@ -1,0 +1,29 @@
+import { and, eq } from "drizzle-orm";
+import type { BuilderDb } from "../db/index.ts";
+import type { Storage } from "../storage/storage.ts";
+import { knowledgeBases, knowledgeDocuments } from "./schema.ts";
+
+/**
+ * Deletes a knowledge base with its documents, chunks (by cascade) and stored files. Rows go
+ * first: a file left behind by a crash between the two steps is garbage, while a row pointing at
+ * a deleted file would be a broken document.
+ *
+ * @example const isDeleted = await deleteKnowledgeBase({ db, storage }, workspaceId, "kb_…");
+ */
+export async function deleteKnowledgeBase(
+  { db, storage }: { db: BuilderDb; storage: Storage },
+  workspaceId: string,
+  id: string,
+): Promise<boolean> {
+  const files = await db
+    .select({ storageKey: knowledgeDocuments.storageKey })
+    .from(knowledgeDocuments)
+    .where(and(eq(knowledgeDocuments.knowledgeBaseId, id), eq(knowledgeDocuments.workspaceId, workspaceId)));
+  const deleted = await db
+    .delete(knowledgeBases)
+    .where(and(eq(knowledgeBases.id, id), eq(knowledgeBases.workspaceId, workspaceId)))
+    .returning({ id: knowledgeBases.id });
+  if (deleted.length === 0) return false;
+  for (const file of files) await storage.delete(file.storageKey);
+  return true;
+}

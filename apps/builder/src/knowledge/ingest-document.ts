@@ -1,0 +1,215 @@
+import { buffer } from "node:stream/consumers";
+import { type Clock, newId } from "@app/core";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { BuilderConfig } from "../config.ts";
+import type { BuilderDb } from "../db/index.ts";
+import type { Storage } from "../storage/storage.ts";
+import { chunkSections } from "./chunk-text.ts";
+import { EMBEDDING_BATCH_SIZE, EmbeddingError, embedderFor } from "./embedders.ts";
+import type { DocumentFormat } from "./formats.ts";
+import type { DocumentRow } from "./knowledge-json.ts";
+import { parseDocument } from "./parse-document.ts";
+import type { ProgressEvent } from "./progress-events.ts";
+import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
+import { ensureVectorIndex, hasVectorSupport, vectorLiteral } from "./vector-index.ts";
+
+export type IngestDeps = {
+  db: BuilderDb;
+  clock: Clock;
+  config: BuilderConfig;
+  storage: Storage;
+  /** Told every committed status or progress change (for progress streams in this process). */
+  onProgress?: ((event: ProgressEvent) => void) | undefined;
+};
+export type Lease = { owner: string; leaseMs: number };
+
+/** Progress milestones: parsing and chunking take the first tenth, embedding the rest. */
+const PARSING_PROGRESS = 5;
+const CHUNKED_PROGRESS = 10;
+const INSERT_BATCH_ROWS = 500;
+
+/** Another worker took the document over (our lease expired) or it was deleted: stop quietly. */
+export class LeaseLostError extends Error {
+  override name = "LeaseLostError";
+}
+
+/**
+ * Runs one claimed document to `ready`: parse and chunk it (status `parsing`), store the chunks,
+ * embed those without a vector in batches (status `embedding`, progress saved per batch so a
+ * retry or another worker resumes where this one stopped), then make them searchable. Every write
+ * is fenced by the lease, so a worker that lost its lease cannot overwrite its successor's work.
+ * Errors are thrown for the worker to classify (retry or fail).
+ *
+ * @example await ingestDocument(deps, claimed, { owner, leaseMs: 60_000 }, signal);
+ */
+export async function ingestDocument(
+  deps: IngestDeps,
+  document: DocumentRow,
+  lease: Lease,
+  signal: AbortSignal,
+): Promise<void> {
+  const hasVector = await hasVectorSupport(deps.db);
+  if (document.status === "queued" || document.status === "parsing") {
+    await parseAndStore(deps, document, lease, hasVector);
+  }
+  if (!hasVector) return;
+  await embedChunks(deps, document, lease, signal);
+}
+
+async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lease, hasVector: boolean) {
+  const { db, clock, storage } = deps;
+  await fencedUpdate(deps, document.id, lease, { status: "parsing", progress: PARSING_PROGRESS });
+  report(deps, document.id, "parsing", PARSING_PROGRESS);
+  const bytes = await buffer(await storage.get(document.storageKey));
+  const parsed = await parseDocument(document.format as DocumentFormat, new Uint8Array(bytes));
+  const chunks = chunkSections(parsed.sections, {
+    chunkSize: document.chunkSize,
+    chunkOverlap: document.chunkOverlap,
+  });
+  const nowMs = clock.now().getTime();
+  await db.transaction(async (tx) => {
+    // Without pgvector there is nothing to embed: the chunks are searchable by full text at once.
+    await fencedUpdate({ db: tx, clock }, document.id, lease, {
+      status: hasVector ? "embedding" : "ready",
+      progress: hasVector ? CHUNKED_PROGRESS : 100,
+      chunkCount: chunks.length,
+      pageCount: parsed.pageCount,
+      ...(hasVector ? {} : { leaseOwner: null, leaseExpiresAt: null }),
+    });
+    // A retry after a crash mid-parse starts over, so earlier chunks of this document go first.
+    await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, document.id));
+    for (let i = 0; i < chunks.length; i += INSERT_BATCH_ROWS) {
+      await tx.insert(knowledgeChunks).values(
+        chunks.slice(i, i + INSERT_BATCH_ROWS).map((chunk, j) => ({
+          id: newId("chk", nowMs),
+          workspaceId: document.workspaceId,
+          knowledgeBaseId: document.knowledgeBaseId,
+          documentId: document.id,
+          position: i + j,
+          text: chunk.text,
+          charStart: chunk.start,
+          charEnd: chunk.end,
+          page: chunk.page,
+          headingPath: chunk.headingPath,
+          tokenCount: chunk.tokenCount,
+        })),
+      );
+    }
+  });
+  report(deps, document.id, hasVector ? "embedding" : "ready", hasVector ? CHUNKED_PROGRESS : 100);
+}
+
+async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease, signal: AbortSignal) {
+  const { db } = deps;
+  const [base] = await db.select().from(knowledgeBases).where(eq(knowledgeBases.id, document.knowledgeBaseId));
+  if (!base) throw new LeaseLostError("the knowledge base was deleted");
+  const embedder = await embedderFor(deps, document.workspaceId, {
+    provider: base.embeddingProvider,
+    model: base.embeddingModel,
+  });
+  let dimensions = base.embeddingDimensions;
+  const [counts] = await db
+    .select({
+      total: sql<number>`count(*)::int`,
+      done: sql<number>`count(*) filter (where embedding is not null)::int`,
+    })
+    .from(knowledgeChunks)
+    .where(eq(knowledgeChunks.documentId, document.id));
+  const total = counts?.total ?? 0;
+  let done = counts?.done ?? 0;
+
+  for (;;) {
+    const batch = await db
+      .select({ id: knowledgeChunks.id, text: knowledgeChunks.text, headingPath: knowledgeChunks.headingPath })
+      .from(knowledgeChunks)
+      .where(and(eq(knowledgeChunks.documentId, document.id), isNull(sql`embedding`)))
+      .orderBy(asc(knowledgeChunks.position))
+      .limit(EMBEDDING_BATCH_SIZE);
+    if (batch.length === 0) break;
+    const vectors = await embedder.embed(batch.map(embeddingInput), signal);
+    const width = vectors[0]?.length ?? 0;
+    if (vectors.length !== batch.length || width === 0 || vectors.some((vector) => vector.length !== width))
+      throw new EmbeddingError("The embedding model answered an unexpected number or shape of vectors.", false);
+    if (dimensions === null) dimensions = await recordDimensions(db, base.id, width);
+    if (width !== dimensions)
+      throw new EmbeddingError(
+        `The model returned ${width}-dimensional embeddings but this knowledge base holds ${dimensions}-dimensional ones.`,
+        false,
+      );
+    done += batch.length;
+    const rows = JSON.stringify(batch.map((chunk, i) => ({ id: chunk.id, e: vectorLiteral(vectors[i] ?? []) })));
+    const progress = Math.min(99, CHUNKED_PROGRESS + Math.floor(((100 - CHUNKED_PROGRESS) * done) / Math.max(total, 1)));
+    await db.transaction(async (tx) => {
+      await fencedUpdate({ db: tx, clock: deps.clock }, document.id, lease, { status: "embedding", progress });
+      await tx.execute(sql`
+        update knowledge_chunks set embedding = batch.e::vector
+        from jsonb_to_recordset(${rows}::jsonb) as batch(id text, e text)
+        where knowledge_chunks.id = batch.id`);
+    });
+    report(deps, document.id, "embedding", progress);
+  }
+
+  const width = dimensions ?? 0;
+  if (width > 0) await ensureVectorIndex(db, width);
+  await db.transaction(async (tx) => {
+    await fencedUpdate({ db: tx, clock: deps.clock }, document.id, lease, {
+      status: "ready",
+      progress: 100,
+      error: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    });
+    // Setting the width last is what puts the chunks into the vector index's partial predicate,
+    // so a document becomes vector-searchable all at once.
+    await tx.update(knowledgeChunks).set({ dimensions: width }).where(eq(knowledgeChunks.documentId, document.id));
+  });
+  report(deps, document.id, "ready", 100);
+}
+
+function report(deps: IngestDeps, documentId: string, status: ProgressEvent["status"], progress: number): void {
+  deps.onProgress?.({ documentId, status, progress, error: null });
+}
+
+/** Chunks are embedded with their heading path, which often names what a passage is about. */
+function embeddingInput(chunk: { text: string; headingPath: string[] }): string {
+  return chunk.headingPath.length > 0 ? `${chunk.headingPath.join(" > ")}\n\n${chunk.text}` : chunk.text;
+}
+
+async function recordDimensions(db: BuilderDb, knowledgeBaseId: string, width: number): Promise<number> {
+  await db
+    .update(knowledgeBases)
+    .set({ embeddingDimensions: width })
+    .where(and(eq(knowledgeBases.id, knowledgeBaseId), isNull(knowledgeBases.embeddingDimensions)));
+  const [row] = await db
+    .select({ dimensions: knowledgeBases.embeddingDimensions })
+    .from(knowledgeBases)
+    .where(eq(knowledgeBases.id, knowledgeBaseId));
+  return row?.dimensions ?? width;
+}
+
+type DocumentChanges = Partial<
+  Pick<
+    typeof knowledgeDocuments.$inferInsert,
+    "status" | "progress" | "error" | "chunkCount" | "pageCount" | "leaseOwner" | "leaseExpiresAt"
+  >
+>;
+
+/**
+ * Updates the document only while this worker holds its lease, extending the lease as a heartbeat.
+ *
+ * @example await fencedUpdate({ db, clock }, "doc_…", lease, { progress: 40 });
+ */
+export async function fencedUpdate(
+  { db, clock }: { db: Pick<BuilderDb, "update">; clock: Clock },
+  documentId: string,
+  lease: Lease,
+  changes: DocumentChanges,
+): Promise<void> {
+  const now = clock.now();
+  const updated = await db
+    .update(knowledgeDocuments)
+    .set({ leaseExpiresAt: new Date(now.getTime() + lease.leaseMs), ...changes, updatedAt: now })
+    .where(and(eq(knowledgeDocuments.id, documentId), eq(knowledgeDocuments.leaseOwner, lease.owner)))
+    .returning({ id: knowledgeDocuments.id });
+  if (updated.length === 0) throw new LeaseLostError(`lost the lease on ${documentId}`);
+}

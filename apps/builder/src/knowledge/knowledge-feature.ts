@@ -1,0 +1,20 @@
+import type { Deps } from "../deps.ts";
+import { createIngestionWorker, type IngestionWorker } from "./ingestion-worker.ts";
+import { createProgressEvents } from "./progress-events.ts";
+import { builderStorage, knowledgeRoutes } from "./routes.ts";
+
+/**
+ * Knowledge bases as the app mounts them: the routes (under /api) and the ingestion worker that
+ * `start()` runs, sharing one storage and one in-process progress channel.
+ *
+ * @example const knowledge = createKnowledgeFeature(deps); app.route("/api", knowledge.routes); await knowledge.worker.start();
+ */
+export function createKnowledgeFeature(deps: Deps): {
+  routes: ReturnType<typeof knowledgeRoutes>;
+  worker: IngestionWorker;
+} {
+  const storage = builderStorage(deps);
+  const events = createProgressEvents();
+  const worker = createIngestionWorker({ ...deps, storage, events });
+  return { routes: knowledgeRoutes(deps, { storage, worker, events }), worker };
+}

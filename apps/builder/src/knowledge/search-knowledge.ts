@@ -1,0 +1,221 @@
+import type { Clock } from "@app/core";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { BuilderConfig } from "../config.ts";
+import type { BuilderDb } from "../db/index.ts";
+import type { SearchMode } from "./contract.ts";
+import { EmbeddingError, embedderFor } from "./embedders.ts";
+import { KnowledgeErrors } from "./errors.ts";
+import type { KnowledgeBaseRow } from "./knowledge-json.ts";
+import { queryRows } from "./query-rows.ts";
+import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
+import { hasVectorSupport, vectorLiteral } from "./vector-index.ts";
+
+/** Reciprocal rank fusion constant (Cormack et al., SIGIR 2009); 60 is the usual choice. */
+export const RRF_K = 60;
+
+export interface KnowledgeHit {
+  chunkId: string;
+  documentId: string;
+  documentName: string;
+  knowledgeBaseId: string;
+  position: number;
+  page: number | null;
+  headingPath: string[];
+  text: string;
+  score: number;
+}
+
+export interface SearchRequest {
+  knowledgeBaseIds: readonly string[];
+  query: string;
+  topK: number;
+  mode?: SearchMode | undefined;
+  minScore?: number | undefined;
+}
+
+type Ranked = { id: string; score: number };
+type SearchDeps = { db: BuilderDb; clock: Clock; config: BuilderConfig };
+
+/**
+ * Searches the workspace's knowledge bases (ids of other workspaces are ignored): `fulltext`
+ * ranks with PostgreSQL full-text search (any query word may match, `ts_rank_cd`), `vector` by
+ * cosine similarity of embeddings (HNSW), `hybrid` fuses the two rankings with reciprocal rank
+ * fusion (k = 60). Only chunks of `ready` documents are found. The default mode is `hybrid`, or
+ * `fulltext` on a database without pgvector.
+ *
+ * @example const { hits } = await searchKnowledge(deps, workspaceId, { knowledgeBaseIds: ["kb_…"], query: "refund policy", topK: 5 });
+ */
+export async function searchKnowledge(
+  deps: SearchDeps,
+  workspaceId: string,
+  request: SearchRequest,
+): Promise<{ mode: SearchMode; hits: KnowledgeHit[] }> {
+  const { db } = deps;
+  const hasVector = await hasVectorSupport(db);
+  const mode = request.mode ?? (hasVector ? "hybrid" : "fulltext");
+  if (mode !== "fulltext" && !hasVector) throw KnowledgeErrors.VECTOR_SEARCH_UNAVAILABLE({ param: "mode" });
+  if (request.knowledgeBaseIds.length === 0) return { mode, hits: [] };
+  const bases = await db
+    .select()
+    .from(knowledgeBases)
+    .where(
+      and(eq(knowledgeBases.workspaceId, workspaceId), inArray(knowledgeBases.id, [...request.knowledgeBaseIds])),
+    );
+  if (bases.length === 0) return { mode, hits: [] };
+  // Fusion needs more than top_k from each side: a chunk ranked 30th by one and 2nd by the other can win.
+  const pool = mode === "hybrid" ? Math.max(request.topK * 4, 40) : request.topK;
+
+  let ranked: Ranked[];
+  if (mode === "fulltext") ranked = await fulltextRanking(db, bases, request.query, pool);
+  else {
+    const vectorLists = await vectorRankings(deps, workspaceId, bases, request.query, pool);
+    if (mode === "vector") ranked = vectorLists.flat().sort((a, b) => b.score - a.score);
+    else ranked = fuse([await fulltextRanking(db, bases, request.query, pool), ...vectorLists]);
+  }
+  const minScore = request.minScore;
+  const chosen = ranked.filter((hit) => minScore === undefined || hit.score >= minScore).slice(0, request.topK);
+  return { mode, hits: await describeHits(db, chosen) };
+}
+
+/**
+ * Reciprocal rank fusion: each list adds `1 / (k + rank)` for the items it holds.
+ *
+ * @example fuse([[{ id: "a", score: 3 }], [{ id: "b", score: 0.9 }, { id: "a", score: 0.8 }]]) // a first
+ */
+export function fuse(lists: readonly Ranked[][], k: number = RRF_K): Ranked[] {
+  const scores = new Map<string, number>();
+  for (const list of lists) {
+    list.forEach((item, index) => scores.set(item.id, (scores.get(item.id) ?? 0) + 1 / (k + index + 1)));
+  }
+  return [...scores.entries()]
+    .map(([id, score]) => ({ id, score }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * Full-text ranking. `plainto_tsquery` ANDs the words, which finds nothing for most questions, so
+ * its terms are OR-ed and `ts_rank_cd` rewards chunks holding more of them, closer together.
+ */
+export async function fulltextRanking(
+  db: BuilderDb,
+  bases: readonly Pick<KnowledgeBaseRow, "id">[],
+  query: string,
+  limit: number,
+): Promise<Ranked[]> {
+  const rows = await queryRows<{ id: string; score: number }>(db, sql`
+    select knowledge_chunks.id, ts_rank_cd(knowledge_chunks.search_vector, q.query)::float8 as score
+    from knowledge_chunks
+    join knowledge_documents on knowledge_documents.id = knowledge_chunks.document_id
+      and knowledge_documents.status = 'ready',
+    (select replace(plainto_tsquery('english', ${query})::text, ' & ', ' | ')::tsquery as query) q
+    where ${inArray(
+      knowledgeChunks.knowledgeBaseId,
+      bases.map((base) => base.id),
+    )} and knowledge_chunks.search_vector @@ q.query
+    order by score desc, knowledge_chunks.id
+    limit ${limit}`);
+  return rows.map((row) => ({ id: row.id, score: Number(row.score) }));
+}
+
+/** One ranking per embedding setting: the query is embedded once per model the bases use. */
+async function vectorRankings(
+  deps: SearchDeps,
+  workspaceId: string,
+  bases: readonly KnowledgeBaseRow[],
+  query: string,
+  limit: number,
+): Promise<Ranked[][]> {
+  const groups = new Map<string, KnowledgeBaseRow[]>();
+  for (const base of bases) {
+    const key = `${base.embeddingProvider}\u0000${base.embeddingModel}`;
+    groups.set(key, [...(groups.get(key) ?? []), base]);
+  }
+  const lists: Ranked[][] = [];
+  for (const group of groups.values()) {
+    const first = group[0] as KnowledgeBaseRow;
+    let vector: number[];
+    try {
+      const embedder = await embedderFor(deps, workspaceId, {
+        provider: first.embeddingProvider,
+        model: first.embeddingModel,
+      });
+      vector = (await embedder.embed([query]))[0] ?? [];
+    } catch (error) {
+      if (error instanceof EmbeddingError)
+        throw KnowledgeErrors.QUERY_EMBEDDING_FAILED({
+          message: `The query could not be embedded with ${first.embeddingProvider}/${first.embeddingModel}: ${error.message}`,
+        });
+      throw error;
+    }
+    if (vector.length === 0) continue;
+    lists.push(await vectorRanking(deps.db, group, vector, limit));
+  }
+  return lists;
+}
+
+/**
+ * Nearest chunks by cosine distance through the HNSW index of this width. Iterative scans let the
+ * index keep walking when the knowledge-base filter discards the first candidates (pgvector
+ * filters after the scan); `relaxed_order` may return them slightly out of order, hence the re-sort.
+ */
+export async function vectorRanking(
+  db: BuilderDb,
+  bases: readonly Pick<KnowledgeBaseRow, "id">[],
+  vector: readonly number[],
+  limit: number,
+  options: { isExact?: boolean } = {},
+): Promise<Ranked[]> {
+  const dimensions = vector.length;
+  const literal = vectorLiteral(vector);
+  const width = sql.raw(String(Math.trunc(dimensions)));
+  const efSearch = Math.min(1000, Math.max(64, limit * 2));
+  return db.transaction(async (tx) => {
+    if (options.isExact) await tx.execute(sql`set local enable_indexscan = off`);
+    else {
+      await tx.execute(sql.raw("set local hnsw.iterative_scan = relaxed_order"));
+      await tx.execute(sql.raw(`set local hnsw.ef_search = ${efSearch}`));
+    }
+    const rows = await queryRows<{ id: string; distance: number }>(tx, sql`
+      with nearest as materialized (
+        select id, embedding::vector(${width}) <=> ${literal}::vector(${width}) as distance
+        from knowledge_chunks
+        where dimensions = ${width}
+          and ${inArray(
+            knowledgeChunks.knowledgeBaseId,
+            bases.map((base) => base.id),
+          )}
+        order by embedding::vector(${width}) <=> ${literal}::vector(${width})
+        limit ${limit}
+      )
+      select id, distance::float8 as distance from nearest order by distance, id`);
+    return rows.map((row) => ({ id: row.id, score: 1 - Number(row.distance) }));
+  });
+}
+
+async function describeHits(db: BuilderDb, ranked: readonly Ranked[]): Promise<KnowledgeHit[]> {
+  if (ranked.length === 0) return [];
+  const rows = await db
+    .select({
+      chunkId: knowledgeChunks.id,
+      documentId: knowledgeChunks.documentId,
+      documentName: knowledgeDocuments.name,
+      knowledgeBaseId: knowledgeChunks.knowledgeBaseId,
+      position: knowledgeChunks.position,
+      page: knowledgeChunks.page,
+      headingPath: knowledgeChunks.headingPath,
+      text: knowledgeChunks.text,
+    })
+    .from(knowledgeChunks)
+    .innerJoin(knowledgeDocuments, eq(knowledgeDocuments.id, knowledgeChunks.documentId))
+    .where(
+      inArray(
+        knowledgeChunks.id,
+        ranked.map((hit) => hit.id),
+      ),
+    );
+  const byId = new Map(rows.map((row) => [row.chunkId, row]));
+  return ranked.flatMap((hit) => {
+    const row = byId.get(hit.id);
+    return row ? [{ ...row, score: hit.score }] : [];
+  });
+}

@@ -1,0 +1,58 @@
+import { sql } from "drizzle-orm";
+import type { BuilderDb } from "../db/index.ts";
+import { queryRows } from "./query-rows.ts";
+
+/** pgvector indexes `vector` columns up to this width; wider embeddings are searched by exact scan. */
+export const MAX_INDEXED_DIMENSIONS = 2000;
+
+const columnChecks = new WeakMap<BuilderDb, Promise<boolean>>();
+const indexedWidths = new WeakMap<BuilderDb, Set<number>>();
+
+/**
+ * Whether this database has the `embedding` column, i.e. pgvector was installed when the
+ * migrations ran. Without it ingestion stores chunks for full-text search only.
+ *
+ * @example if (await hasVectorSupport(db)) { ... }
+ */
+export function hasVectorSupport(db: BuilderDb): Promise<boolean> {
+  let check = columnChecks.get(db);
+  if (!check) {
+    check = queryRows<{ present: boolean }>(
+      db,
+      sql`select exists (select 1 from information_schema.columns
+          where table_schema = current_schema() and table_name = 'knowledge_chunks' and column_name = 'embedding') as present`,
+    ).then((rows) => rows[0]?.present === true);
+    columnChecks.set(db, check);
+  }
+  return check;
+}
+
+/**
+ * Creates (once) the HNSW cosine index for embeddings of one width. The column has no fixed
+ * width, so each width gets a partial expression index over `embedding::vector(N)`; queries must
+ * use the same cast and `dimensions = N` filter to be served by it.
+ *
+ * @example await ensureVectorIndex(db, 384);
+ */
+export async function ensureVectorIndex(db: BuilderDb, dimensions: number): Promise<void> {
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_INDEXED_DIMENSIONS) return;
+  let widths = indexedWidths.get(db);
+  if (!widths) {
+    widths = new Set();
+    indexedWidths.set(db, widths);
+  }
+  if (widths.has(dimensions)) return;
+  // The width is an integer checked above, so inlining it into DDL is safe (DDL takes no parameters).
+  await db.execute(
+    sql.raw(
+      `CREATE INDEX IF NOT EXISTS knowledge_chunks_embedding_${dimensions}_idx ON knowledge_chunks ` +
+        `USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dimensions = ${dimensions}`,
+    ),
+  );
+  widths.add(dimensions);
+}
+
+/** pgvector's text form of a vector, `[0.1,0.2,…]`, to be cast with `::vector`. */
+export function vectorLiteral(values: readonly number[]): string {
+  return `[${values.map((value) => (Number.isFinite(value) ? value : 0)).join(",")}]`;
+}

@@ -1,0 +1,73 @@
+import { checkWebhookUrl, guardedLookup, WebhookUrlError } from "@app/webhooks";
+import { Agent, fetch as undiciFetch } from "undici";
+
+export type FetchFunction = typeof globalThis.fetch;
+
+const MAX_REDIRECTS = 5;
+
+/** A user-controlled URL that we refuse to request (private address, bad scheme, unresolvable). */
+export class OutboundUrlError extends Error {
+  override name = "OutboundUrlError";
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const dispatchers = new Map<boolean, Agent>();
+
+/**
+ * The fetch for every request whose URL a user controls (HTTP nodes and tools, provider base URLs).
+ * Unless private targets are allowed, each URL — and each redirect, followed here by hand — is checked
+ * after DNS resolution, and the connection itself re-checks the address it dials, so a host cannot
+ * rebind to an internal address between the check and the request.
+ *
+ * @example const fetch = guardedFetch({ allowPrivate: config.allowPrivateUrls }); await fetch(url, { signal });
+ */
+export function guardedFetch(options: { allowPrivate: boolean }): FetchFunction {
+  let dispatcher = dispatchers.get(options.allowPrivate);
+  if (!dispatcher) {
+    // One pooled agent per policy: a new one per call would lose keep-alive connections.
+    dispatcher = new Agent({ connect: { lookup: guardedLookup(options.allowPrivate) } });
+    dispatchers.set(options.allowPrivate, dispatcher);
+  }
+  const agent = dispatcher;
+  return (async (input: Parameters<FetchFunction>[0], init: RequestInit = {}) => {
+    let url = input instanceof Request ? input.url : String(input);
+    const manual = init.redirect === "manual";
+    for (let hop = 0; ; hop++) {
+      await checkUrl(url, options.allowPrivate);
+      const response = await undiciFetch(url, {
+        ...(init as Parameters<typeof undiciFetch>[1]),
+        redirect: "manual",
+        dispatcher: agent,
+      });
+      const location = response.headers.get("location");
+      if (manual || response.status < 300 || response.status >= 400 || !location) {
+        return response as unknown as Response;
+      }
+      if (hop >= MAX_REDIRECTS)
+        throw new OutboundUrlError("too_many_redirects", `More than ${MAX_REDIRECTS} redirects.`);
+      await response.body?.cancel();
+      url = new URL(location, url).toString();
+      // A 303, and a 301/302 after POST, continue as GET without a body, as browsers do.
+      if (
+        response.status === 303 ||
+        ((response.status === 301 || response.status === 302) && init.method === "POST")
+      ) {
+        init = { ...init, method: "GET", body: null };
+      }
+    }
+  }) as FetchFunction;
+}
+
+async function checkUrl(url: string, allowPrivate: boolean): Promise<void> {
+  try {
+    await checkWebhookUrl(url, { allowPrivate, requireHttps: false });
+  } catch (error) {
+    if (error instanceof WebhookUrlError) throw new OutboundUrlError(error.reason, error.message);
+    throw error;
+  }
+}

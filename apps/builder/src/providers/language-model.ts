@@ -1,0 +1,68 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createCohere } from "@ai-sdk/cohere";
+import { createDeepSeek } from "@ai-sdk/deepseek";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { createGroq } from "@ai-sdk/groq";
+import { createMistral } from "@ai-sdk/mistral";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createXai } from "@ai-sdk/xai";
+import type { LanguageModel } from "ai";
+import type { FetchFunction } from "./outbound-fetch.ts";
+
+// The SDK prints compatibility warnings with console.warn; our logs are JSON lines only.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
+/** What is needed to reach a provider: always an explicit key, so no SDK reads the environment. */
+export interface ProviderAccess {
+  provider: string;
+  apiKey: string;
+  /** A base URL from the credential; undefined means the provider's own endpoint. */
+  baseUrl: string | undefined;
+  fetch: FetchFunction;
+}
+
+/**
+ * The AI SDK chat model of one of the catalogue's providers. OpenAI goes through `.chat()`
+ * (chat completions, which every OpenAI-like endpoint speaks), not the default Responses API.
+ *
+ * @example const model = createLanguageModel(access, "gpt-4o-mini");
+ */
+export function createLanguageModel(access: ProviderAccess, modelId: string): LanguageModel {
+  const settings = {
+    apiKey: access.apiKey,
+    fetch: access.fetch,
+    ...(access.baseUrl ? { baseURL: access.baseUrl } : {}),
+  };
+  switch (access.provider) {
+    case "openai":
+      return createOpenAI(settings).chat(modelId);
+    case "anthropic":
+      return createAnthropic(settings)(modelId);
+    case "google":
+      return createGoogleGenerativeAI(settings)(modelId);
+    case "mistral":
+      return createMistral(settings)(modelId);
+    case "groq":
+      return createGroq(settings)(modelId);
+    case "cohere":
+      return createCohere(settings)(modelId);
+    case "deepseek":
+      return createDeepSeek(settings)(modelId);
+    case "xai":
+      return createXai(settings).chat(modelId);
+    case "openai-compatible": {
+      if (!access.baseUrl) throw new Error("openai-compatible needs a base URL");
+      // Without includeUsage, compatible servers stream no token counts and billing would see zero.
+      return createOpenAICompatible({
+        name: "openai-compatible",
+        baseURL: access.baseUrl,
+        apiKey: access.apiKey,
+        fetch: access.fetch,
+        includeUsage: true,
+      })(modelId);
+    }
+    default:
+      throw new Error(`unknown provider ${access.provider}`);
+  }
+}

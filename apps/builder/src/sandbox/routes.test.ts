@@ -1,0 +1,84 @@
+import { createLogger, errorHandler, notFoundHandler } from "@app/http";
+import { createSandbox } from "@app/sandbox";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { describe, expect, it } from "vitest";
+import type { AppEnv } from "../env.ts";
+import { sandboxRoutes } from "./routes.ts";
+
+const logger = createLogger({ service: "sandbox-routes-test", level: "silent" });
+
+/** The routes in-process, behind the same error handler as the app (auth is the app's, tested over HTTP). */
+function appWith(sandbox: Parameters<typeof sandboxRoutes>[1]) {
+  const app = new OpenAPIHono<AppEnv>();
+  app.onError(errorHandler(logger));
+  app.notFound(notFoundHandler);
+  app.route("/api/sandbox", sandboxRoutes({ logger }, sandbox));
+  return app;
+}
+
+const run = (app: ReturnType<typeof appWith>, body: unknown) =>
+  app.request("/api/sandbox/run", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+const HELLO = { language: "python", code: "def main(inputs):\n    return {}\n", input: {} };
+
+describe("sandbox routes on a host that cannot run code", () => {
+  it("answer 503 sandbox_unavailable when no sandbox was constructed", async () => {
+    const app = appWith(undefined);
+    const response = await run(app, HELLO);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({
+      error: { code: "sandbox_unavailable", type: "api_error" },
+    });
+    const runtimes = await app.request("/api/sandbox/runtimes");
+    expect(await runtimes.json()).toMatchObject({ available: false, languages: expect.any(Array) });
+  });
+
+  it("answer 503 with the install hint when bubblewrap is missing", async () => {
+    const sandbox = await createSandbox({ bwrapPath: "/nonexistent/bwrap", warmPerLanguage: 0 });
+    try {
+      const app = appWith(sandbox);
+      const response = await run(app, HELLO);
+      expect(response.status).toBe(503);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("sandbox_unavailable");
+      expect(body.error.message).toContain("apt-get install bubblewrap");
+      const runtimes = (await (await app.request("/api/sandbox/runtimes")).json()) as {
+        available: boolean;
+        reason: string;
+      };
+      expect(runtimes.available).toBe(false);
+      expect(runtimes.reason).toContain("bubblewrap");
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("answer 503 sandbox_busy with Retry-After when the queue times out", async () => {
+    const sandbox = await createSandbox({
+      uidBase: 1_660_000_000,
+      concurrency: 1,
+      queueTimeoutMs: 100,
+      warmPerLanguage: 0,
+    });
+    try {
+      const app = appWith(sandbox);
+      const long = run(app, {
+        language: "python",
+        code: "import time\ndef main(inputs):\n    time.sleep(2)\n    return {}\n",
+        input: {},
+      });
+      while (sandbox.stats().active === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const response = await run(app, HELLO);
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("1");
+      expect(await response.json()).toMatchObject({ error: { code: "sandbox_busy" } });
+      expect((await long).status).toBe(200);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});

@@ -1,0 +1,231 @@
+import { createRouter, defineErrors, errorResponses } from "@app/http";
+import {
+  LANGUAGES,
+  LanguageUnavailableError,
+  RUN_ERROR_KINDS,
+  RUN_LIMIT_BOUNDS,
+  type RunResult,
+  type RuntimesReport,
+  type Sandbox,
+  SandboxBusyError,
+  SandboxClosedError,
+  SandboxUnavailableError,
+} from "@app/sandbox";
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+
+export const SandboxErrors = defineErrors({
+  SANDBOX_UNAVAILABLE: { status: 503, message: "The code sandbox is not available on this server." },
+  LANGUAGE_UNAVAILABLE: { status: 503, message: "This language is not installed on this server." },
+  SANDBOX_BUSY: { status: 503, message: "Every sandbox slot is busy; try again shortly." },
+});
+
+const { timeoutMs, memoryMb } = RUN_LIMIT_BOUNDS;
+
+export const runSandboxBody = z
+  .object({
+    language: z.enum(LANGUAGES),
+    code: z.string().min(1).max(100_000),
+    input: z.record(z.string(), z.unknown()).openapi({ example: { name: "Ada" } }),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(timeoutMs.min)
+      .max(timeoutMs.max)
+      .optional()
+      .openapi({
+        description: `Wall-clock limit; default ${timeoutMs.default}`,
+      }),
+    memory_mb: z
+      .number()
+      .int()
+      .min(memoryMb.min)
+      .max(memoryMb.max)
+      .optional()
+      .openapi({
+        description: `Memory limit; default ${memoryMb.default}`,
+      }),
+  })
+  .openapi("SandboxRunRequest");
+
+export const runResultSchema = z
+  .object({
+    output: z.record(z.string(), z.unknown()).nullable().openapi({ description: "What main returned" }),
+    stdout: z.string(),
+    stderr: z.string(),
+    exit_code: z.number().int().nullable(),
+    duration_ms: z.number(),
+    timed_out: z.boolean(),
+    truncated: z.boolean().openapi({ description: "stdout+stderr were cut at the output limit" }),
+    error: z
+      .object({
+        kind: z.enum(RUN_ERROR_KINDS),
+        message: z.string(),
+        type: z.string().optional(),
+        line: z.number().int().optional().openapi({ description: "Line in the submitted code" }),
+      })
+      .nullable(),
+  })
+  .openapi("SandboxRunResult");
+
+export const runtimesSchema = z
+  .object({
+    available: z.boolean(),
+    reason: z.string().nullable(),
+    isolation: z.object({
+      bubblewrap: z.string().nullable(),
+      seccomp: z.boolean(),
+      uids: z.enum(["per_run", "service"]),
+    }),
+    limits: z.object({
+      mechanism: z.enum(["cgroup_v2", "rlimit"]),
+      detail: z.string(),
+      default_timeout_ms: z.number().int(),
+      default_memory_mb: z.number().int(),
+      output_limit_bytes: z.number().int(),
+    }),
+    concurrency: z.number().int(),
+    queue_timeout_ms: z.number().int(),
+    languages: z.array(
+      z.object({
+        language: z.enum(LANGUAGES),
+        kind: z.enum(["interpreted", "compiled"]),
+        available: z.boolean(),
+        version: z.string().nullable(),
+        reason: z.string().nullable(),
+      }),
+    ),
+  })
+  .openapi("SandboxRuntimes");
+
+const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+
+const runRoute = createRoute({
+  method: "post",
+  path: "/run",
+  tags: ["sandbox"],
+  summary: "Run code's main(input) in the sandbox",
+  description:
+    "Errors in the code (compile, runtime, timeout, memory, output) are a 200 with `error` set; only host problems are 503.",
+  request: { body: { required: true, content: json(runSandboxBody) } },
+  responses: {
+    200: { description: "The run's result", content: json(runResultSchema) },
+    ...errorResponses(400, 401, 413, 422, 503),
+  },
+});
+
+const runtimesRoute = createRoute({
+  method: "get",
+  path: "/runtimes",
+  tags: ["sandbox"],
+  summary: "Languages available on this host, their versions and the limit mechanism in force",
+  responses: {
+    200: { description: "The sandbox's runtimes", content: json(runtimesSchema) },
+    ...errorResponses(401),
+  },
+});
+
+function toResultJson(result: RunResult) {
+  return {
+    output: result.output,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    exit_code: result.exitCode,
+    duration_ms: result.durationMs,
+    timed_out: result.timedOut,
+    truncated: result.truncated,
+    error: result.error,
+  };
+}
+
+function toRuntimesJson(report: RuntimesReport) {
+  return {
+    available: report.isAvailable,
+    reason: report.reason,
+    isolation: report.isolation,
+    limits: {
+      mechanism: report.limits.mechanism,
+      detail: report.limits.detail,
+      default_timeout_ms: report.limits.defaultTimeoutMs,
+      default_memory_mb: report.limits.defaultMemoryMb,
+      output_limit_bytes: report.limits.outputBytes,
+    },
+    concurrency: report.concurrency,
+    queue_timeout_ms: report.queueTimeoutMs,
+    languages: report.languages.map((entry) => ({
+      language: entry.language,
+      kind: entry.kind,
+      available: entry.isAvailable,
+      version: entry.version,
+      reason: entry.reason,
+    })),
+  };
+}
+
+/** A host without a sandbox (not constructed, or bwrap missing) still answers the runtimes route. */
+const NOT_CONFIGURED = {
+  available: false,
+  reason: "the sandbox is not configured on this server",
+  isolation: { bubblewrap: null, seccomp: false, uids: "service" as const },
+  limits: {
+    mechanism: "rlimit" as const,
+    detail: "no sandbox",
+    default_timeout_ms: timeoutMs.default,
+    default_memory_mb: memoryMb.default,
+    output_limit_bytes: 0,
+  },
+  concurrency: 0,
+  queue_timeout_ms: 0,
+  languages: LANGUAGES.map((language) => ({
+    language,
+    kind: language === "go" || language === "rust" ? ("compiled" as const) : ("interpreted" as const),
+    available: false,
+    version: null,
+    reason: "the sandbox is not configured on this server",
+  })),
+};
+
+/** Host problems become 503s in the error shape; anything the code did wrong is already in the result. */
+function toApiError(error: unknown, deps: Pick<Deps, "logger">): unknown {
+  if (error instanceof SandboxBusyError) {
+    // Worth an operator's attention: the pool is too small for the load.
+    deps.logger.warn({ waited_ms: error.waitedMs }, "sandbox queue timeout");
+    return SandboxErrors.SANDBOX_BUSY({ message: error.message, headers: { "Retry-After": "1" } });
+  }
+  if (error instanceof LanguageUnavailableError)
+    return SandboxErrors.LANGUAGE_UNAVAILABLE({ message: error.message });
+  if (error instanceof SandboxUnavailableError || error instanceof SandboxClosedError) {
+    return SandboxErrors.SANDBOX_UNAVAILABLE({ message: error.message });
+  }
+  return error;
+}
+
+/**
+ * `POST /run` and `GET /runtimes`, on the one sandbox that code nodes and code tools share.
+ *
+ * @example app.route("/api/sandbox", sandboxRoutes(deps, deps.sandbox));
+ */
+export function sandboxRoutes(deps: Pick<Deps, "logger">, sandbox: Sandbox | undefined) {
+  const router = createRouter<AppEnv>();
+  router.openapi(runRoute, async (c) => {
+    if (!sandbox) throw SandboxErrors.SANDBOX_UNAVAILABLE();
+    const body = c.req.valid("json");
+    try {
+      const result = await sandbox.run({
+        language: body.language,
+        code: body.code,
+        input: body.input,
+        ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }),
+        ...(body.memory_mb === undefined ? {} : { memoryMb: body.memory_mb }),
+      });
+      return c.json(toResultJson(result), 200);
+    } catch (error) {
+      throw toApiError(error, deps);
+    }
+  });
+  router.openapi(runtimesRoute, (c) =>
+    c.json(sandbox ? toRuntimesJson(sandbox.runtimes()) : NOT_CONFIGURED, 200),
+  );
+  return router;
+}

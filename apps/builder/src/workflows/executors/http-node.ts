@@ -1,0 +1,177 @@
+import { type ExecutorContext, type HttpData, NodeExecutionError } from "@app/workflow";
+import { type FetchFunction, OutboundUrlError } from "../../outbound/guarded-fetch.ts";
+
+/** Responses are read into the run record, so their size is capped. */
+export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const RETRY_BASE_MS = 250;
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  json?: unknown;
+}
+
+/**
+ * Sends the request an HTTP node (or the `http_request` tool) describes: templated method, URL,
+ * headers, query and body (an object is sent as JSON, or as a form when the content type says so; a
+ * string as is), auth, a timeout per attempt and retries on network errors, 429 and 5xx.
+ *
+ * @example const result = await sendHttpRequest(fetch, data, signal);
+ */
+export async function sendHttpRequest(
+  fetch: FetchFunction,
+  data: HttpData,
+  signal: AbortSignal,
+): Promise<HttpResult> {
+  const url = buildUrl(data.url, data.query);
+  const headers = new Headers(data.headers ?? {});
+  applyAuth(headers, data.auth);
+  const body = encodeBody(data.body, headers, data.method);
+  const attempts = (data.retries ?? 0) + 1;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const response = await fetch(url, {
+        method: data.method,
+        headers,
+        body,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(data.timeout_ms ?? DEFAULT_TIMEOUT_MS)]),
+      });
+      const isRetryable = response.status === 429 || response.status >= 500;
+      if (isRetryable && attempt < attempts) {
+        await response.body?.cancel();
+        await backoff(attempt, signal);
+        continue;
+      }
+      return await readResponse(response);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      if (error instanceof OutboundUrlError) throw new NodeExecutionError("url_not_allowed", error.message);
+      if (error instanceof NodeExecutionError) throw error;
+      if (attempt >= attempts) throw describeFailure(error, data);
+      await backoff(attempt, signal);
+    }
+  }
+}
+
+/** The node executor over `sendHttpRequest`. */
+export function httpNodeExecutor(fetch: FetchFunction) {
+  return async ({ inputs, signal }: ExecutorContext<"http">) => {
+    const result = await sendHttpRequest(fetch, inputs as HttpData, signal);
+    return { outputs: { ...result } };
+  };
+}
+
+function buildUrl(raw: string, query: Record<string, string> | undefined): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new NodeExecutionError("invalid_url", `Not an absolute URL: ${raw.slice(0, 200)}`);
+  }
+  for (const [name, value] of Object.entries(query ?? {})) url.searchParams.append(name, value);
+  return url.toString();
+}
+
+function applyAuth(headers: Headers, auth: HttpData["auth"]): void {
+  if (!auth || auth.type === "none") return;
+  if (auth.type === "bearer") headers.set("authorization", `Bearer ${auth.token}`);
+  if (auth.type === "basic") {
+    headers.set(
+      "authorization",
+      `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`,
+    );
+  }
+  if (auth.type === "api_key") headers.set(auth.header, auth.value);
+}
+
+function encodeBody(body: unknown, headers: Headers, method: string): string | null {
+  if (body === undefined || body === null || method === "GET" || method === "HEAD") return null;
+  if (typeof body === "string") {
+    if (!headers.has("content-type")) headers.set("content-type", "text/plain; charset=utf-8");
+    return body;
+  }
+  const contentType = headers.get("content-type") ?? "";
+  if (contentType.startsWith("application/x-www-form-urlencoded") && typeof body === "object") {
+    const form = new URLSearchParams();
+    for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+      form.append(name, typeof value === "string" ? value : JSON.stringify(value));
+    }
+    return form.toString();
+  }
+  if (!contentType) headers.set("content-type", "application/json");
+  return JSON.stringify(body);
+}
+
+async function readResponse(response: Response): Promise<HttpResult> {
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > MAX_RESPONSE_BYTES) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body) {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > MAX_RESPONSE_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  }
+  const body = Buffer.concat(chunks).toString("utf8");
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const result: HttpResult = { status: response.status, headers, body };
+  if ((headers["content-type"] ?? "").includes("json")) {
+    try {
+      result.json = JSON.parse(body);
+    } catch {
+      // A body that claims JSON but is not stays available as `body`.
+    }
+  }
+  return result;
+}
+
+function tooLarge() {
+  return new NodeExecutionError(
+    "response_too_large",
+    `The response is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB.`,
+  );
+}
+
+function describeFailure(error: unknown, data: HttpData): NodeExecutionError {
+  if (error instanceof Error && error.name === "TimeoutError") {
+    return new NodeExecutionError(
+      "http_timeout",
+      `No answer within ${data.timeout_ms ?? DEFAULT_TIMEOUT_MS} ms.`,
+    );
+  }
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const code = (cause as { code?: unknown }).code;
+  if (code === "EPRIVATEADDRESS") {
+    return new NodeExecutionError(
+      "url_not_allowed",
+      "The URL points at a private, loopback or reserved address.",
+    );
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return new NodeExecutionError("http_request_failed", `The request failed: ${message}`);
+}
+
+function backoff(attempt: number, signal: AbortSignal): Promise<void> {
+  const delay = RETRY_BASE_MS * 2 ** (attempt - 1);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, delay);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,57 @@
+import { type ExecutorContext, NodeExecutionError } from "@app/workflow";
+import type { KnowledgeCapability, LlmCapability } from "../capabilities.ts";
+
+const DEFAULT_TOP_K = 4;
+
+/**
+ * The LLM node: optional knowledge-base context retrieved with the prompt as the query, then one model
+ * call; with `json_schema` the model answers JSON that is also output as `json`.
+ */
+export function llmNodeExecutor(
+  llm: LlmCapability | undefined,
+  knowledge: KnowledgeCapability | undefined,
+  workspaceId: string,
+) {
+  return async ({ inputs, signal }: ExecutorContext<"llm">) => {
+    if (!llm)
+      throw new NodeExecutionError("llm_unavailable", "No model provider layer is available on this server.");
+    let system = inputs.system;
+    const knowledgeBaseIds = inputs.knowledge_base_ids ?? [];
+    if (knowledgeBaseIds.length > 0) {
+      if (!knowledge)
+        throw new NodeExecutionError(
+          "knowledge_unavailable",
+          "Knowledge bases are not available on this server.",
+        );
+      const chunks = await knowledge.search({
+        workspaceId,
+        knowledgeBaseIds,
+        query: inputs.prompt,
+        topK: inputs.top_k ?? DEFAULT_TOP_K,
+      });
+      const context = chunks
+        .map((chunk, i) => `[${i + 1}] (${chunk.document_name}) ${chunk.text}`)
+        .join("\n\n");
+      system = `${system ? `${system}\n\n` : ""}Use this context when it helps; cite it as [n].\n\n${context}`;
+    }
+    const answer = await llm.generate({
+      workspaceId,
+      provider: inputs.provider,
+      model: inputs.model,
+      system,
+      prompt: inputs.prompt,
+      temperature: inputs.temperature,
+      maxTokens: inputs.max_tokens,
+      jsonSchema: inputs.json_schema,
+      signal,
+    });
+    return {
+      outputs: {
+        text: answer.text,
+        usage: answer.usage,
+        ...(inputs.json_schema ? { json: answer.json ?? null } : {}),
+      },
+      usage: answer.usage,
+    };
+  };
+}

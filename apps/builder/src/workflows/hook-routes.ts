@@ -1,0 +1,105 @@
+import { ApiError, createRouter, defineErrors, errorResponses } from "@app/http";
+import { createRoute, z } from "@hono/zod-openapi";
+import { consumeRateLimit } from "../auth/rate-limit.ts";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import { checkRunnable, runSchema } from "./routes.ts";
+import { finishedRunJson } from "./runs/run-json.ts";
+import type { WorkflowRunner } from "./runs/workflow-runner.ts";
+import { isTriggerTokenValid, workflowIdOfToken } from "./trigger-token.ts";
+import { findWorkflowForTrigger } from "./workflows.ts";
+
+export const HookErrors = defineErrors({
+  HOOK_NOT_FOUND: { status: 404, message: "There is no trigger with this URL." },
+  HOOK_BODY_NOT_OBJECT: {
+    status: 422,
+    message: "The body must be a JSON object; its fields become the run's inputs.",
+  },
+});
+
+/** Triggers per workflow per minute: enough for event-driven use, a brake on floods. */
+const TRIGGERS_PER_MINUTE = 120;
+/** The trigger's body becomes run inputs and is stored with the run. */
+export const HOOK_BODY_LIMIT_BYTES = 256 * 1024;
+
+const tokenParam = z.object({
+  token: z
+    .string()
+    .max(200)
+    .openapi({ param: { name: "token", in: "path" } }),
+});
+
+const triggerRoute = createRoute({
+  method: "post",
+  path: "/{token}",
+  tags: ["workflows"],
+  summary: "Start a workflow run from a POSTed JSON body (the workflow's trigger_url)",
+  description:
+    "No other authentication: the URL is the secret. Answers 202 with the run id, or with `?wait=true` the finished run.",
+  security: [],
+  request: {
+    params: tokenParam,
+    query: z.object({ wait: z.enum(["true", "false"]).optional() }),
+    body: { required: false, content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
+  },
+  responses: {
+    200: {
+      description: "The finished run (with ?wait=true)",
+      content: { "application/json": { schema: runSchema } },
+    },
+    202: {
+      description: "The run started",
+      content: {
+        "application/json": { schema: z.object({ run_id: z.string(), status: z.literal("running") }) },
+      },
+    },
+    ...errorResponses(400, 404, 413, 422, 429),
+  },
+});
+
+/** The public inbound trigger, mounted at /api/hooks. */
+export function hookRoutes(deps: Deps, runner: WorkflowRunner) {
+  const router = createRouter<AppEnv>();
+  router.openapi(triggerRoute, async (c) => {
+    const { token } = c.req.valid("param");
+    const workflowId = workflowIdOfToken(token);
+    const workflow = workflowId ? await findWorkflowForTrigger(deps.db, workflowId) : undefined;
+    if (
+      !workflow ||
+      !isTriggerTokenValid(deps.config.secretKey, token, workflow.id, workflow.triggerVersion)
+    ) {
+      throw HookErrors.HOOK_NOT_FOUND();
+    }
+    const limit = await consumeRateLimit(
+      deps.db,
+      `hook:${workflow.id}`,
+      { max: TRIGGERS_PER_MINUTE, windowMs: 60_000 },
+      deps.clock.now(),
+    );
+    if (!limit.isAllowed) {
+      throw new ApiError(
+        429,
+        "too_many_triggers",
+        `This trigger accepts ${TRIGGERS_PER_MINUTE} requests a minute.`,
+        {
+          headers: { "Retry-After": String(limit.retryAfterSeconds) },
+        },
+      );
+    }
+    const inputs = (c.req.valid("json") as Record<string, unknown> | undefined) ?? {};
+    checkRunnable(runner, workflow, inputs);
+    const request = { workspaceId: workflow.workspaceId, workflow, inputs, trigger: "hook" as const };
+    if (c.req.valid("query").wait === "true") {
+      const result = await runner.run(request);
+      return c.json(finishedRunJson(result, { workflowId: workflow.id, trigger: "hook", inputs }), 200);
+    }
+    const runId = await new Promise<string>((resolve, reject) => {
+      runner.run({ ...request, persistAtStart: true, onRunCreated: resolve }).catch((error: unknown) => {
+        deps.logger.error({ err: error, workflow_id: workflow.id }, "triggered run failed to record");
+        reject(error);
+      });
+    });
+    return c.json({ run_id: runId, status: "running" as const }, 202);
+  });
+  return router;
+}

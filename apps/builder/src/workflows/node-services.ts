@@ -1,0 +1,123 @@
+import { NodeExecutionError, type NodeExecutors } from "@app/workflow";
+import type { Deps } from "../deps.ts";
+import { guardedFetch } from "../outbound/guarded-fetch.ts";
+import type { WorkflowCapabilities } from "./capabilities.ts";
+import { codeNodeExecutor } from "./executors/code-node.ts";
+import { httpNodeExecutor } from "./executors/http-node.ts";
+import { llmNodeExecutor } from "./executors/llm-node.ts";
+import type { NodeServices, WorkflowRunner } from "./runs/workflow-runner.ts";
+import { currentTimeTool, httpRequestTool } from "./tools/builtin-tools.ts";
+import { defineTool, ToolRegistry, z } from "./tools/registry.ts";
+import { findWorkflow } from "./workflows.ts";
+
+/** Workflows may call workflows; this keeps a cycle of them from recursing without end. */
+const MAX_WORKFLOW_DEPTH = 3;
+
+/**
+ * The executors and tools of workflow nodes, built from what the builder offers. `runner` is asked
+ * lazily because the run_workflow tool needs the runner that these services are given to.
+ */
+export function createNodeServices(
+  deps: Deps,
+  capabilities: WorkflowCapabilities,
+  runner: () => WorkflowRunner,
+): NodeServices {
+  const fetch = guardedFetch({ allowPrivate: deps.config.allowPrivateUrls });
+  const tools = new ToolRegistry([
+    currentTimeTool(deps.clock),
+    httpRequestTool(fetch),
+    defineTool({
+      name: "run_code",
+      description: "Runs Python, JavaScript, Go or Rust in the sandbox: `main(inputs)` returns an object.",
+      outputs: ["result", "stdout"],
+      args: z.object({
+        language: z.enum(["python", "javascript", "go", "rust"]),
+        code: z.string().min(1).max(100_000),
+        inputs: z.record(z.string(), z.unknown()).default({}),
+      }),
+      run: async (args, { workspaceId, signal }) => {
+        if (!capabilities.code)
+          throw new NodeExecutionError("sandbox_unavailable", "The code sandbox is not available.");
+        const result = await capabilities.code.run({
+          workspaceId,
+          language: args.language,
+          code: args.code,
+          input: args.inputs,
+          signal,
+        });
+        return { result: result.output, stdout: result.stdout };
+      },
+    }),
+    defineTool({
+      name: "run_workflow",
+      description: "Runs another workflow of the workspace with the given inputs and returns its outputs.",
+      outputs: ["result", "run_id", "status"],
+      args: z.object({
+        workflow_id: z.string().max(64),
+        inputs: z.record(z.string(), z.unknown()).default({}),
+      }),
+      run: async (args, { workspaceId, depth }) => {
+        if (depth >= MAX_WORKFLOW_DEPTH) {
+          throw new NodeExecutionError(
+            "workflow_depth_exceeded",
+            `Workflows can nest at most ${MAX_WORKFLOW_DEPTH} deep.`,
+          );
+        }
+        const workflow = await findWorkflow(deps.db, workspaceId, args.workflow_id);
+        if (!workflow)
+          throw new NodeExecutionError(
+            "workflow_not_found",
+            `No workflow ${args.workflow_id} in this workspace.`,
+          );
+        const result = await runner().run({
+          workspaceId,
+          workflow,
+          inputs: args.inputs,
+          trigger: "tool",
+          depth: depth + 1,
+        });
+        if (result.status !== "succeeded") {
+          throw new NodeExecutionError(
+            "workflow_failed",
+            `Workflow ${workflow.id} ${result.status}: ${result.error?.message ?? ""}`,
+          );
+        }
+        return { result: result.outputs, run_id: result.run_id, status: result.status };
+      },
+    }),
+    ...(capabilities.knowledge
+      ? [
+          defineTool({
+            name: "knowledge_search",
+            description:
+              "Searches knowledge bases and returns the best matching chunks with their documents.",
+            outputs: ["result", "text"],
+            args: z.object({
+              knowledge_base_ids: z.array(z.string().max(64)).min(1).max(32),
+              query: z.string().min(1).max(10_000),
+              top_k: z.number().int().min(1).max(50).default(5),
+            }),
+            run: async (args, { workspaceId }) => {
+              const chunks = await capabilities.knowledge?.search({
+                workspaceId,
+                knowledgeBaseIds: args.knowledge_base_ids,
+                query: args.query,
+                topK: args.top_k,
+              });
+              return { result: chunks ?? [], text: (chunks ?? []).map((chunk) => chunk.text).join("\n\n") };
+            },
+          }),
+        ]
+      : []),
+  ]);
+
+  return {
+    tools,
+    executors: (workspaceId, depth): NodeExecutors => ({
+      http: httpNodeExecutor(fetch),
+      code: codeNodeExecutor(capabilities.code, workspaceId),
+      llm: llmNodeExecutor(capabilities.llm, capabilities.knowledge, workspaceId),
+      tool: tools.executor(workspaceId, depth),
+    }),
+  };
+}

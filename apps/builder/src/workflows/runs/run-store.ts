@@ -1,0 +1,185 @@
+import type { NodeError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
+import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { BuilderDb } from "../../db/index.ts";
+import { type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
+
+export type RunRow = typeof workflowRuns.$inferSelect;
+export type NodeRunRow = typeof workflowNodeRuns.$inferSelect;
+export type NodeRunValues = typeof workflowNodeRuns.$inferInsert;
+
+export interface NewRun {
+  id: string;
+  workspaceId: string;
+  workflowId: string;
+  trigger: RunTrigger;
+  graph: WorkflowGraph;
+  inputs: Record<string, unknown>;
+  startedAt: Date;
+}
+
+export async function insertRun(db: BuilderDb, values: NewRun): Promise<void> {
+  await db.insert(workflowRuns).values({ ...values, status: "running", heartbeatAt: values.startedAt });
+}
+
+/** Records a run that finished before its row was written: the row and its nodes in one transaction. */
+export async function recordFinishedRun(
+  db: BuilderDb,
+  run: NewRun,
+  finished: RunFinishedEvent,
+  nodes: NodeRunValues[],
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.insert(workflowRuns).values({
+      ...run,
+      ...finishedColumns(finished),
+      heartbeatAt: finished.finished_at,
+    });
+    await saveNodeRuns(tx as unknown as BuilderDb, nodes);
+  });
+}
+
+function finishedColumns(finished: RunFinishedEvent) {
+  return {
+    status: finished.status,
+    outputs: finished.outputs,
+    error: finished.error,
+    steps: finished.steps,
+    inputTokens: finished.usage.input_tokens ?? 0,
+    outputTokens: finished.usage.output_tokens ?? 0,
+    // The engine's own start time, so the record and the blocking answer agree.
+    startedAt: finished.started_at,
+    finishedAt: finished.finished_at,
+    elapsedMs: Math.round(finished.elapsed_ms),
+  };
+}
+
+/** Writes node records (insert or replace), in one statement however many nodes changed. */
+export async function saveNodeRuns(db: BuilderDb, rows: NodeRunValues[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insert(workflowNodeRuns)
+    .values(rows)
+    .onConflictDoUpdate({
+      target: [workflowNodeRuns.runId, workflowNodeRuns.nodeId],
+      set: {
+        status: sql`excluded.status`,
+        step: sql`excluded.step`,
+        inputs: sql`excluded.inputs`,
+        outputs: sql`excluded.outputs`,
+        error: sql`excluded.error`,
+        inputTokens: sql`excluded.input_tokens`,
+        outputTokens: sql`excluded.output_tokens`,
+        startedAt: sql`excluded.started_at`,
+        finishedAt: sql`excluded.finished_at`,
+        elapsedMs: sql`excluded.elapsed_ms`,
+      },
+    });
+}
+
+/** Records the end of a run together with its last node records. */
+export async function finishRun(
+  db: BuilderDb,
+  finished: RunFinishedEvent,
+  lastNodes: NodeRunValues[],
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await saveNodeRuns(tx as unknown as BuilderDb, lastNodes);
+    await tx.update(workflowRuns).set(finishedColumns(finished)).where(eq(workflowRuns.id, finished.run_id));
+  });
+}
+
+export async function findRun(
+  db: BuilderDb,
+  workspaceId: string,
+  runId: string,
+): Promise<RunRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(workflowRuns)
+    .where(and(eq(workflowRuns.id, runId), eq(workflowRuns.workspaceId, workspaceId)))
+    .limit(1);
+  return row;
+}
+
+export function findNodeRuns(db: BuilderDb, runId: string): Promise<NodeRunRow[]> {
+  return db
+    .select()
+    .from(workflowNodeRuns)
+    .where(eq(workflowNodeRuns.runId, runId))
+    .orderBy(asc(sql`coalesce(${workflowNodeRuns.step}, 2147483647)`), asc(workflowNodeRuns.nodeId));
+}
+
+export function listRuns(
+  db: BuilderDb,
+  workspaceId: string,
+  workflowId: string,
+  page: { limit: number; cursor?: string | undefined },
+) {
+  return db
+    .select()
+    .from(workflowRuns)
+    .where(
+      and(
+        eq(workflowRuns.workspaceId, workspaceId),
+        eq(workflowRuns.workflowId, workflowId),
+        page.cursor ? lt(workflowRuns.id, page.cursor) : undefined,
+      ),
+    )
+    .orderBy(desc(workflowRuns.id))
+    .limit(page.limit + 1);
+}
+
+/** Keeps the runs this process executes visibly alive; answers those someone asked to cancel. */
+export async function heartbeat(db: BuilderDb, runIds: string[], now: Date): Promise<string[]> {
+  if (runIds.length === 0) return [];
+  const rows = await db
+    .update(workflowRuns)
+    .set({ heartbeatAt: now })
+    .where(and(inArray(workflowRuns.id, runIds), eq(workflowRuns.status, "running")))
+    .returning({ id: workflowRuns.id, isCancelRequested: workflowRuns.isCancelRequested });
+  return rows.filter((row) => row.isCancelRequested).map((row) => row.id);
+}
+
+export async function requestCancel(
+  db: BuilderDb,
+  workspaceId: string,
+  runId: string,
+): Promise<RunRow | undefined> {
+  const [row] = await db
+    .update(workflowRuns)
+    .set({ isCancelRequested: true })
+    .where(and(eq(workflowRuns.id, runId), eq(workflowRuns.workspaceId, workspaceId)))
+    .returning();
+  return row;
+}
+
+/**
+ * Marks runs whose process stopped (no heartbeat since `staleBefore`) as failed, so no run stays
+ * "running" forever after a crash. Answers how many it closed.
+ */
+export async function failInterruptedRuns(db: BuilderDb, staleBefore: Date, now: Date): Promise<number> {
+  const error: NodeError & { node_id?: string } = {
+    code: "run_interrupted",
+    message: "The process running this workflow stopped before it finished.",
+  };
+  const rows = await db
+    .update(workflowRuns)
+    .set({ status: "failed", error, finishedAt: now })
+    .where(and(eq(workflowRuns.status, "running"), lt(workflowRuns.heartbeatAt, staleBefore)))
+    .returning({ id: workflowRuns.id });
+  if (rows.length > 0) {
+    await db
+      .update(workflowNodeRuns)
+      .set({ status: "failed", error, finishedAt: now })
+      .where(
+        and(
+          inArray(
+            workflowNodeRuns.runId,
+            rows.map((row) => row.id),
+          ),
+          eq(workflowNodeRuns.status, "running"),
+        ),
+      );
+  }
+  return rows.length;
+}

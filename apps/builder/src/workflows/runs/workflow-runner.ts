@@ -1,0 +1,335 @@
+import { newId } from "@app/core";
+import {
+  type CompiledWorkflow,
+  compileWorkflow,
+  type NodeExecutors,
+  type NodeFailedEvent,
+  type NodeFinishedEvent,
+  type RunRecorder,
+  type RunResult,
+  runWorkflow,
+  type ToolOutputs,
+} from "@app/workflow";
+import type { Deps } from "../../deps.ts";
+import type { RunTrigger } from "../schema.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { WorkflowRow } from "../workflows.ts";
+import {
+  failInterruptedRuns,
+  finishRun,
+  heartbeat,
+  insertRun,
+  recordFinishedRun,
+  type NodeRunValues,
+  saveNodeRuns,
+} from "./run-store.ts";
+
+/** A Server-Sent Event of a run, as the API streams it. */
+export interface RunStreamEvent {
+  event: "run_started" | "node_started" | "node_finished" | "node_skipped" | "run_finished";
+  data: Record<string, unknown>;
+}
+
+export interface RunRequest {
+  workspaceId: string;
+  workflow: WorkflowRow;
+  inputs: Record<string, unknown>;
+  trigger: RunTrigger;
+  /** How deeply this run is nested in run_workflow tools (0 for a top-level run). */
+  depth?: number;
+  onEvent?: (event: RunStreamEvent) => void;
+  /** Write the run row before the first node starts (runs others watch: streams, background triggers). */
+  persistAtStart?: boolean;
+  /** Called once the run row exists; only with `persistAtStart`. */
+  onRunCreated?: (runId: string) => void;
+}
+
+/** What the runner needs from the rest of the builder to execute nodes. */
+export interface NodeServices {
+  executors(workspaceId: string, depth: number): NodeExecutors;
+  tools: ToolRegistry;
+}
+
+const HEARTBEAT_MS = 5_000;
+/** A run whose process has not said anything for this long is considered dead. */
+const STALE_AFTER_MS = 60_000;
+/** Node records of a long run are written at most this often, so GET /api/runs/{id} shows progress. */
+const FLUSH_EVERY_MS = 1_000;
+/** A run still going after this long gets its row written, so a crash cannot make it vanish. */
+const PERSIST_AFTER_MS = 100;
+const COMPILED_CACHE_SIZE = 500;
+
+/**
+ * Executes workflows and records their runs: one run row at start, node records batched (a fast run
+ * writes them once, with its end), a heartbeat while it runs, and cancellation from any process.
+ */
+export class WorkflowRunner {
+  private readonly active = new Map<string, AbortController>();
+  private readonly compiled = new Map<string, CompiledWorkflow>();
+  private timer: NodeJS.Timeout | undefined;
+
+  readonly tools: ToolRegistry;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly services: NodeServices,
+  ) {
+    this.tools = services.tools;
+  }
+
+  /**
+   * Compiles a stored graph against the tools available now; throws WorkflowGraphError when it cannot
+   * run. Compiled graphs are kept per workflow version, since validation costs more than a fast run.
+   */
+  compile(workflow: WorkflowRow): CompiledWorkflow {
+    const key = `${workflow.id}@${workflow.updatedAt.getTime()}`;
+    const cached = this.compiled.get(key);
+    if (cached) return cached;
+    const compiled = compileWorkflow(workflow.graph, { tools: this.tools.outputs() });
+    if (this.compiled.size >= COMPILED_CACHE_SIZE) {
+      const oldest = this.compiled.keys().next().value;
+      if (oldest !== undefined) this.compiled.delete(oldest);
+    }
+    this.compiled.set(key, compiled);
+    return compiled;
+  }
+
+  toolOutputs(): ToolOutputs {
+    return this.tools.outputs();
+  }
+
+  /**
+   * Runs a workflow to the end and answers its record. The run row is written when the run has taken
+   * longer than `PERSIST_AFTER_MS` (or at once with `persistAtStart`), so a fast blocking run costs one
+   * write at its end; anything a crash could cut off is on record by then.
+   */
+  async run(request: RunRequest): Promise<RunResult> {
+    const compiled = this.compile(request.workflow);
+    const { db, clock } = this.deps;
+    const startedAt = clock.now();
+    const runId = newId("run", startedAt.getTime());
+    const row = {
+      id: runId,
+      workspaceId: request.workspaceId,
+      workflowId: request.workflow.id,
+      trigger: request.trigger,
+      graph: request.workflow.graph,
+      inputs: request.inputs,
+      startedAt,
+    };
+    let persisted: Promise<void> | undefined;
+    const persist = () => {
+      persisted ??= insertRun(db, row);
+      return persisted;
+    };
+    let timer: NodeJS.Timeout | undefined;
+    if (request.persistAtStart) {
+      await persist();
+      request.onRunCreated?.(runId);
+    } else {
+      timer = setTimeout(() => {
+        void persist().catch((error: unknown) => this.deps.logger.error({ err: error, run_id: runId }, "run record failed"));
+      }, PERSIST_AFTER_MS);
+    }
+    const controller = new AbortController();
+    this.active.set(runId, controller);
+    const recorder = new BatchingRecorder(this.deps, runId, request.workflow.id, request.onEvent, () => persisted);
+    try {
+      const result = await runWorkflow({
+        workflow: compiled,
+        runId,
+        inputs: request.inputs,
+        executors: this.services.executors(request.workspaceId, request.depth ?? 0),
+        recorder,
+        clock,
+        signal: controller.signal,
+        missingValues: "empty",
+      });
+      clearTimeout(timer);
+      if (persisted) {
+        await persisted;
+        await finishRun(db, result, recorder.takePending());
+      } else {
+        await recordFinishedRun(db, row, result, recorder.takePending());
+      }
+      request.onEvent?.({ event: "run_finished", data: runFinishedData(result) });
+      return result;
+    } finally {
+      clearTimeout(timer);
+      recorder.close();
+      this.active.delete(runId);
+    }
+  }
+
+  /** Cancels a run running in this process; answers false when it is not here. */
+  cancelLocal(runId: string): boolean {
+    const controller = this.active.get(runId);
+    if (!controller) return false;
+    controller.abort(new Error("cancelled"));
+    return true;
+  }
+
+  /** Closes runs left "running" by a dead process, then keeps this process's runs alive. */
+  async start(): Promise<void> {
+    await this.sweep();
+    this.timer = setInterval(() => {
+      void this.tick().catch((error: unknown) =>
+        this.deps.logger.error({ err: error }, "workflow heartbeat failed"),
+      );
+    }, HEARTBEAT_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    for (const controller of this.active.values()) controller.abort(new Error("the service is stopping"));
+  }
+
+  private async tick(): Promise<void> {
+    const toCancel = await heartbeat(this.deps.db, [...this.active.keys()], this.deps.clock.now());
+    for (const runId of toCancel) this.cancelLocal(runId);
+    await this.sweep();
+  }
+
+  private async sweep(): Promise<void> {
+    const now = this.deps.clock.now();
+    const closed = await failInterruptedRuns(this.deps.db, new Date(now.getTime() - STALE_AFTER_MS), now);
+    if (closed > 0) this.deps.logger.warn({ runs: closed }, "marked interrupted workflow runs as failed");
+  }
+}
+
+/** Streams every event at once and keeps node records in memory until the next flush. */
+class BatchingRecorder implements RunRecorder {
+  private readonly pending = new Map<string, NodeRunValues>();
+  private lastFlush: number;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly runId: string,
+    private readonly workflowId: string,
+    private readonly emit: ((event: RunStreamEvent) => void) | undefined,
+    /** The run row's write, once started; node records wait for it (they reference the row). */
+    private readonly runPersisted: () => Promise<void> | undefined,
+  ) {
+    this.lastFlush = deps.clock.now().getTime();
+  }
+
+  onRunStarted: RunRecorder["onRunStarted"] = (event) => {
+    this.emit?.({
+      event: "run_started",
+      data: {
+        run_id: event.run_id,
+        workflow_id: this.workflowId,
+        started_at: event.started_at.toISOString(),
+        inputs: event.inputs,
+      },
+    });
+  };
+
+  onNodeStarted: RunRecorder["onNodeStarted"] = (event) => {
+    this.track({
+      runId: this.runId,
+      nodeId: event.node_id,
+      nodeType: event.node_type,
+      status: "running",
+      step: event.step,
+      inputs: event.inputs,
+      startedAt: event.started_at,
+    });
+    this.emit?.({
+      event: "node_started",
+      data: {
+        run_id: event.run_id,
+        node_id: event.node_id,
+        node_type: event.node_type,
+        title: event.title,
+        step: event.step,
+        inputs: event.inputs,
+      },
+    });
+  };
+
+  onNodeFinished: RunRecorder["onNodeFinished"] = (event) => this.ended(event);
+  onNodeFailed: RunRecorder["onNodeFailed"] = (event) => this.ended(event);
+
+  onNodeSkipped: RunRecorder["onNodeSkipped"] = (event) => {
+    this.track({ runId: this.runId, nodeId: event.node_id, nodeType: event.node_type, status: "skipped" });
+    this.emit?.({
+      event: "node_skipped",
+      data: { run_id: event.run_id, node_id: event.node_id, node_type: event.node_type, title: event.title },
+    });
+  };
+
+  takePending(): NodeRunValues[] {
+    const rows = [...this.pending.values()];
+    this.pending.clear();
+    return rows;
+  }
+
+  close(): void {
+    this.pending.clear();
+  }
+
+  private ended(event: NodeFinishedEvent | NodeFailedEvent): Promise<void> {
+    const usage = event.status === "succeeded" ? (event.usage ?? null) : null;
+    this.track({
+      runId: this.runId,
+      nodeId: event.node_id,
+      nodeType: event.node_type,
+      status: event.status,
+      step: event.step,
+      inputs: event.inputs,
+      outputs: event.outputs,
+      error: event.status === "failed" ? event.error : null,
+      inputTokens: usage?.input_tokens ?? 0,
+      outputTokens: usage?.output_tokens ?? 0,
+      startedAt: event.started_at,
+      finishedAt: event.finished_at,
+      elapsedMs: Math.round(event.elapsed_ms),
+    });
+    this.emit?.({
+      event: "node_finished",
+      data: {
+        run_id: event.run_id,
+        node_id: event.node_id,
+        node_type: event.node_type,
+        title: event.title,
+        status: event.status,
+        step: event.step,
+        outputs: event.outputs,
+        elapsed_ms: Math.round(event.elapsed_ms * 100) / 100,
+        tokens: usage ?? { total_tokens: 0 },
+        error: event.status === "failed" ? event.error : null,
+        ...(event.status === "failed" ? { continued: event.continued } : {}),
+      },
+    });
+    return this.maybeFlush();
+  }
+
+  private track(row: NodeRunValues): void {
+    this.pending.set(row.nodeId, row);
+  }
+
+  private maybeFlush(): Promise<void> {
+    const now = this.deps.clock.now().getTime();
+    const persisted = this.runPersisted();
+    if (!persisted || now - this.lastFlush < FLUSH_EVERY_MS) return Promise.resolve();
+    this.lastFlush = now;
+    const rows = this.takePending();
+    this.flushing = this.flushing.then(() => persisted).then(() => saveNodeRuns(this.deps.db, rows));
+    return this.flushing;
+  }
+}
+
+export function runFinishedData(result: RunResult): Record<string, unknown> {
+  return {
+    run_id: result.run_id,
+    status: result.status,
+    outputs: result.outputs,
+    error: result.error,
+    steps: result.steps,
+    elapsed_ms: Math.round(result.elapsed_ms * 100) / 100,
+    usage: result.usage,
+  };
+}

@@ -1,0 +1,79 @@
+import type { RunError, WorkflowGraph } from "@app/workflow";
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { workspaces } from "../workspaces/schema.ts";
+
+export const workflows = pgTable(
+  "workflows",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    graph: jsonb("graph").$type<WorkflowGraph>().notNull(),
+    /** Bumped to rotate the inbound trigger URL; the token itself is derived, never stored. */
+    triggerVersion: integer("trigger_version").notNull().default(1),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("workflows_workspace_idx").on(table.workspaceId, table.id)],
+);
+
+export type RunTrigger = "api" | "hook" | "tool";
+
+export const workflowRuns = pgTable(
+  "workflow_runs",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    workflowId: text("workflow_id")
+      .notNull()
+      .references(() => workflows.id, { onDelete: "cascade" }),
+    status: text("status").$type<"running" | "succeeded" | "failed" | "cancelled">().notNull(),
+    trigger: text("trigger").$type<RunTrigger>().notNull(),
+    /** The graph as it was when the run started, so history stays readable after edits. */
+    graph: jsonb("graph").$type<WorkflowGraph>().notNull(),
+    inputs: jsonb("inputs").$type<Record<string, unknown>>().notNull(),
+    outputs: jsonb("outputs").$type<Record<string, unknown>>(),
+    error: jsonb("error").$type<RunError>(),
+    steps: integer("steps").notNull().default(0),
+    inputTokens: integer("input_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+    elapsedMs: integer("elapsed_ms"),
+    /** Refreshed while a process executes the run; a stale one means that process died. */
+    heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }).notNull(),
+    /** Set by a cancel request that reached another process than the one running the run. */
+    isCancelRequested: boolean("is_cancel_requested").notNull().default(false),
+  },
+  (table) => [
+    index("workflow_runs_workflow_idx").on(table.workflowId, table.id),
+    index("workflow_runs_running_idx").on(table.status, table.heartbeatAt),
+  ],
+);
+
+export const workflowNodeRuns = pgTable(
+  "workflow_node_runs",
+  {
+    runId: text("run_id")
+      .notNull()
+      .references(() => workflowRuns.id, { onDelete: "cascade" }),
+    nodeId: text("node_id").notNull(),
+    nodeType: text("node_type").notNull(),
+    status: text("status").$type<"running" | "succeeded" | "failed" | "skipped">().notNull(),
+    step: integer("step"),
+    inputs: jsonb("inputs"),
+    outputs: jsonb("outputs").$type<Record<string, unknown>>(),
+    error: jsonb("error").$type<{ code: string; message: string }>(),
+    inputTokens: integer("input_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+    elapsedMs: integer("elapsed_ms"),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.nodeId] })],
+);

@@ -1,0 +1,71 @@
+import { Hono } from "hono";
+import QRCode from "qrcode";
+import type { Deps } from "../deps.ts";
+import type { Environment } from "../merchants/schema.ts";
+import { findPaymentById } from "../payments/payments.ts";
+import { type PaymentMethod, providerFor } from "../payments/providers.ts";
+import { type PaymentHelperAction, simulatePayment } from "../payments/routes.ts";
+import { escapeHtml, PAGE_HEADERS, page } from "../shared/html.ts";
+import { toAmount } from "../shared/money.ts";
+
+const formatter = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/**
+ * The hosted checkout page `/checkout/{id}`: amount, method, the provider's instructions (a QR code
+ * for QRIS) and, in test mode, buttons that make the simulated provider pay or decline.
+ *
+ * @example app.route("/checkout", checkoutRoutes(deps));
+ */
+export function checkoutRoutes(deps: Deps) {
+  const router = new Hono();
+  router.get("/:id", async (c) => {
+    const payment = await findPaymentById(deps.db, c.req.param("id"));
+    if (!payment) return c.html(page("Not found", "<h1>No such payment</h1>"), 404, PAGE_HEADERS);
+    const provider = providerFor(payment.method as PaymentMethod);
+    const isOpen = payment.status === "pending";
+    let qr = "";
+    if (payment.method === "qris" && isOpen) {
+      // The simulated QRIS payload; a real provider returns its own string to encode.
+      const payload = `00020101021226${payment.id}5303360540${toAmount(payment.amount)}5802ID6304`;
+      const svg = await QRCode.toString(payload, { type: "svg", margin: 1, width: 240 });
+      qr = `<p><img alt="QRIS code" width="240" height="240" src="data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}"></p>`;
+    }
+    const buttons =
+      payment.environment === "test" && (payment.status === "pending" || payment.status === "processing")
+        ? `<p class="muted">Test mode: nothing is charged.</p>
+<form class="inline" method="post" action="/checkout/${escapeHtml(payment.id)}/simulate"><input type="hidden" name="action" value="succeed"><button>Simulate payment</button></form>
+<form class="inline" method="post" action="/checkout/${escapeHtml(payment.id)}/simulate"><input type="hidden" name="action" value="fail"><button>Simulate failure</button></form>`
+        : "";
+    const body = `<h1>Pay ${escapeHtml(payment.description ?? "your order")}</h1>
+<p class="amount">${escapeHtml(payment.currency)} ${escapeHtml(formatter.format(toAmount(payment.amount)))}</p>
+<p>Method: ${escapeHtml(payment.method)} <span class="muted">(${escapeHtml(payment.provider)})</span></p>
+<p>Status: <span class="badge" id="status">${escapeHtml(payment.status)}</span></p>
+${isOpen ? `<p>${escapeHtml(provider.instructions(payment))}</p>${qr}<p class="muted">Pay before ${escapeHtml(payment.expiresAt.toISOString())}.</p>` : ""}
+${buttons}`;
+    return c.html(page(`Checkout ${payment.id}`, body), 200, PAGE_HEADERS);
+  });
+
+  router.post("/:id/simulate", async (c) => {
+    const payment = await findPaymentById(deps.db, c.req.param("id"));
+    if (!payment) return c.html(page("Not found", "<h1>No such payment</h1>"), 404, PAGE_HEADERS);
+    // Simulation exists only in test mode; a live payment is moved by its real provider alone.
+    if (payment.environment !== "test")
+      return c.html(page("Forbidden", "<h1>Test mode only</h1>"), 403, PAGE_HEADERS);
+    const form = await c.req.parseBody();
+    const action = form.action === "fail" ? "fail" : form.action === "succeed" ? "succeed" : undefined;
+    if (!action) return c.html(page("Bad request", "<h1>Unknown action</h1>"), 400, PAGE_HEADERS);
+    const scope = { merchantId: payment.merchantId, environment: payment.environment as Environment };
+    try {
+      await simulatePayment(deps, scope, payment.id, action satisfies PaymentHelperAction);
+    } catch (error) {
+      deps.logger.debug({ err: error, payment: payment.id }, "checkout simulation refused");
+      return c.html(
+        page("Conflict", `<h1>The payment is already ${escapeHtml(payment.status)}</h1>`),
+        409,
+        PAGE_HEADERS,
+      );
+    }
+    return c.redirect(`/checkout/${payment.id}`, 303);
+  });
+  return router;
+}

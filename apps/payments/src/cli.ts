@@ -1,0 +1,29 @@
+// `npm run payments -- merchant:create --name "Toko Kopi"`: creates a merchant and prints its keys once.
+import { parseArgs } from "node:util";
+import { systemClock } from "@app/core";
+import { loadPaymentsConfig } from "./config.ts";
+import { openPaymentsDatabase } from "./db/index.ts";
+import { createMerchant } from "./merchants/merchants.ts";
+
+const USAGE = 'usage: npm run payments -- merchant:create --name "Merchant name"';
+
+const [command, ...rest] = process.argv.slice(2);
+if (command !== "merchant:create") {
+  console.error(USAGE);
+  process.exit(2);
+}
+const { values } = parseArgs({ args: rest, options: { name: { type: "string" } } });
+const name = values.name?.trim();
+if (!name) {
+  console.error(USAGE);
+  process.exit(2);
+}
+const config = loadPaymentsConfig(process.env);
+const database = await openPaymentsDatabase({ url: config.databaseUrl, dataDir: `${config.dataDir}/db` });
+try {
+  const { merchant, keys } = await createMerchant({ db: database.db, clock: systemClock }, { name });
+  console.log(JSON.stringify({ merchant: merchant.id, name: merchant.name, secret_keys: keys }, null, 2));
+  console.error("Store the keys now: they are not shown again.");
+} finally {
+  await database.close();
+}

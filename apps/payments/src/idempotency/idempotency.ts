@@ -1,0 +1,87 @@
+import { sha256Hex } from "@app/core";
+import { defineErrors } from "@app/http";
+import { and, eq, lt } from "drizzle-orm";
+import type { MiddlewareHandler } from "hono";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import { idempotencyKeys } from "./schema.ts";
+
+/** How long a key's first result is replayed. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+
+export const IdempotencyErrors = defineErrors({
+  INVALID_IDEMPOTENCY_KEY: { status: 422, message: "Idempotency-Key must be 1 to 255 printable characters." },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    message: "This Idempotency-Key was used with a different request; use a new key for a new request.",
+  },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    message: "A request with this Idempotency-Key is still being processed; retry in a moment.",
+  },
+});
+
+/**
+ * Makes a POST sent with `Idempotency-Key` run once: a repeat within 24 h gets the first answer
+ * (status and body, with `Idempotent-Replayed: true`), a concurrent repeat a 409, and the same key
+ * with another body a 422. Answers of 500 and above are not kept, so the request can be retried.
+ *
+ * @example app.use("/v1/*", idempotency(deps));
+ */
+export function idempotency(deps: Pick<Deps, "db" | "clock">): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const key = c.req.header("idempotency-key");
+    if (c.req.method !== "POST" || key === undefined) return next();
+    if (!/^[\x21-\x7e]{1,255}$/.test(key))
+      throw IdempotencyErrors.INVALID_IDEMPOTENCY_KEY({ param: "Idempotency-Key" });
+    const scope = c.get("merchant");
+    const body = await c.req.text();
+    const requestHash = sha256Hex(`${c.req.method} ${c.req.path}\n${body}`);
+    const now = deps.clock.now();
+    const where = and(
+      eq(idempotencyKeys.merchantId, scope.merchantId),
+      eq(idempotencyKeys.environment, scope.environment),
+      eq(idempotencyKeys.key, key),
+    );
+    await deps.db
+      .delete(idempotencyKeys)
+      .where(and(where, lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS))));
+    const claimed = await deps.db
+      .insert(idempotencyKeys)
+      .values({
+        merchantId: scope.merchantId,
+        environment: scope.environment,
+        key,
+        requestHash,
+        createdAt: now,
+      })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key });
+    if (claimed.length === 0) {
+      const [existing] = await deps.db.select().from(idempotencyKeys).where(where).limit(1);
+      if (!existing) throw IdempotencyErrors.IDEMPOTENCY_KEY_IN_USE();
+      if (existing.requestHash !== requestHash) throw IdempotencyErrors.IDEMPOTENCY_KEY_REUSED();
+      if (existing.responseStatus === null || existing.responseBody === null) {
+        throw IdempotencyErrors.IDEMPOTENCY_KEY_IN_USE();
+      }
+      return c.body(existing.responseBody, existing.responseStatus as 200, {
+        "content-type": "application/json; charset=utf-8",
+        "idempotent-replayed": "true",
+      });
+    }
+    let isStored = false;
+    try {
+      await next();
+      if (c.res.status < 500) {
+        const responseBody = await c.res.clone().text();
+        await deps.db
+          .update(idempotencyKeys)
+          .set({ responseStatus: c.res.status, responseBody })
+          .where(where);
+        isStored = true;
+      }
+    } finally {
+      if (!isStored) await deps.db.delete(idempotencyKeys).where(where);
+    }
+  };
+}

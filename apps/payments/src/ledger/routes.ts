@@ -1,0 +1,31 @@
+import { createRouter, errorResponses } from "@app/http";
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import { jsonContent } from "../shared/openapi.ts";
+import { getBalance } from "./ledger.ts";
+
+const balanceSchema = z
+  .object({
+    object: z.literal("balance"),
+    environment: z.string(),
+    available: z.array(z.object({ amount: z.number(), currency: z.string() })),
+  })
+  .openapi("Balance");
+
+const balanceRoute = createRoute({
+  method: "get",
+  path: "/",
+  tags: ["balance"],
+  summary: "The available balance per currency, from the ledger",
+  responses: {
+    200: { description: "The balance", content: jsonContent(balanceSchema) },
+    ...errorResponses(401),
+  },
+});
+
+export function balanceRoutes(deps: Deps) {
+  const router = createRouter<AppEnv>();
+  router.openapi(balanceRoute, async (c) => c.json(await getBalance(deps.db, c.get("merchant")), 200));
+  return router;
+}

@@ -1,0 +1,137 @@
+import { createRouter, errorResponses } from "@app/http";
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import { AuthErrors } from "../merchants/auth.ts";
+import { idParam, jsonContent, listEnvelope, pageOf } from "../shared/openapi.ts";
+import { createPaymentBody, listPaymentsQuery, paymentSchema } from "./contract.ts";
+import { createPayment } from "./create-payment.ts";
+import { PaymentErrors } from "./errors.ts";
+import { findPayment, listPayments, toPaymentJson } from "./payments.ts";
+import type { PaymentStatus } from "./schema.ts";
+import { transitionPayment } from "./transition-payment.ts";
+
+const createRouteDef = createRoute({
+  method: "post",
+  path: "/",
+  tags: ["payments"],
+  summary: "Create a payment (status pending); honours Idempotency-Key",
+  request: { body: { required: true, content: jsonContent(createPaymentBody) } },
+  responses: {
+    201: { description: "Created", content: jsonContent(paymentSchema) },
+    ...errorResponses(400, 401, 409, 413, 422),
+  },
+});
+
+const listRouteDef = createRoute({
+  method: "get",
+  path: "/",
+  tags: ["payments"],
+  summary: "List payments, newest first",
+  request: { query: listPaymentsQuery },
+  responses: {
+    200: { description: "A page of payments", content: jsonContent(listEnvelope(paymentSchema)) },
+    ...errorResponses(401, 422),
+  },
+});
+
+const getRouteDef = createRoute({
+  method: "get",
+  path: "/{id}",
+  tags: ["payments"],
+  summary: "Get a payment",
+  request: { params: idParam },
+  responses: {
+    200: { description: "The payment", content: jsonContent(paymentSchema) },
+    ...errorResponses(401, 404),
+  },
+});
+
+export function paymentRoutes(deps: Deps) {
+  const router = createRouter<AppEnv>();
+  router.openapi(createRouteDef, async (c) => {
+    const row = await createPayment(deps, c.get("merchant"), c.req.valid("json"));
+    return c.json(toPaymentJson(row, deps.config.publicUrl), 201);
+  });
+  router.openapi(listRouteDef, async (c) => {
+    const query = c.req.valid("query");
+    const rows = await listPayments(deps.db, c.get("merchant"), {
+      limit: query.limit,
+      startingAfter: query.starting_after,
+      status: query.status,
+    });
+    return c.json(
+      pageOf(rows, query.limit, (row) => toPaymentJson(row, deps.config.publicUrl)),
+      200,
+    );
+  });
+  router.openapi(getRouteDef, async (c) => {
+    const row = await findPayment(deps.db, c.get("merchant"), c.req.valid("param").id);
+    if (!row) throw PaymentErrors.PAYMENT_NOT_FOUND();
+    return c.json(toPaymentJson(row, deps.config.publicUrl), 200);
+  });
+  return router;
+}
+
+/** Which states each test helper walks through; `succeed` from pending passes through processing. */
+export function helperSteps(action: PaymentHelperAction, status: PaymentStatus): PaymentStatus[] {
+  if (action === "process") return ["processing"];
+  if (action === "succeed") return status === "pending" ? ["processing", "succeeded"] : ["succeeded"];
+  if (action === "fail") return ["failed"];
+  return ["expired"];
+}
+
+export const PAYMENT_HELPER_ACTIONS = ["process", "succeed", "fail", "expire"] as const;
+export type PaymentHelperAction = (typeof PAYMENT_HELPER_ACTIONS)[number];
+
+const helperRouteDef = createRoute({
+  method: "post",
+  path: "/payments/{id}/{action}",
+  tags: ["test helpers"],
+  summary: "Simulate the provider moving a test-mode payment",
+  request: {
+    params: z.object({
+      id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "id", in: "path" } }),
+      action: z.enum(PAYMENT_HELPER_ACTIONS).openapi({ param: { name: "action", in: "path" } }),
+    }),
+  },
+  responses: {
+    200: { description: "The moved payment", content: jsonContent(paymentSchema) },
+    ...errorResponses(401, 403, 404, 409),
+  },
+});
+
+/**
+ * Runs a payment test helper: the same moves the simulated provider makes from the checkout page.
+ *
+ * @example await simulatePayment(deps, scope, "pay_…", "succeed");
+ */
+export async function simulatePayment(
+  deps: Deps,
+  scope: AppEnv["Variables"]["merchant"],
+  id: string,
+  action: PaymentHelperAction,
+) {
+  const current = await findPayment(deps.db, scope, id);
+  if (!current) throw PaymentErrors.PAYMENT_NOT_FOUND();
+  return transitionPayment(deps, scope, id, helperSteps(action, current.status), {
+    ...(action === "fail" ? { failureReason: "simulated_failure" } : {}),
+  });
+}
+
+export function paymentTestHelperRoutes(deps: Deps) {
+  const router = createRouter<AppEnv>();
+  router.use("*", async (c, next) => {
+    if (c.get("merchant").environment !== "test") throw AuthErrors.TEST_MODE_ONLY();
+    return next();
+  });
+  router.openapi(helperRouteDef, async (c) => {
+    const { id, action } = c.req.valid("param");
+    const row = await simulatePayment(deps, c.get("merchant"), id, action);
+    return c.json(toPaymentJson(row, deps.config.publicUrl), 200);
+  });
+  return router;
+}

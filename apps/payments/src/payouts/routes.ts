@@ -1,0 +1,150 @@
+import { createRouter, errorResponses } from "@app/http";
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import { AuthErrors } from "../merchants/auth.ts";
+import { amountInput, currencyInput } from "../shared/money.ts";
+import { idParam, jsonContent, limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
+import {
+  createPayout,
+  findPayout,
+  listPayouts,
+  PayoutErrors,
+  settlePayout,
+  toPayoutJson,
+} from "./payouts.ts";
+
+const createPayoutBody = z
+  .object({
+    amount: amountInput,
+    currency: currencyInput,
+    destination: z
+      .object({
+        bank_code: z.string().regex(/^[A-Za-z0-9]{2,11}$/, "must be a bank code such as BCA or 014"),
+        account_number: z.string().regex(/^\d{5,34}$/, "must be 5 to 34 digits"),
+        account_name: z.string().trim().min(1).max(100),
+      })
+      .strict(),
+  })
+  .strict()
+  .openapi("CreatePayoutRequest");
+
+const payoutSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("payout"),
+    amount: z.number(),
+    currency: z.string(),
+    status: z.enum(["pending", "succeeded", "failed"]),
+    destination: z.object({
+      bank_code: z.string(),
+      account_number_last4: z.string(),
+      account_name: z.string(),
+    }),
+    failure_reason: z.string().nullable(),
+    environment: z.string(),
+    created: z.number().int(),
+  })
+  .openapi("Payout");
+
+const defs = {
+  create: createRoute({
+    method: "post",
+    path: "/",
+    tags: ["payouts"],
+    summary: "Pay out from the available balance (debited at once); honours Idempotency-Key",
+    request: { body: { required: true, content: jsonContent(createPayoutBody) } },
+    responses: {
+      201: { description: "Created (pending until the bank settles it)", content: jsonContent(payoutSchema) },
+      ...errorResponses(400, 401, 422),
+    },
+  }),
+  list: createRoute({
+    method: "get",
+    path: "/",
+    tags: ["payouts"],
+    summary: "List payouts, newest first",
+    request: {
+      query: z.object({
+        limit: limitQuery,
+        starting_after: z
+          .string()
+          .max(64)
+          .optional()
+          .openapi({ param: { name: "starting_after", in: "query" } }),
+      }),
+    },
+    responses: {
+      200: { description: "A page", content: jsonContent(listEnvelope(payoutSchema)) },
+      ...errorResponses(401, 422),
+    },
+  }),
+  get: createRoute({
+    method: "get",
+    path: "/{id}",
+    tags: ["payouts"],
+    summary: "Get a payout",
+    request: { params: idParam },
+    responses: {
+      200: { description: "The payout", content: jsonContent(payoutSchema) },
+      ...errorResponses(401, 404),
+    },
+  }),
+  helper: createRoute({
+    method: "post",
+    path: "/payouts/{id}/{action}",
+    tags: ["test helpers"],
+    summary: "Settle a test-mode payout now; `fail` reverses the debit",
+    request: {
+      params: z.object({
+        id: z
+          .string()
+          .max(64)
+          .openapi({ param: { name: "id", in: "path" } }),
+        action: z.enum(["succeed", "fail"]).openapi({ param: { name: "action", in: "path" } }),
+      }),
+    },
+    responses: {
+      200: { description: "The payout", content: jsonContent(payoutSchema) },
+      ...errorResponses(401, 403, 404, 409),
+    },
+  }),
+};
+
+export function payoutRoutes(deps: Deps) {
+  const router = createRouter<AppEnv>();
+  router.openapi(defs.create, async (c) => {
+    const row = await createPayout(deps, c.get("merchant"), c.req.valid("json"));
+    return c.json(toPayoutJson(row), 201);
+  });
+  router.openapi(defs.list, async (c) => {
+    const query = c.req.valid("query");
+    const rows = await listPayouts(deps.db, c.get("merchant"), {
+      limit: query.limit,
+      startingAfter: query.starting_after,
+    });
+    return c.json(pageOf(rows, query.limit, toPayoutJson), 200);
+  });
+  router.openapi(defs.get, async (c) => {
+    const row = await findPayout(deps.db, c.get("merchant"), c.req.valid("param").id);
+    if (!row) throw PayoutErrors.PAYOUT_NOT_FOUND();
+    return c.json(toPayoutJson(row), 200);
+  });
+  return router;
+}
+
+export function payoutTestHelperRoutes(deps: Deps) {
+  const router = createRouter<AppEnv>();
+  router.openapi(defs.helper, async (c) => {
+    if (c.get("merchant").environment !== "test") throw AuthErrors.TEST_MODE_ONLY();
+    const { id, action } = c.req.valid("param");
+    const row = await settlePayout(
+      deps,
+      c.get("merchant"),
+      id,
+      action === "succeed" ? "succeeded" : "failed",
+    );
+    return c.json(toPayoutJson(row), 200);
+  });
+  return router;
+}

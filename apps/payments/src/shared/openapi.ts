@@ -1,0 +1,31 @@
+import { z } from "@hono/zod-openapi";
+
+export const jsonContent = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+
+export const idParam = z.object({
+  id: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+
+/** `limit` of the lists: 1 to 100, default 10 (as Stripe does). */
+export const limitQuery = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(100)
+  .default(10)
+  .openapi({ param: { name: "limit", in: "query" }, example: 10 });
+
+/**
+ * The list envelope from `limit + 1` rows fetched newest first.
+ *
+ * @example c.json(pageOf(rows, query.limit, toPaymentJson), 200)
+ */
+export function pageOf<Row, Out>(rows: Row[], limit: number, toJson: (row: Row) => Out) {
+  return { object: "list" as const, data: rows.slice(0, limit).map(toJson), has_more: rows.length > limit };
+}
+
+export const listEnvelope = <T extends z.ZodType>(item: T) =>
+  z.object({ object: z.literal("list"), data: z.array(item), has_more: z.boolean() });

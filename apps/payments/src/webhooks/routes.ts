@@ -1,0 +1,360 @@
+import { createRouter, defineErrors, errorResponses } from "@app/http";
+import {
+  checkWebhookUrl,
+  createEndpoint,
+  deleteEndpoint,
+  findDelivery,
+  findEndpoint,
+  listDeliveries,
+  listEndpoints,
+  replayDelivery,
+  rotateEndpointSecret,
+  toDeliveryJson,
+  toEndpointJson,
+  updateEndpoint,
+  WebhookUrlError,
+} from "@app/webhooks";
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import { EVENT_TYPES } from "../events/types.ts";
+import type { MerchantScope } from "../merchants/merchants.ts";
+import { idParam, jsonContent, limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
+
+export const WebhookErrors = defineErrors({
+  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: "No webhook endpoint with this id." },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: "No webhook delivery with this id." },
+  INVALID_WEBHOOK_URL: { status: 422, message: "The webhook URL is not allowed." },
+  DELIVERY_ALREADY_SCHEDULED: {
+    status: 409,
+    message: "The delivery is still scheduled; only delivered or failed deliveries can be replayed.",
+  },
+});
+
+const enabledEvents = z
+  .array(z.enum([...EVENT_TYPES, "*"]))
+  .min(1)
+  .max(EVENT_TYPES.length + 1)
+  .openapi({ example: ["payment.succeeded", "payment.failed"] });
+
+const createEndpointBody = z
+  .object({
+    url: z.string().max(2048),
+    enabled_events: enabledEvents,
+    description: z.string().max(500).optional(),
+  })
+  .strict()
+  .openapi("CreateWebhookEndpointRequest");
+
+const updateEndpointBody = z
+  .object({
+    url: z.string().max(2048),
+    enabled_events: enabledEvents,
+    description: z.string().max(500),
+    disabled: z.boolean(),
+  })
+  .partial()
+  .strict()
+  .openapi("UpdateWebhookEndpointRequest");
+
+const endpointSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("webhook_endpoint"),
+    url: z.string(),
+    description: z.string(),
+    enabled_events: z.array(z.string()),
+    status: z.enum(["enabled", "disabled"]),
+    environment: z.string(),
+    created: z.number().int(),
+    secret: z.string().optional().openapi({ description: "Only in the answer to create and rotate_secret." }),
+  })
+  .openapi("WebhookEndpoint");
+
+const attemptSchema = z.object({
+  id: z.number().int(),
+  object: z.literal("webhook_attempt"),
+  created: z.number().int(),
+  url: z.string(),
+  duration_ms: z.number().int(),
+  request_headers: z.record(z.string(), z.string()),
+  response_status: z.number().int().nullable(),
+  response_body: z.string().nullable(),
+  error: z.string().nullable(),
+  success: z.boolean(),
+});
+
+const deliverySchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("webhook_delivery"),
+    endpoint: z.string(),
+    event: z.string(),
+    event_type: z.string(),
+    status: z.enum(["pending", "retrying", "delivered", "failed"]),
+    attempt_count: z.number().int(),
+    failure_count: z.number().int(),
+    next_attempt_at: z.number().int().nullable(),
+    last_attempt_at: z.number().int().nullable(),
+    last_response_status: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    replay_count: z.number().int(),
+    created: z.number().int(),
+    attempts: z.array(attemptSchema).optional(),
+  })
+  .openapi("WebhookDelivery");
+
+const cursorQuery = z
+  .string()
+  .max(64)
+  .optional()
+  .openapi({ param: { name: "starting_after", in: "query" } });
+
+const endpointRoutesDefs = {
+  create: createRoute({
+    method: "post",
+    path: "/",
+    tags: ["webhook endpoints"],
+    summary: "Register an endpoint; the answer shows its signing secret, once",
+    request: { body: { required: true, content: jsonContent(createEndpointBody) } },
+    responses: {
+      201: { description: "Created", content: jsonContent(endpointSchema) },
+      ...errorResponses(400, 401, 413, 422),
+    },
+  }),
+  list: createRoute({
+    method: "get",
+    path: "/",
+    tags: ["webhook endpoints"],
+    summary: "List endpoints, newest first",
+    request: { query: z.object({ limit: limitQuery, starting_after: cursorQuery }) },
+    responses: {
+      200: { description: "A page", content: jsonContent(listEnvelope(endpointSchema)) },
+      ...errorResponses(401, 422),
+    },
+  }),
+  get: createRoute({
+    method: "get",
+    path: "/{id}",
+    tags: ["webhook endpoints"],
+    summary: "Get an endpoint",
+    request: { params: idParam },
+    responses: {
+      200: { description: "The endpoint", content: jsonContent(endpointSchema) },
+      ...errorResponses(401, 404),
+    },
+  }),
+  update: createRoute({
+    method: "patch",
+    path: "/{id}",
+    tags: ["webhook endpoints"],
+    summary: "Change url, enabled_events, description or disabled",
+    request: { params: idParam, body: { required: true, content: jsonContent(updateEndpointBody) } },
+    responses: {
+      200: { description: "The endpoint", content: jsonContent(endpointSchema) },
+      ...errorResponses(400, 401, 404, 422),
+    },
+  }),
+  remove: createRoute({
+    method: "delete",
+    path: "/{id}",
+    tags: ["webhook endpoints"],
+    summary: "Delete an endpoint with its deliveries (events stay)",
+    request: { params: idParam },
+    responses: {
+      200: {
+        description: "Deleted",
+        content: jsonContent(
+          z.object({ id: z.string(), object: z.literal("webhook_endpoint"), deleted: z.literal(true) }),
+        ),
+      },
+      ...errorResponses(401, 404),
+    },
+  }),
+  rotate: createRoute({
+    method: "post",
+    path: "/{id}/rotate_secret",
+    tags: ["webhook endpoints"],
+    summary: "Issue a new secret; the old one keeps signing for 24 h (two v1= entries)",
+    request: { params: idParam },
+    responses: {
+      200: { description: "The endpoint with its new secret", content: jsonContent(endpointSchema) },
+      ...errorResponses(401, 404),
+    },
+  }),
+};
+
+/**
+ * Checks a webhook URL for this merchant's mode: https in live mode, and no private targets unless allowed.
+ *
+ * @example await checkEndpointUrl(deps, scope, "https://example.com/hook");
+ */
+export async function checkEndpointUrl(deps: Deps, scope: MerchantScope, url: string): Promise<string> {
+  try {
+    const checked = await checkWebhookUrl(url, {
+      allowPrivate: deps.config.allowPrivateWebhooks,
+      requireHttps: scope.environment === "live",
+    });
+    return checked.toString();
+  } catch (error) {
+    if (error instanceof WebhookUrlError)
+      throw WebhookErrors.INVALID_WEBHOOK_URL({ message: error.message, param: "url" });
+    throw error;
+  }
+}
+
+function scopeOf(merchant: MerchantScope) {
+  return { ownerId: merchant.merchantId, environment: merchant.environment };
+}
+
+export function webhookEndpointRoutes(deps: Deps) {
+  const router = createRouter<AppEnv>();
+  router.openapi(endpointRoutesDefs.create, async (c) => {
+    const merchant = c.get("merchant");
+    const input = c.req.valid("json");
+    const url = await checkEndpointUrl(deps, merchant, input.url);
+    const { row, secret } = await createEndpoint(deps, {
+      ...scopeOf(merchant),
+      url,
+      enabledEvents: input.enabled_events,
+      ...(input.description === undefined ? {} : { description: input.description }),
+    });
+    return c.json(toEndpointJson(row, { secret }), 201);
+  });
+  router.openapi(endpointRoutesDefs.list, async (c) => {
+    const query = c.req.valid("query");
+    const rows = await listEndpoints(deps.db, {
+      ...scopeOf(c.get("merchant")),
+      limit: query.limit,
+      startingAfter: query.starting_after,
+    });
+    return c.json(
+      pageOf(rows, query.limit, (row) => toEndpointJson(row)),
+      200,
+    );
+  });
+  router.openapi(endpointRoutesDefs.get, async (c) => {
+    const row = await findEndpoint(deps.db, { ...scopeOf(c.get("merchant")), id: c.req.valid("param").id });
+    if (!row) throw WebhookErrors.WEBHOOK_ENDPOINT_NOT_FOUND();
+    return c.json(toEndpointJson(row), 200);
+  });
+  router.openapi(endpointRoutesDefs.update, async (c) => {
+    const merchant = c.get("merchant");
+    const input = c.req.valid("json");
+    const url = input.url === undefined ? undefined : await checkEndpointUrl(deps, merchant, input.url);
+    const row = await updateEndpoint(
+      deps,
+      { ...scopeOf(merchant), id: c.req.valid("param").id },
+      {
+        ...(url === undefined ? {} : { url }),
+        ...(input.enabled_events === undefined ? {} : { enabledEvents: input.enabled_events }),
+        ...(input.description === undefined ? {} : { description: input.description }),
+        ...(input.disabled === undefined ? {} : { isDisabled: input.disabled }),
+      },
+    );
+    if (!row) throw WebhookErrors.WEBHOOK_ENDPOINT_NOT_FOUND();
+    return c.json(toEndpointJson(row), 200);
+  });
+  router.openapi(endpointRoutesDefs.remove, async (c) => {
+    const id = c.req.valid("param").id;
+    const isDeleted = await deleteEndpoint(deps.db, { ...scopeOf(c.get("merchant")), id });
+    if (!isDeleted) throw WebhookErrors.WEBHOOK_ENDPOINT_NOT_FOUND();
+    return c.json({ id, object: "webhook_endpoint" as const, deleted: true as const }, 200);
+  });
+  router.openapi(endpointRoutesDefs.rotate, async (c) => {
+    const rotated = await rotateEndpointSecret(deps, {
+      ...scopeOf(c.get("merchant")),
+      id: c.req.valid("param").id,
+    });
+    if (!rotated) throw WebhookErrors.WEBHOOK_ENDPOINT_NOT_FOUND();
+    return c.json(toEndpointJson(rotated.row, { secret: rotated.secret }), 200);
+  });
+  return router;
+}
+
+const deliveryRouteDefs = {
+  list: createRoute({
+    method: "get",
+    path: "/",
+    tags: ["webhook deliveries"],
+    summary: "List deliveries, newest first, by endpoint, event or status",
+    request: {
+      query: z.object({
+        limit: limitQuery,
+        starting_after: cursorQuery,
+        endpoint: z
+          .string()
+          .max(64)
+          .optional()
+          .openapi({ param: { name: "endpoint", in: "query" } }),
+        event: z
+          .string()
+          .max(64)
+          .optional()
+          .openapi({ param: { name: "event", in: "query" } }),
+        status: z
+          .enum(["pending", "retrying", "delivered", "failed"])
+          .optional()
+          .openapi({ param: { name: "status", in: "query" } }),
+      }),
+    },
+    responses: {
+      200: { description: "A page", content: jsonContent(listEnvelope(deliverySchema)) },
+      ...errorResponses(401, 422),
+    },
+  }),
+  get: createRoute({
+    method: "get",
+    path: "/{id}",
+    tags: ["webhook deliveries"],
+    summary: "Get a delivery with its attempts (kept 90 days)",
+    request: { params: idParam },
+    responses: {
+      200: { description: "The delivery", content: jsonContent(deliverySchema) },
+      ...errorResponses(401, 404),
+    },
+  }),
+  replay: createRoute({
+    method: "post",
+    path: "/{id}/replay",
+    tags: ["webhook deliveries"],
+    summary: "Start a new attempt series for a delivered or failed delivery (same event id and body)",
+    request: { params: idParam },
+    responses: {
+      200: { description: "The delivery, due now", content: jsonContent(deliverySchema) },
+      ...errorResponses(401, 404, 409),
+    },
+  }),
+};
+
+export function webhookDeliveryRoutes(deps: Deps) {
+  const router = createRouter<AppEnv>();
+  router.openapi(deliveryRouteDefs.list, async (c) => {
+    const query = c.req.valid("query");
+    const rows = await listDeliveries(deps.db, {
+      ...scopeOf(c.get("merchant")),
+      limit: query.limit,
+      startingAfter: query.starting_after,
+      endpointId: query.endpoint,
+      eventId: query.event,
+      status: query.status,
+    });
+    return c.json(
+      pageOf(rows, query.limit, (row) => toDeliveryJson(row)),
+      200,
+    );
+  });
+  router.openapi(deliveryRouteDefs.get, async (c) => {
+    const found = await findDelivery(deps.db, { ...scopeOf(c.get("merchant")), id: c.req.valid("param").id });
+    if (!found) throw WebhookErrors.WEBHOOK_DELIVERY_NOT_FOUND();
+    return c.json(toDeliveryJson(found.delivery, found.attempts), 200);
+  });
+  router.openapi(deliveryRouteDefs.replay, async (c) => {
+    const result = await replayDelivery(deps, { ...scopeOf(c.get("merchant")), id: c.req.valid("param").id });
+    if (result.kind === "not_found") throw WebhookErrors.WEBHOOK_DELIVERY_NOT_FOUND();
+    if (result.kind === "scheduled") throw WebhookErrors.DELIVERY_ALREADY_SCHEDULED();
+    deps.deliveries.wake();
+    return c.json(toDeliveryJson(result.delivery), 200);
+  });
+  return router;
+}

@@ -1,0 +1,130 @@
+import { count } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { events, payments as paymentsTable, payouts, refunds, webhookEndpoints } from "../src/db/schema.ts";
+import { json, startTestPayments, type TestPayments } from "./harness.ts";
+
+let payments: TestPayments;
+beforeAll(async () => {
+  payments = await startTestPayments();
+});
+afterAll(() => payments?.stop());
+
+async function counts() {
+  const db = payments.deps.db;
+  const [p] = await db.select({ n: count() }).from(paymentsTable);
+  const [e] = await db.select({ n: count() }).from(events);
+  const [r] = await db.select({ n: count() }).from(refunds);
+  const [o] = await db.select({ n: count() }).from(payouts);
+  const [w] = await db.select({ n: count() }).from(webhookEndpoints);
+  return [p?.n, e?.n, r?.n, o?.n, w?.n];
+}
+
+describe("bad input answers the documented error and changes nothing", () => {
+  it("malformed JSON → 400 invalid_json", async () => {
+    const before = await counts();
+    for (const path of ["/v1/payments", "/v1/refunds", "/v1/payouts", "/v1/webhook_endpoints"]) {
+      const response = await payments.request(path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"amount": 1000, "method": "qris"',
+      });
+      expect(response.status, path).toBe(400);
+      expect(response.headers.get("request-id")).toBeTruthy();
+      expect(await json(response)).toEqual({
+        error: { type: "invalid_request_error", code: "invalid_json", message: expect.any(String) },
+      });
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  it.each([
+    [{ amount: true, method: "qris" }, "amount"],
+    [{ amount: 1000, method: 5 }, "method"],
+    [{ amount: 1000, method: "cash" }, "method"],
+    [{ amount: 1000.123, method: "qris" }, "amount"],
+    [{ amount: "1000.123", method: "qris" }, "amount"],
+    [{ amount: -1000, method: "qris" }, "amount"],
+    [{ amount: "-5.00", method: "qris" }, "amount"],
+    [{ amount: 0, method: "qris" }, "amount"],
+    [{ amount: 1_000_000_000_000, method: "qris" }, "amount"],
+    [{ amount: "1e5", method: "qris" }, "amount"],
+    [{ method: "qris" }, "amount"],
+    [{ amount: 1000, method: "qris", currency: "idr" }, "currency"],
+    [{ amount: 1000, method: "qris", expires_in: 5 }, "expires_in"],
+    [{ amount: 1000, method: "qris", surprise: 1 }, ""],
+  ])("POST /v1/payments %j → 422", async (body, param) => {
+    const before = await counts();
+    const response = await payments.request("/v1/payments", { method: "POST", json: body });
+    expect(response.status).toBe(422);
+    const error = (await json<{ error: { type: string; code: string; param?: string } }>(response)).error;
+    expect(error).toMatchObject({ type: "invalid_request_error", code: "validation_failed" });
+    if (param) expect(error.param).toBe(param);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("accepts the largest amount and a two-decimal string", async () => {
+    const max = await payments.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 999999999999.99, method: "card" },
+    });
+    expect(max.status).toBe(201);
+    expect(await json(max)).toMatchObject({ amount: 999999999999.99 });
+    const text = await payments.request("/v1/payments", {
+      method: "POST",
+      json: { amount: "12.30", method: "card" },
+    });
+    expect(await json(text)).toMatchObject({ amount: 12.3 });
+  });
+
+  it.each([
+    [{ payment: 5 }, "payment"],
+    [{ payment: "pay_x", amount: 1.001 }, "amount"],
+    [{ payment: "pay_x", amount: -1 }, "amount"],
+  ])("POST /v1/refunds %j → 422", async (body, param) => {
+    const before = await counts();
+    const response = await payments.request("/v1/refunds", { method: "POST", json: body });
+    expect(response.status).toBe(422);
+    expect(await json(response)).toMatchObject({ error: { param } });
+    expect(await counts()).toEqual(before);
+  });
+
+  it.each([
+    [
+      { amount: 10, destination: { bank_code: "BCA", account_number: "12", account_name: "A" } },
+      "destination.account_number",
+    ],
+    [{ amount: 10 }, "destination"],
+    [
+      { amount: 10.999, destination: { bank_code: "BCA", account_number: "1234567", account_name: "A" } },
+      "amount",
+    ],
+  ])("POST /v1/payouts %j → 422", async (body, param) => {
+    const before = await counts();
+    const response = await payments.request("/v1/payouts", { method: "POST", json: body });
+    expect(response.status).toBe(422);
+    expect(await json(response)).toMatchObject({ error: { param } });
+    expect(await counts()).toEqual(before);
+  });
+
+  it.each([
+    [{ url: "not a url", enabled_events: ["*"] }, "url"],
+    [{ url: "http://127.0.0.1:9/x", enabled_events: ["payment.unknown"] }, "enabled_events[0]"],
+    [{ url: "http://127.0.0.1:9/x", enabled_events: [] }, "enabled_events"],
+    [{ url: "ftp://example.com/x", enabled_events: ["*"] }, "url"],
+  ])("POST /v1/webhook_endpoints %j → 422", async (body, param) => {
+    const before = await counts();
+    const response = await payments.request("/v1/webhook_endpoints", { method: "POST", json: body });
+    expect(response.status).toBe(422);
+    expect(await json(response)).toMatchObject({ error: { param } });
+    expect(await counts()).toEqual(before);
+  });
+
+  it("unknown routes → 404 route_not_found; list limits outside 1..100 → 422", async () => {
+    const response = await payments.request("/v1/nothing-here");
+    expect(response.status).toBe(404);
+    expect(await json(response)).toMatchObject({ error: { code: "route_not_found" } });
+    for (const path of ["/v1/payments?limit=0", "/v1/payments?limit=101", "/v1/webhook_deliveries?limit=0"]) {
+      expect((await payments.request(path)).status, path).toBe(422);
+    }
+  });
+});

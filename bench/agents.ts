@@ -1,0 +1,218 @@
+// npm run bench -- agents [--turns 200] [--db pglite|postgres]
+// Time to first streamed token and total time of an agent chat turn (no tools) through the builder,
+// next to the AI SDK called directly against the same fake provider, which answers instantly.
+// The difference is what the builder adds per turn: auth, agent and key lookup, decryption,
+// conversation and memory reads, persisting the turn and recording usage.
+import { randomBytes } from "node:crypto";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { freePort, startFakeOpenAI } from "@app/testing";
+import { streamText } from "ai";
+import pg from "pg";
+import { option, printTable, startService, temporaryDataDir } from "./lib.ts";
+
+const turns = Number(option("turns", "200"));
+const warmup = Math.max(10, Math.floor(turns / 10));
+const dbKind = option("db", "pglite");
+const ANSWER = "The quick brown fox jumps over the lazy dog, twice, and then rests.";
+
+const fake = await startFakeOpenAI({ script: () => ({ text: ANSWER }) });
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const env: Record<string, string> = {
+  PORT: String(port),
+  DATA_DIR: temporaryDataDir("bench-agents"),
+  PUBLIC_URL: base,
+  ALLOW_PRIVATE_URLS: "1",
+};
+let dropDatabase: (() => Promise<void>) | undefined;
+if (dbKind === "postgres") {
+  const server = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const name = `bench_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  env.DATABASE_URL = url.toString();
+  dropDatabase = async () => {
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    await client.query(`drop database if exists ${name} with (force)`);
+    await client.end();
+  };
+}
+
+interface Sample {
+  firstTokenMs: number;
+  totalMs: number;
+}
+
+/** Reads a streamed answer, noting when the first text delta arrived and when the stream ended. */
+async function timeStream(start: number, response: Response, marker: string): Promise<Sample> {
+  if (!response.body) throw new Error(`no body (status ${response.status})`);
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let seen = "";
+  let firstTokenMs = Number.NaN;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (Number.isNaN(firstTokenMs)) {
+      seen += decoder.decode(value, { stream: true });
+      if (seen.includes(marker)) firstTokenMs = performance.now() - start;
+    }
+  }
+  if (Number.isNaN(firstTokenMs)) throw new Error(`no ${marker} in the stream: ${seen.slice(0, 300)}`);
+  return { firstTokenMs, totalMs: performance.now() - start };
+}
+
+async function measure(
+  name: string,
+  run: () => Promise<Sample>,
+): Promise<{ name: string; samples: Sample[] }> {
+  for (let i = 0; i < warmup; i++) await run();
+  const samples: Sample[] = [];
+  for (let i = 0; i < turns; i++) samples.push(await run());
+  return { name, samples };
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+const builder = await startService("apps/builder/src/server.ts", env, `${base}/healthz`);
+try {
+  const json = { "content-type": "application/json", origin: base };
+  const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ email: "bench@example.com", password: "benchmark-password", name: "Bench" }),
+  });
+  const cookie = signUp.headers.getSetCookie()[0]?.split(";")[0] ?? "";
+  const { key } = (await (
+    await fetch(`${base}/api/keys`, {
+      method: "POST",
+      headers: { ...json, cookie },
+      body: JSON.stringify({ name: "bench" }),
+    })
+  ).json()) as { key: string };
+  const auth = { "content-type": "application/json", authorization: `Bearer ${key}` };
+  await fetch(`${base}/api/credentials`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ provider: "openai-compatible", api_key: "sk-bench", base_url: fake.baseUrl }),
+  });
+  const agent = (await (
+    await fetch(`${base}/api/agents`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({
+        name: "Bench",
+        provider: "openai-compatible",
+        model: "bench-model",
+        instructions: "Be brief.",
+      }),
+    })
+  ).json()) as { id: string };
+
+  const direct = createOpenAICompatible({
+    name: "bench",
+    baseURL: fake.baseUrl,
+    apiKey: "sk-bench",
+    includeUsage: true,
+  });
+  const baseline = await measure("AI SDK streamText direct (baseline)", async () => {
+    const start = performance.now();
+    const result = streamText({
+      model: direct("bench-model"),
+      system: "Be brief.",
+      prompt: "Hello",
+      maxRetries: 0,
+    });
+    let firstTokenMs = Number.NaN;
+    for await (const part of result.fullStream) {
+      if (part.type === "text-delta" && Number.isNaN(firstTokenMs)) firstTokenMs = performance.now() - start;
+    }
+    return { firstTokenMs, totalMs: performance.now() - start };
+  });
+
+  const chatUrl = `${base}/api/agents/${agent.id}/chat`;
+  const newConversation = await measure("builder SSE, new conversation", async () => {
+    const start = performance.now();
+    const response = await fetch(chatUrl, {
+      method: "POST",
+      headers: { ...auth, accept: "text/event-stream" },
+      body: JSON.stringify({ message: "Hello" }),
+    });
+    return timeStream(start, response, "event: text_delta");
+  });
+
+  const first = (await (
+    await fetch(chatUrl, { method: "POST", headers: auth, body: JSON.stringify({ message: "Hello" }) })
+  ).json()) as { conversation_id: string };
+  const continued = await measure("builder SSE, continued conversation (10-turn memory)", async () => {
+    const start = performance.now();
+    const response = await fetch(chatUrl, {
+      method: "POST",
+      headers: { ...auth, accept: "text/event-stream" },
+      body: JSON.stringify({ message: "Hello", conversation_id: first.conversation_id }),
+    });
+    return timeStream(start, response, "event: text_delta");
+  });
+
+  const jsonTurn = await measure("builder JSON answer, new conversation", async () => {
+    const start = performance.now();
+    const response = await fetch(chatUrl, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ message: "Hello" }),
+    });
+    await response.arrayBuffer();
+    const totalMs = performance.now() - start;
+    return { firstTokenMs: totalMs, totalMs };
+  });
+
+  const baseFirst = percentile(
+    baseline.samples.map((s) => s.firstTokenMs),
+    50,
+  );
+  const baseTotal = percentile(
+    baseline.samples.map((s) => s.totalMs),
+    50,
+  );
+  console.log(
+    `\nagents benchmark: ${turns} sequential turns per case after ${warmup} warm-up turns, database ${dbKind}, no tools\n`,
+  );
+  printTable(
+    [
+      "case",
+      "first token p50 ms",
+      "first token p99 ms",
+      "total p50 ms",
+      "total p99 ms",
+      "added p50 ms (first token)",
+      "added p50 ms (total)",
+    ],
+    [baseline, newConversation, continued, jsonTurn].map((result) => {
+      const first = result.samples.map((s) => s.firstTokenMs);
+      const total = result.samples.map((s) => s.totalMs);
+      const isJson = result === jsonTurn;
+      return [
+        result.name,
+        isJson ? "—" : percentile(first, 50),
+        isJson ? "—" : percentile(first, 99),
+        percentile(total, 50),
+        percentile(total, 99),
+        isJson || result === baseline ? "—" : percentile(first, 50) - baseFirst,
+        result === baseline ? "—" : percentile(total, 50) - baseTotal,
+      ];
+    }),
+  );
+  console.log("\nTarget: ≤ 5 ms added p50 per turn without tools.");
+} finally {
+  await builder.stop();
+  await fake.close();
+  await dropDatabase?.();
+}

@@ -1,0 +1,52 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/**
+ * Host pids whose real uid lies in [first, last]: how tests see whether anything of a sandbox survived.
+ *
+ * @example processesOwnedBy(1_600_000_000, 1_600_001_024) // [] once every run is gone
+ */
+export function processesOwnedBy(first: number, last: number): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, "utf8");
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
+      const isZombie = /^State:\s+Z/m.test(status);
+      if (!isZombie && uid >= first && uid <= last) found.push(Number(name));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return found;
+}
+
+/**
+ * Polls `check` until it is true or `timeoutMs` passes; returns the last answer. For states that
+ * converge (a process tree being reaped), never for asserting on durations.
+ *
+ * @example expect(await eventually(() => processesOwnedBy(a, b).length === 0)).toBe(true);
+ */
+export async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return check();
+}
+
+/**
+ * Kills leftover processes of a uid range, so one failing test does not leak into the next.
+ *
+ * @example afterAll(() => killOwnedBy(UID_BASE, UID_BASE + 1024));
+ */
+export function killOwnedBy(first: number, last: number): void {
+  for (const pid of processesOwnedBy(first, last)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}

@@ -1,0 +1,240 @@
+import { type Clock, newId, unixSeconds } from "@app/core";
+import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
+import { rowsOf, type WebhooksDb } from "./db.ts";
+import { events, webhookDeliveries, webhookEndpoints } from "./schema.ts";
+
+/*
+ * Ordering. Events are written by concurrent transactions, and a poller stores the highest id it
+ * applied (the seed's reconciliation routine). Ids taken from a clock or a sequence are assigned
+ * before commit, so a transaction holding a lower id can commit after a poller already went past it.
+ *
+ * We order events by the writing transaction's id (`pg_current_xact_id()`, then a sequence as the
+ * tie-breaker inside one transaction), encode that pair into the event id so ids sort the same way,
+ * and list only events whose transaction id is below the oldest transaction still running
+ * (`pg_snapshot_xmin(pg_current_snapshot())`). Every transaction below that horizon has finished,
+ * and transaction ids are handed out in increasing order, so anything that commits later gets a
+ * larger id than everything a poller has already seen: nothing can be skipped.
+ *
+ * Chosen over "a single relay assigns the public sequence after commit" because the id of an event
+ * must be known in its own transaction (it is in the body we store and deliver), and because it
+ * needs no extra process. On PGlite (one connection, transactions serialised) the horizon is simply
+ * "everything committed", so the same query is correct there too. The cost: an event stays out of
+ * the list while any older transaction in the cluster is still open (a long transaction delays the
+ * list; it never loses events).
+ */
+
+const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
+const PART_LENGTH = 13; // 13 base32 digits hold 64 bits
+
+function encodePart(value: bigint): string {
+  let out = "";
+  let rest = value;
+  for (let i = 0; i < PART_LENGTH; i++) {
+    out = CROCKFORD[Number(rest & 31n)] + out;
+    rest >>= 5n;
+  }
+  return out;
+}
+
+/**
+ * The event id for a (transaction id, sequence) pair: `evt_` and 26 characters that sort like the pair.
+ * Not `newId`: an event id must sort by visibility, which time-based ids cannot promise.
+ *
+ * @example eventIdFor(742n, 1n) // "evt_00000000000n60000000000001"
+ */
+export function eventIdFor(xid: bigint, seq: bigint): string {
+  return `evt_${encodePart(xid)}${encodePart(seq)}`;
+}
+
+export interface EventEnvelope<T = unknown> {
+  id: string;
+  object: "event";
+  type: string;
+  environment: string;
+  created: number;
+  data: { object: T };
+}
+
+export interface RecordedEvent {
+  id: string;
+  type: string;
+  body: string;
+  deliveryCount: number;
+}
+
+/**
+ * Stores an event and schedules its deliveries to every enabled endpoint of the owner subscribed
+ * to its type. Call it with the transaction that makes the state change, so the change, the event
+ * and its deliveries commit together (or not at all); wake the engine after the commit.
+ *
+ * @example
+ * await db.transaction(async (tx) => {
+ *   await tx.update(payments).set({ status: "succeeded" }).where(eq(payments.id, id));
+ *   await recordEvent(tx, clock, { ownerId, environment: "test", type: "payment.succeeded", object: json });
+ * });
+ * engine.wake();
+ */
+export async function recordEvent(
+  tx: WebhooksDb,
+  clock: Clock,
+  input: { ownerId: string; environment: string; type: string; object: unknown },
+): Promise<RecordedEvent> {
+  const now = clock.now();
+  const [position] = rowsOf<{ xid: string; seq: string }>(
+    await tx.execute(
+      sql`select pg_current_xact_id()::text as xid, nextval('webhook_event_seq')::text as seq`,
+    ),
+  );
+  if (!position) throw new Error("no transaction id");
+  const id = eventIdFor(BigInt(position.xid), BigInt(position.seq));
+  const envelope: EventEnvelope = {
+    id,
+    object: "event",
+    type: input.type,
+    environment: input.environment,
+    created: unixSeconds(now),
+    data: { object: input.object },
+  };
+  const body = JSON.stringify(envelope);
+  await tx.insert(events).values({
+    id,
+    ownerId: input.ownerId,
+    environment: input.environment,
+    type: input.type,
+    xid: Number(position.xid),
+    seq: Number(position.seq),
+    createdAt: now,
+    body,
+  });
+  const endpoints = await tx
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.ownerId, input.ownerId),
+        eq(webhookEndpoints.environment, input.environment),
+        eq(webhookEndpoints.isDisabled, false),
+        sql`(${webhookEndpoints.enabledEvents} @> ${JSON.stringify([input.type])}::jsonb or ${webhookEndpoints.enabledEvents} @> '["*"]'::jsonb)`,
+      ),
+    );
+  if (endpoints.length > 0) {
+    await tx.insert(webhookDeliveries).values(
+      endpoints.map((endpoint) => ({
+        id: newId("wd", now.getTime()),
+        ownerId: input.ownerId,
+        environment: input.environment,
+        eventId: id,
+        eventType: input.type,
+        endpointId: endpoint.id,
+        status: "pending" as const,
+        nextAttemptAt: now,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    );
+  }
+  return { id, type: input.type, body, deliveryCount: endpoints.length };
+}
+
+/** Raised by `listEvents` when a cursor names no event of this owner and environment. */
+export class UnknownCursorError extends Error {
+  override name = "UnknownCursorError";
+  constructor(readonly param: "starting_after" | "ending_before") {
+    super(`No event with the id given in ${param}.`);
+  }
+}
+
+export interface ListEventsQuery {
+  ownerId: string;
+  environment: string;
+  limit: number;
+  type?: string | undefined;
+  startingAfter?: string | undefined;
+  endingBefore?: string | undefined;
+}
+
+/**
+ * A page of events, newest first, as the stored JSON bodies (so the list carries the very bytes
+ * that were delivered). `startingAfter`: the `limit` events right after the cursor (newer);
+ * `endingBefore`: the `limit` events right before it (older); neither: the newest. `hasMore`
+ * says whether more exist beyond the page in the direction of travel.
+ *
+ * @example
+ * const page = await listEvents(db, { ownerId, environment: "test", limit: 10, startingAfter: "evt_…" });
+ */
+export async function listEvents(
+  db: WebhooksDb,
+  query: ListEventsQuery,
+): Promise<{ bodies: string[]; hasMore: boolean }> {
+  const scope: SQL[] = [eq(events.ownerId, query.ownerId), eq(events.environment, query.environment)];
+  if (query.type) scope.push(eq(events.type, query.type));
+  scope.push(sql`${events.xid} < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
+
+  const cursorId = query.startingAfter ?? query.endingBefore;
+  let isForward = false;
+  if (cursorId !== undefined) {
+    const [cursor] = await db
+      .select({ xid: events.xid, seq: events.seq })
+      .from(events)
+      .where(
+        and(
+          eq(events.id, cursorId),
+          eq(events.ownerId, query.ownerId),
+          eq(events.environment, query.environment),
+        ),
+      )
+      .limit(1);
+    if (!cursor)
+      throw new UnknownCursorError(query.startingAfter !== undefined ? "starting_after" : "ending_before");
+    isForward = query.startingAfter !== undefined;
+    scope.push(
+      isForward
+        ? sql`(${events.xid}, ${events.seq}) > (${cursor.xid}::bigint, ${cursor.seq}::bigint)`
+        : sql`(${events.xid}, ${events.seq}) < (${cursor.xid}::bigint, ${cursor.seq}::bigint)`,
+    );
+  }
+  const rows = await db
+    .select({ body: events.body })
+    .from(events)
+    .where(and(...scope))
+    .orderBy(...(isForward ? [asc(events.xid), asc(events.seq)] : [desc(events.xid), desc(events.seq)]))
+    .limit(query.limit + 1);
+  const hasMore = rows.length > query.limit;
+  const page = rows.slice(0, query.limit).map((row) => row.body);
+  // Forward pages are fetched oldest first to find the events nearest the cursor, and shown newest first.
+  if (isForward) page.reverse();
+  return { bodies: page, hasMore };
+}
+
+/**
+ * The stored body of one event, exactly the bytes its webhooks carried, or undefined.
+ *
+ * @example const body = await findEventBody(db, { ownerId, environment: "test", id: "evt_…" });
+ */
+export async function findEventBody(
+  db: WebhooksDb,
+  query: { ownerId: string; environment: string; id: string },
+): Promise<string | undefined> {
+  const [row] = await db
+    .select({ body: events.body })
+    .from(events)
+    .where(
+      and(
+        eq(events.id, query.id),
+        eq(events.ownerId, query.ownerId),
+        eq(events.environment, query.environment),
+      ),
+    )
+    .limit(1);
+  return row?.body;
+}
+
+/**
+ * The list answer `{"object":"list","data":[…],"has_more":…}` assembled from stored bodies
+ * without re-serialising them.
+ *
+ * @example c.body(eventListJson(page), 200, { "content-type": "application/json" })
+ */
+export function eventListJson(page: { bodies: string[]; hasMore: boolean }): string {
+  return `{"object":"list","data":[${page.bodies.join(",")}],"has_more":${page.hasMore}}`;
+}
