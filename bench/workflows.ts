@@ -12,7 +12,11 @@ const dbKind = option("db", "pglite");
 
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
-const env: Record<string, string> = { PORT: String(port), DATA_DIR: temporaryDataDir("bench-wf"), PUBLIC_URL: base };
+const env: Record<string, string> = {
+  PORT: String(port),
+  DATA_DIR: temporaryDataDir("bench-wf"),
+  PUBLIC_URL: base,
+};
 let dropDatabase: (() => Promise<void>) | undefined;
 if (dbKind === "postgres") {
   const server = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -32,10 +36,20 @@ if (dbKind === "postgres") {
   };
 }
 
-const tool = (id: string) => ({ id, type: "tool", position: { x: 0, y: 0 }, data: { tool: "current_time", args: {} } });
+const tool = (id: string) => ({
+  id,
+  type: "tool",
+  position: { x: 0, y: 0 },
+  data: { tool: "current_time", args: {} },
+});
 const graph = {
   nodes: [
-    { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [{ name: "n", type: "number", required: true }] } },
+    {
+      id: "start",
+      type: "start",
+      position: { x: 0, y: 0 },
+      data: { inputs: [{ name: "n", type: "number", required: true }] },
+    },
     tool("t1"),
     tool("t2"),
     tool("t3"),
@@ -43,10 +57,24 @@ const graph = {
       id: "check",
       type: "condition",
       position: { x: 0, y: 0 },
-      data: { cases: [{ id: "big", logic: "and", conditions: [{ left: "{{start.n}}", operator: "gt", right: "10" }] }] },
+      data: {
+        cases: [
+          { id: "big", logic: "and", conditions: [{ left: "{{start.n}}", operator: "gt", right: "10" }] },
+        ],
+      },
     },
-    { id: "big", type: "end", position: { x: 0, y: 0 }, data: { outputs: [{ name: "at", value: "{{t3.iso}}" }] } },
-    { id: "small", type: "end", position: { x: 0, y: 0 }, data: { outputs: [{ name: "at", value: "{{t1.iso}}" }] } },
+    {
+      id: "big",
+      type: "end",
+      position: { x: 0, y: 0 },
+      data: { outputs: [{ name: "at", value: "{{t3.iso}}" }] },
+    },
+    {
+      id: "small",
+      type: "end",
+      position: { x: 0, y: 0 },
+      data: { outputs: [{ name: "at", value: "{{t1.iso}}" }] },
+    },
   ],
   edges: [
     { id: "e1", source: "start", target: "t1" },
@@ -88,12 +116,16 @@ try {
     headers: auth,
     body: JSON.stringify({ inputs: { n: 42 } }),
   });
-  console.log(`\nworkflow runs through the API: ${connections} concurrent clients, ${seconds}s each, database ${dbKind}\n`);
+  console.log(
+    `\nworkflow runs through the API: ${connections} concurrent clients, ${seconds}s each, database ${dbKind}\n`,
+  );
   printTable(
     ["case", "requests/s", "p50 ms", "p99 ms", "errors", "non-2xx"],
     [baseline, runs].map((r) => [r.name, r.requestsPerSecond, r.p50, r.p99, r.errors, r.non2xx]),
   );
-  console.log("\nTarget: ≥ 500 runs/s on 2 cores. Engine overhead per node: npm run bench -- workflows-engine");
+  console.log(
+    "\nTarget: ≥ 500 runs/s on 2 cores. Engine overhead per node: npm run bench -- workflows-engine",
+  );
 } finally {
   await builder.stop();
   await dropDatabase?.();

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { newId } from "@app/core";
+import { type FakeProvider, lastUserText, startFakeOpenAI } from "@app/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBuilderApp } from "../src/app.ts";
@@ -504,3 +505,94 @@ function parseSse(text: string): { event: string; data: Record<string, unknown> 
       return { event, data: JSON.parse(data) as Record<string, unknown> };
     });
 }
+
+describe("LLM nodes against a provider speaking the OpenAI protocol", () => {
+  let fake: FakeProvider;
+  let cookie: string;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({
+      apiKey: "sk-wf-good-key-0001",
+      script: (turn) => {
+        const question = lastUserText(turn);
+        if (question.includes("as JSON"))
+          return { text: '{"city":"Jakarta","population":10}', usage: { input: 12, output: 8 } };
+        return { text: `You asked: ${question}`, usage: { input: 7, output: 5 } };
+      },
+    });
+    cookie = (await builder.signUp()).cookie;
+    const credential = await builder.request("/api/credentials", {
+      method: "POST",
+      cookie,
+      json: { provider: "openai-compatible", api_key: "sk-wf-good-key-0001", base_url: fake.baseUrl },
+    });
+    expect(credential.status).toBe(201);
+  });
+  afterAll(() => fake?.close());
+
+  const llmGraph = (llmData: Record<string, unknown>, outputs: { name: string; value: string }[]) => ({
+    nodes: [
+      node("start", "start", { inputs: [{ name: "q", type: "string", required: true }] }),
+      node("ask", "llm", {
+        provider: "openai-compatible",
+        model: "fake-model",
+        system: "Be brief.",
+        ...llmData,
+      }),
+      node("done", "end", { outputs }),
+    ],
+    edges: [edge("start", "ask"), edge("ask", "done")],
+  });
+
+  it("calls the model with the templated prompt and records its tokens", async () => {
+    const workflow = await createWorkflow(
+      cookie,
+      llmGraph({ prompt: "Question: {{start.q}}" }, [{ name: "answer", value: "{{ask.text}}" }]),
+    );
+    const run = await runBlocking(cookie, workflow.id, { q: "why is the sky blue?" });
+    expect(run.status).toBe("succeeded");
+    expect(run.outputs).toEqual({ answer: "You asked: Question: why is the sky blue?" });
+    expect((run as unknown as { usage: unknown }).usage).toEqual({ input_tokens: 7, output_tokens: 5 });
+    const sent = fake.turns.at(-1);
+    expect(sent?.messages.map((m) => m.role)).toEqual(["system", "user"]);
+    const usage = (await (await builder.request("/api/usage/calls", { cookie })).json()) as {
+      data: { model: string }[];
+    };
+    expect(usage.data.map((call) => call.model)).toContain("fake-model");
+  });
+
+  it("answers structured JSON with json_schema", async () => {
+    const workflow = await createWorkflow(
+      cookie,
+      llmGraph(
+        {
+          prompt: "Describe {{start.q}} as JSON",
+          json_schema: {
+            type: "object",
+            properties: { city: { type: "string" }, population: { type: "number" } },
+            required: ["city", "population"],
+          },
+        },
+        [{ name: "city", value: "{{ask.json.city}}" }],
+      ),
+    );
+    const run = await runBlocking(cookie, workflow.id, { q: "Jakarta" });
+    expect(run.status).toBe("succeeded");
+    expect(run.outputs).toEqual({ city: "Jakarta" });
+  });
+
+  it("fails the node with the provider's refusal when the key is wrong", async () => {
+    const other = await builder.signUp();
+    await builder.request("/api/credentials", {
+      method: "POST",
+      cookie: other.cookie,
+      json: { provider: "openai-compatible", api_key: "sk-wrong-key-00000", base_url: fake.baseUrl },
+    });
+    const workflow = await createWorkflow(
+      other.cookie,
+      llmGraph({ prompt: "{{start.q}}" }, [{ name: "a", value: "{{ask.text}}" }]),
+    );
+    const run = await runBlocking(other.cookie, workflow.id, { q: "hi" });
+    expect(run.status).toBe("failed");
+    expect(run.error).toMatchObject({ code: "provider_rejected_credentials", node_id: "ask" });
+  });
+});

@@ -1,6 +1,6 @@
 import { jsonSchema, type ToolSet, tool } from "ai";
 import { z } from "zod";
-import type { FetchFunction } from "../providers/outbound-fetch.ts";
+import type { FetchFunction } from "../outbound/outbound-fetch.ts";
 import type { AgentTool } from "./contract.ts";
 import { callHttpTool } from "./http-tool.ts";
 import type { AgentToolPorts } from "./ports.ts";

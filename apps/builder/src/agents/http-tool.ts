@@ -1,4 +1,4 @@
-import { checkOutboundUrl, type FetchFunction, OutboundUrlError } from "../providers/outbound-fetch.ts";
+import { checkOutboundUrl, type FetchFunction, OutboundUrlError } from "../outbound/outbound-fetch.ts";
 import type { AgentTool } from "./contract.ts";
 
 type HttpTool = Extract<AgentTool, { type: "http" }>;

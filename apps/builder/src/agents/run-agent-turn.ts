@@ -3,7 +3,7 @@ import { stepCountIs, streamText } from "ai";
 import type { Deps } from "../deps.ts";
 import { createLanguageModel } from "../providers/language-model.ts";
 import { meterModel } from "../providers/metered-model.ts";
-import { outboundFetch } from "../providers/outbound-fetch.ts";
+import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { ProviderErrors, providerApiError } from "../providers/provider-errors.ts";
 import { recordModelCalls } from "../usage/record-model-calls.ts";
 import { buildAgentTools } from "./agent-tools.ts";

@@ -4,7 +4,7 @@ import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import type { ProviderAccess } from "../providers/language-model.ts";
-import { outboundFetch } from "../providers/outbound-fetch.ts";
+import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { ProviderErrors } from "../providers/provider-errors.ts";
 import { credentialContext, credentialKey, decryptSecret } from "./encryption.ts";
 import { CredentialErrors } from "./errors.ts";

@@ -8,7 +8,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createXai } from "@ai-sdk/xai";
 import type { LanguageModel } from "ai";
-import type { FetchFunction } from "./outbound-fetch.ts";
+import type { FetchFunction } from "../outbound/outbound-fetch.ts";
 
 // The SDK prints compatibility warnings with console.warn; our logs are JSON lines only.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;

@@ -6,7 +6,7 @@ import { modelCalls } from "./schema.ts";
 /** What a batch of model calls was made for. */
 export interface ModelCallOrigin {
   workspaceId: string;
-  source: "agent_chat";
+  source: "agent_chat" | "workflow_llm";
   agentId?: string | null;
   conversationId?: string | null;
 }

@@ -1,8 +1,6 @@
-import type { TokenUsage } from "@app/workflow";
-
 /**
- * What workflow nodes use from other features. Each is optional so the workflow feature does not
- * depend on their folders; a node whose capability is not wired fails with a clear code.
+ * What workflow nodes use from parts of the builder that a deployment may lack (the sandbox needs
+ * bubblewrap; knowledge bases). A node whose capability is absent fails with a clear code.
  */
 export interface CodeCapability {
   run(request: {
@@ -12,20 +10,6 @@ export interface CodeCapability {
     input: Record<string, unknown>;
     signal: AbortSignal;
   }): Promise<{ output: Record<string, unknown>; stdout: string; stderr: string; durationMs: number }>;
-}
-
-export interface LlmCapability {
-  generate(request: {
-    workspaceId: string;
-    provider: string;
-    model: string;
-    system?: string | undefined;
-    prompt: string;
-    temperature?: number | undefined;
-    maxTokens?: number | undefined;
-    jsonSchema?: Record<string, unknown> | undefined;
-    signal: AbortSignal;
-  }): Promise<{ text: string; json?: unknown; usage: TokenUsage }>;
 }
 
 export interface KnowledgeCapability {
@@ -41,6 +25,5 @@ export interface KnowledgeCapability {
 
 export interface WorkflowCapabilities {
   code?: CodeCapability | undefined;
-  llm?: LlmCapability | undefined;
   knowledge?: KnowledgeCapability | undefined;
 }

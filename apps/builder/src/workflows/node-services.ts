@@ -1,6 +1,7 @@
 import { NodeExecutionError, type NodeExecutors } from "@app/workflow";
 import type { Deps } from "../deps.ts";
-import { guardedFetch } from "../outbound/guarded-fetch.ts";
+import { outboundFetch } from "../outbound/outbound-fetch.ts";
+import { generateForWorkspace } from "../providers/generate-for-workspace.ts";
 import type { WorkflowCapabilities } from "./capabilities.ts";
 import { codeNodeExecutor } from "./executors/code-node.ts";
 import { httpNodeExecutor } from "./executors/http-node.ts";
@@ -22,7 +23,7 @@ export function createNodeServices(
   capabilities: WorkflowCapabilities,
   runner: () => WorkflowRunner,
 ): NodeServices {
-  const fetch = guardedFetch({ allowPrivate: deps.config.allowPrivateUrls });
+  const fetch = outboundFetch({ allowPrivate: deps.config.allowPrivateUrls });
   const tools = new ToolRegistry([
     currentTimeTool(deps.clock),
     httpRequestTool(fetch),
@@ -116,7 +117,11 @@ export function createNodeServices(
     executors: (workspaceId, depth): NodeExecutors => ({
       http: httpNodeExecutor(fetch),
       code: codeNodeExecutor(capabilities.code, workspaceId),
-      llm: llmNodeExecutor(capabilities.llm, capabilities.knowledge, workspaceId),
+      llm: llmNodeExecutor(
+        (request) => generateForWorkspace(deps, { ...request, source: "workflow_llm" }),
+        capabilities.knowledge,
+        workspaceId,
+      ),
       tool: tools.executor(workspaceId, depth),
     }),
   };

@@ -1,5 +1,5 @@
 import { type ExecutorContext, type HttpData, NodeExecutionError } from "@app/workflow";
-import { type FetchFunction, OutboundUrlError } from "../../outbound/guarded-fetch.ts";
+import { type FetchFunction, OutboundUrlError } from "../../outbound/outbound-fetch.ts";
 
 /** Responses are read into the run record, so their size is capped. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;

@@ -1,5 +1,8 @@
 import { type ExecutorContext, NodeExecutionError } from "@app/workflow";
-import type { KnowledgeCapability, LlmCapability } from "../capabilities.ts";
+import type { GenerateRequest, generateForWorkspace } from "../../providers/generate-for-workspace.ts";
+import type { KnowledgeCapability } from "../capabilities.ts";
+
+type Generate = (request: Omit<GenerateRequest, "source">) => ReturnType<typeof generateForWorkspace>;
 
 const DEFAULT_TOP_K = 4;
 
@@ -8,13 +11,11 @@ const DEFAULT_TOP_K = 4;
  * call; with `json_schema` the model answers JSON that is also output as `json`.
  */
 export function llmNodeExecutor(
-  llm: LlmCapability | undefined,
+  generate: Generate,
   knowledge: KnowledgeCapability | undefined,
   workspaceId: string,
 ) {
   return async ({ inputs, signal }: ExecutorContext<"llm">) => {
-    if (!llm)
-      throw new NodeExecutionError("llm_unavailable", "No model provider layer is available on this server.");
     let system = inputs.system;
     const knowledgeBaseIds = inputs.knowledge_base_ids ?? [];
     if (knowledgeBaseIds.length > 0) {
@@ -34,7 +35,7 @@ export function llmNodeExecutor(
         .join("\n\n");
       system = `${system ? `${system}\n\n` : ""}Use this context when it helps; cite it as [n].\n\n${context}`;
     }
-    const answer = await llm.generate({
+    const answer = await generate({
       workspaceId,
       provider: inputs.provider,
       model: inputs.model,

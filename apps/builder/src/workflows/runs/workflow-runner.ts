@@ -19,8 +19,8 @@ import {
   finishRun,
   heartbeat,
   insertRun,
-  recordFinishedRun,
   type NodeRunValues,
+  recordFinishedRun,
   saveNodeRuns,
 } from "./run-store.ts";
 
@@ -128,12 +128,20 @@ export class WorkflowRunner {
       request.onRunCreated?.(runId);
     } else {
       timer = setTimeout(() => {
-        void persist().catch((error: unknown) => this.deps.logger.error({ err: error, run_id: runId }, "run record failed"));
+        void persist().catch((error: unknown) =>
+          this.deps.logger.error({ err: error, run_id: runId }, "run record failed"),
+        );
       }, PERSIST_AFTER_MS);
     }
     const controller = new AbortController();
     this.active.set(runId, controller);
-    const recorder = new BatchingRecorder(this.deps, runId, request.workflow.id, request.onEvent, () => persisted);
+    const recorder = new BatchingRecorder(
+      this.deps,
+      runId,
+      request.workflow.id,
+      request.onEvent,
+      () => persisted,
+    );
     try {
       const result = await runWorkflow({
         workflow: compiled,

@@ -1,6 +1,6 @@
 import type { Clock } from "@app/core";
 import { httpDataSchema } from "@app/workflow";
-import type { FetchFunction } from "../../outbound/guarded-fetch.ts";
+import type { FetchFunction } from "../../outbound/outbound-fetch.ts";
 import { sendHttpRequest } from "../executors/http-node.ts";
 import { defineTool, z } from "./registry.ts";
 

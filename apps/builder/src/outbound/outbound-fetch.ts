@@ -16,6 +16,23 @@ export class OutboundUrlError extends Error {
   }
 }
 
+/**
+ * Checks a URL a user gives us to call (a provider base URL, an HTTP node or tool): http(s), no
+ * embedded credentials and, unless private targets are allowed, a host that resolves only to public
+ * addresses. `outboundFetch` runs it on every request and redirect; call it directly to refuse a URL
+ * when it is saved.
+ *
+ * @example const url = await checkOutboundUrl("https://openrouter.ai/api/v1", { allowPrivate: false });
+ */
+export async function checkOutboundUrl(raw: string, options: { allowPrivate: boolean }): Promise<URL> {
+  try {
+    return await checkWebhookUrl(raw, { allowPrivate: options.allowPrivate, requireHttps: false });
+  } catch (error) {
+    if (error instanceof WebhookUrlError) throw new OutboundUrlError(error.reason, error.message);
+    throw error;
+  }
+}
+
 const dispatchers = new Map<boolean, Agent>();
 
 /**
@@ -24,9 +41,9 @@ const dispatchers = new Map<boolean, Agent>();
  * after DNS resolution, and the connection itself re-checks the address it dials, so a host cannot
  * rebind to an internal address between the check and the request.
  *
- * @example const fetch = guardedFetch({ allowPrivate: config.allowPrivateUrls }); await fetch(url, { signal });
+ * @example const fetch = outboundFetch({ allowPrivate: config.allowPrivateUrls }); await fetch(url, { signal });
  */
-export function guardedFetch(options: { allowPrivate: boolean }): FetchFunction {
+export function outboundFetch(options: { allowPrivate: boolean }): FetchFunction {
   let dispatcher = dispatchers.get(options.allowPrivate);
   if (!dispatcher) {
     // One pooled agent per policy: a new one per call would lose keep-alive connections.
@@ -38,7 +55,7 @@ export function guardedFetch(options: { allowPrivate: boolean }): FetchFunction 
     let url = input instanceof Request ? input.url : String(input);
     const manual = init.redirect === "manual";
     for (let hop = 0; ; hop++) {
-      await checkUrl(url, options.allowPrivate);
+      await checkOutboundUrl(url, options);
       const response = await undiciFetch(url, {
         ...(init as Parameters<typeof undiciFetch>[1]),
         redirect: "manual",
@@ -61,13 +78,4 @@ export function guardedFetch(options: { allowPrivate: boolean }): FetchFunction 
       }
     }
   }) as FetchFunction;
-}
-
-async function checkUrl(url: string, allowPrivate: boolean): Promise<void> {
-  try {
-    await checkWebhookUrl(url, { allowPrivate, requireHttps: false });
-  } catch (error) {
-    if (error instanceof WebhookUrlError) throw new OutboundUrlError(error.reason, error.message);
-    throw error;
-  }
 }
