@@ -1,3 +1,4 @@
+import { lazy, Suspense } from "react";
 import { AgentEditor } from "./agents/AgentEditor.tsx";
 import { AgentsPage } from "./agents/AgentsPage.tsx";
 import { AuthPage } from "./auth/AuthPage.tsx";
@@ -6,6 +7,12 @@ import { Shell } from "./layout/Shell.tsx";
 import { match, navigate, usePath } from "./router.ts";
 import { SettingsPage } from "./settings/SettingsPage.tsx";
 import { ErrorBox, Loading } from "./ui/ui.tsx";
+import { WorkflowsPage } from "./workflows/WorkflowsPage.tsx";
+
+// The editor (React Flow) is the heaviest screen: loaded only when opened.
+const WorkflowEditor = lazy(() =>
+  import("./workflows/WorkflowEditor.tsx").then((m) => ({ default: m.WorkflowEditor })),
+);
 
 const PUBLIC_PATHS = ["/sign-in", "/sign-up"];
 
@@ -37,6 +44,15 @@ function route(path: string) {
   const agent = match("/agents/:id", path);
   if (agent?.id) return <AgentEditor key={agent.id} id={agent.id} />;
   if (path === "/settings") return <SettingsPage />;
+  if (path === "/workflows") return <WorkflowsPage />;
+  const workflow = match("/workflows/:id", path);
+  if (workflow?.id) {
+    return (
+      <Suspense fallback={<Loading what="the editor" />}>
+        <WorkflowEditor key={workflow.id} id={workflow.id} />
+      </Suspense>
+    );
+  }
   return (
     <div className="empty">
       <h3>Nothing here</h3>

@@ -1,0 +1,151 @@
+import { type FakeProvider, lastUserText, startFakeOpenAI } from "@app/testing";
+import type { Browser, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
+import { collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+
+let builder: TestBuilder;
+let fake: FakeProvider;
+let browser: Browser;
+let page: Page;
+let pageErrors: string[];
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({
+    apiKey: "sk-e2e-key-000001",
+    script: (turn) => ({ text: lastUserText(turn).includes("ships") ? "yes, it ships" : "no idea" }),
+  });
+  builder = await startTestBuilder({ env: { ALLOW_PRIVATE_URLS: "1" } });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+  pageErrors = collectPageErrors(page);
+  const { cookie } = await builder.signUp("editor@example.com", "correct horse battery");
+  const [name, value] = cookie.split("=");
+  await page.context().addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+  const credential = await builder.request("/api/credentials", {
+    method: "POST",
+    cookie,
+    json: { provider: "openai-compatible", api_key: "sk-e2e-key-000001", base_url: fake.baseUrl },
+  });
+  expect(credential.status).toBe(201);
+});
+afterAll(async () => {
+  await browser?.close();
+  await builder?.stop();
+  await fake?.close();
+});
+
+async function center(locator: Locator) {
+  const box = await locator.boundingBox();
+  if (!box) throw new Error("element has no box");
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+async function connect(from: Locator, to: Locator) {
+  const a = await center(from);
+  const b = await center(to);
+  await page.mouse.move(a.x, a.y);
+  await page.mouse.down();
+  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 5 });
+  await page.mouse.move(b.x, b.y, { steps: 5 });
+  await page.mouse.up();
+}
+
+/** HTML5 drag and drop from the palette onto the canvas, at (x, y) inside the canvas. */
+async function dropNode(type: string, x: number, y: number) {
+  const canvas = await page.getByTestId("canvas").boundingBox();
+  if (!canvas) throw new Error("no canvas");
+  const dataTransfer = await page.evaluateHandle(() => new DataTransfer());
+  await page.getByTestId(`palette-${type}`).dispatchEvent("dragstart", { dataTransfer });
+  await page
+    .getByTestId("canvas")
+    .dispatchEvent("dragover", { dataTransfer, clientX: canvas.x + x, clientY: canvas.y + y });
+  await page
+    .getByTestId("canvas")
+    .dispatchEvent("drop", { dataTransfer, clientX: canvas.x + x, clientY: canvas.y + y });
+}
+
+const sourceHandle = (id: string, handle?: string) =>
+  handle
+    ? page.getByTestId(`handle-${id}-${handle}`)
+    : page.locator(`[data-testid=node-${id}] .react-flow__handle.source`);
+const targetHandle = (id: string) => page.locator(`[data-testid=node-${id}] .react-flow__handle.target`);
+
+describe("workflow editor", () => {
+  it("builds Start → LLM → Condition → two Ends by dragging and connecting, saves, reloads and runs it", async () => {
+    await page.goto(`${builder.url}/workflows`);
+    await page.getByRole("button", { name: "New workflow" }).click();
+    await page.waitForURL(/\/workflows\/wf_/);
+    await expect.poll(() => page.getByTestId("node-start").isVisible()).toBe(true);
+
+    // The starter's direct edge start → end_1 goes; the branch replaces it.
+    await page.locator(".react-flow__edge").first().click({ force: true });
+    await page.keyboard.press("Delete");
+    await expect.poll(() => page.locator(".react-flow__edge").count()).toBe(0);
+
+    await dropNode("llm", 150, 150);
+    await dropNode("condition", 350, 250);
+    await dropNode("end", 450, 650);
+    await expect.poll(() => page.locator(".react-flow__node").count()).toBe(5);
+    // Unconnected nodes all land in the first column, one under the other: easy to wire up.
+    await page.getByRole("button", { name: "Auto-layout" }).click();
+
+    await connect(sourceHandle("start"), targetHandle("llm_1"));
+    await connect(sourceHandle("llm_1"), targetHandle("condition_1"));
+    await connect(sourceHandle("condition_1", "case_1"), targetHandle("end_1"));
+    await connect(sourceHandle("condition_1", "else"), targetHandle("end_2"));
+    await expect.poll(() => page.locator(".react-flow__edge").count()).toBe(4);
+    await page.getByRole("button", { name: "Auto-layout" }).click();
+
+    await page.getByTestId("node-llm_1").click();
+    await page.getByLabel("Provider").selectOption("openai-compatible");
+    await page.getByLabel("Model").fill("fake-model");
+    await page.getByLabel("Prompt", { exact: true }).fill("Does it ");
+    await page.getByLabel("Insert a variable into Prompt").selectOption("{{start.question}}");
+
+    await page.getByTestId("node-condition_1").click();
+    await page.getByLabel("Conditions 1 Value", { exact: true }).fill("{{llm_1.text}}");
+    await page.getByLabel("Conditions 1 Operator").selectOption("contains");
+    await page.getByLabel("Conditions 1 Compared with", { exact: true }).fill("yes");
+
+    await page.getByTestId("node-end_1").click();
+    await page.getByLabel("Outputs 1 Value", { exact: true }).fill("{{llm_1.text}}");
+    await page.getByTestId("node-end_2").click();
+    await page.getByLabel("Outputs 1 Name", { exact: true }).fill("answer");
+    await page.getByLabel("Outputs 1 Value", { exact: true }).fill("no");
+    await screenshot(page, "editor-built");
+
+    await expect.poll(() => page.locator(".step-node.has-issues").count(), { timeout: 5000 }).toBe(0);
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.getByText("saved", { exact: true }).isVisible()).toBe(true);
+
+    await page.reload();
+    await expect.poll(() => page.locator(".react-flow__node").count()).toBe(5);
+    await expect.poll(() => page.locator(".react-flow__edge").count()).toBe(4);
+
+    await page.getByLabel("Input question").fill("ships on Friday");
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    await expect
+      .poll(() => page.getByTestId("run-result").getAttribute("data-status"), { timeout: 15_000 })
+      .toBe("succeeded");
+    await screenshot(page, "editor-run");
+    expect(await page.getByTestId("node-llm_1").getAttribute("data-run-status")).toBe("succeeded");
+    expect(await page.getByTestId("node-end_1").getAttribute("data-run-status")).toBe("succeeded");
+    expect(await page.getByTestId("node-end_2").getAttribute("data-run-status")).toBe("skipped");
+    expect(await page.getByTestId("run-result").textContent()).toContain("yes, it ships");
+  });
+
+  it("shows validation problems on the node at fault", async () => {
+    await page.getByTestId("node-end_1").click();
+    await page.getByLabel("Outputs 1 Value", { exact: true }).fill("{{nowhere.text}}");
+    await expect
+      .poll(() => page.locator("[data-testid=node-end_1].has-issues").count(), { timeout: 5000 })
+      .toBe(1);
+    await screenshot(page, "editor-validation");
+    await page.keyboard.press("Escape");
+  });
+
+  it("raised no errors in the page", () => {
+    expect(pageErrors).toEqual([]);
+  });
+});

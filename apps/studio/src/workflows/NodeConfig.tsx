@@ -1,0 +1,471 @@
+import { useProviders } from "../agents/queries.ts";
+import { Button, Field } from "../ui/ui.tsx";
+import type { EditorNode } from "./graph.ts";
+
+type Config = Record<string, unknown>;
+type Row = Record<string, unknown>;
+
+interface Props {
+  node: EditorNode;
+  variables: string[];
+  tools: { name: string; description: string }[];
+  onChange: (config: Config, extra?: EditorNode["data"]["extra"]) => void;
+  onDelete: () => void;
+}
+
+/** The side panel: the selected node's settings, with a picker of upstream outputs for templates. */
+export function NodeConfig({ node, variables, tools, onChange, onDelete }: Props) {
+  const config = node.data.config;
+  const set = (key: string, value: unknown) => onChange({ ...config, [key]: value });
+  const type = node.data.apiType;
+  return (
+    <aside className="node-config card" aria-label="Node settings">
+      <h2>
+        {type} <code>{node.id}</code>
+      </h2>
+      {node.data.issues?.length ? (
+        <ul className="issues" role="alert">
+          {node.data.issues.map((issue) => (
+            <li key={issue}>{issue}</li>
+          ))}
+        </ul>
+      ) : null}
+      {type === "start" ? (
+        <RowsEditor
+          label="Inputs"
+          rows={(config.inputs as Row[]) ?? []}
+          blank={{ name: "", type: "string", required: false }}
+          onChange={(rows) => set("inputs", rows)}
+          columns={[
+            { key: "name", label: "Name" },
+            { key: "type", label: "Type", options: ["string", "number", "boolean", "object", "array"] },
+            { key: "required", label: "Required", checkbox: true },
+          ]}
+        />
+      ) : null}
+      {type === "end" ? (
+        <RowsEditor
+          label="Outputs"
+          rows={(config.outputs as Row[]) ?? []}
+          blank={{ name: "", value: "" }}
+          onChange={(rows) => set("outputs", rows)}
+          columns={[
+            { key: "name", label: "Name" },
+            { key: "value", label: "Value", variables },
+          ]}
+        />
+      ) : null}
+      {type === "llm" ? <LlmConfig config={config} set={set} variables={variables} /> : null}
+      {type === "code" ? (
+        <>
+          <Field label="Language">
+            <select value={String(config.language)} onChange={(e) => set("language", e.target.value)}>
+              {["python", "javascript", "go", "rust"].map((language) => (
+                <option key={language}>{language}</option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Code">
+            <textarea
+              className="code"
+              value={String(config.code ?? "")}
+              onChange={(e) => set("code", e.target.value)}
+            />
+          </Field>
+          <RowsEditor
+            label="Inputs"
+            rows={(config.inputs as Row[]) ?? []}
+            blank={{ name: "", value: "" }}
+            onChange={(rows) => set("inputs", rows)}
+            columns={[
+              { key: "name", label: "Name" },
+              { key: "value", label: "Value", variables },
+            ]}
+          />
+          <RowsEditor
+            label="Outputs"
+            rows={(config.outputs as Row[]) ?? []}
+            blank={{ name: "", type: "string" }}
+            onChange={(rows) => set("outputs", rows)}
+            columns={[
+              { key: "name", label: "Name" },
+              { key: "type", label: "Type", options: ["string", "number", "boolean", "object", "array"] },
+            ]}
+          />
+        </>
+      ) : null}
+      {type === "http" ? (
+        <>
+          <Field label="Method">
+            <select value={String(config.method)} onChange={(e) => set("method", e.target.value)}>
+              {["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"].map((method) => (
+                <option key={method}>{method}</option>
+              ))}
+            </select>
+          </Field>
+          <TemplateField
+            label="URL"
+            value={String(config.url ?? "")}
+            variables={variables}
+            onChange={(v) => set("url", v)}
+          />
+          <TemplateField
+            label="Body"
+            multiline
+            value={
+              typeof config.body === "string"
+                ? config.body
+                : config.body === undefined
+                  ? ""
+                  : JSON.stringify(config.body)
+            }
+            variables={variables}
+            onChange={(v) => set("body", v === "" ? undefined : v)}
+          />
+        </>
+      ) : null}
+      {type === "condition" ? <ConditionConfig config={config} set={set} variables={variables} /> : null}
+      {type === "tool" ? (
+        <>
+          <Field label="Tool">
+            <select value={String(config.tool)} onChange={(e) => set("tool", e.target.value)}>
+              {tools.map((tool) => (
+                <option key={tool.name} value={tool.name}>
+                  {tool.name}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <JsonField
+            label="Arguments (JSON; strings may hold templates)"
+            value={config.args ?? {}}
+            onChange={(v) => set("args", v)}
+          />
+        </>
+      ) : null}
+      {type !== "start" && type !== "end" && type !== "condition" ? (
+        <Field label="When this node fails">
+          <select
+            value={node.data.extra.on_error ?? "fail"}
+            onChange={(e) =>
+              onChange(config, {
+                ...node.data.extra,
+                on_error: e.target.value as "fail" | "continue",
+                ...(e.target.value === "continue"
+                  ? { default_output: node.data.extra.default_output ?? {} }
+                  : {}),
+              })
+            }
+          >
+            <option value="fail">Fail the run</option>
+            <option value="continue">Continue with a default output</option>
+          </select>
+        </Field>
+      ) : null}
+      <Button variant="danger" onClick={onDelete}>
+        Delete node
+      </Button>
+    </aside>
+  );
+}
+
+function LlmConfig({
+  config,
+  set,
+  variables,
+}: {
+  config: Config;
+  set: (k: string, v: unknown) => void;
+  variables: string[];
+}) {
+  const providers = useProviders();
+  return (
+    <>
+      <div className="row">
+        <Field label="Provider">
+          <select value={String(config.provider)} onChange={(e) => set("provider", e.target.value)}>
+            {providers.data?.data.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Model">
+          <input value={String(config.model ?? "")} onChange={(e) => set("model", e.target.value)} />
+        </Field>
+      </div>
+      <TemplateField
+        label="System"
+        multiline
+        value={String(config.system ?? "")}
+        variables={variables}
+        onChange={(v) => set("system", v)}
+      />
+      <TemplateField
+        label="Prompt"
+        multiline
+        value={String(config.prompt ?? "")}
+        variables={variables}
+        onChange={(v) => set("prompt", v)}
+      />
+    </>
+  );
+}
+
+const OPERATORS = [
+  "eq",
+  "ne",
+  "contains",
+  "not_contains",
+  "starts_with",
+  "ends_with",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "empty",
+  "not_empty",
+  "matches",
+];
+
+function ConditionConfig({
+  config,
+  set,
+  variables,
+}: {
+  config: Config;
+  set: (k: string, v: unknown) => void;
+  variables: string[];
+}) {
+  const cases = (config.cases as { id: string; logic: string; conditions: Row[] }[]) ?? [];
+  const update = (index: number, next: (typeof cases)[number]) =>
+    set(
+      "cases",
+      cases.map((c, i) => (i === index ? next : c)),
+    );
+  return (
+    <div>
+      {cases.map((c, index) => (
+        <fieldset key={c.id} className="case">
+          <legend>
+            Case <code>{c.id}</code>
+          </legend>
+          <Field label="Match">
+            <select value={c.logic} onChange={(e) => update(index, { ...c, logic: e.target.value })}>
+              <option value="and">all conditions</option>
+              <option value="or">any condition</option>
+            </select>
+          </Field>
+          <RowsEditor
+            label="Conditions"
+            rows={c.conditions}
+            blank={{ left: "", operator: "eq", right: "" }}
+            onChange={(rows) => update(index, { ...c, conditions: rows })}
+            columns={[
+              { key: "left", label: "Value", variables },
+              { key: "operator", label: "Operator", options: OPERATORS },
+              { key: "right", label: "Compared with" },
+            ]}
+          />
+          <Button
+            variant="danger"
+            onClick={() =>
+              set(
+                "cases",
+                cases.filter((_, i) => i !== index),
+              )
+            }
+          >
+            Remove case
+          </Button>
+        </fieldset>
+      ))}
+      <Button
+        variant="secondary"
+        onClick={() => {
+          let n = cases.length + 1;
+          while (cases.some((c) => c.id === `case_${n}`)) n++;
+          set("cases", [
+            ...cases,
+            { id: `case_${n}`, logic: "and", conditions: [{ left: "", operator: "eq", right: "" }] },
+          ]);
+        }}
+      >
+        Add case
+      </Button>
+      <p className="muted">When no case matches, the else handle is taken.</p>
+    </div>
+  );
+}
+
+export function TemplateField({
+  label,
+  value,
+  variables,
+  onChange,
+  multiline = false,
+}: {
+  label: string;
+  value: string;
+  variables: string[];
+  onChange: (value: string) => void;
+  multiline?: boolean;
+}) {
+  return (
+    <div className="template-field">
+      <Field label={label}>
+        {multiline ? (
+          <textarea value={value} onChange={(e) => onChange(e.target.value)} />
+        ) : (
+          <input value={value} onChange={(e) => onChange(e.target.value)} />
+        )}
+      </Field>
+      <VariablePicker
+        variables={variables}
+        onPick={(variable) => onChange(`${value}${variable}`)}
+        label={label}
+      />
+    </div>
+  );
+}
+
+function VariablePicker({
+  variables,
+  onPick,
+  label,
+}: {
+  variables: string[];
+  onPick: (v: string) => void;
+  label: string;
+}) {
+  if (variables.length === 0) return null;
+  return (
+    <select
+      className="variable-picker"
+      aria-label={`Insert a variable into ${label}`}
+      value=""
+      onChange={(e) => {
+        if (e.target.value) onPick(e.target.value);
+      }}
+    >
+      <option value="">+ variable</option>
+      {variables.map((variable) => (
+        <option key={variable} value={variable}>
+          {variable}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function JsonField({
+  label,
+  value,
+  onChange,
+}: {
+  label: string;
+  value: unknown;
+  onChange: (v: unknown) => void;
+}) {
+  return (
+    <Field label={label}>
+      <textarea
+        className="code"
+        defaultValue={JSON.stringify(value, null, 2)}
+        onBlur={(e) => {
+          try {
+            onChange(JSON.parse(e.target.value));
+          } catch {
+            // Invalid JSON stays in the box until corrected; the stored value is unchanged.
+          }
+        }}
+      />
+    </Field>
+  );
+}
+
+interface Column {
+  key: string;
+  label: string;
+  options?: string[];
+  checkbox?: boolean;
+  variables?: string[];
+}
+
+function RowsEditor({
+  label,
+  rows,
+  blank,
+  columns,
+  onChange,
+}: {
+  label: string;
+  rows: Row[];
+  blank: Row;
+  columns: Column[];
+  onChange: (rows: Row[]) => void;
+}) {
+  const setCell = (index: number, key: string, value: unknown) =>
+    onChange(rows.map((row, i) => (i === index ? { ...row, [key]: value } : row)));
+  return (
+    <fieldset className="rows">
+      <legend>{label}</legend>
+      {rows.map((row, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity of their own while being edited
+        <div className="rows-row" key={index}>
+          {columns.map((column) =>
+            column.checkbox ? (
+              <label key={column.key} className="inline">
+                <input
+                  type="checkbox"
+                  checked={Boolean(row[column.key])}
+                  onChange={(e) => setCell(index, column.key, e.target.checked)}
+                />
+                {column.label}
+              </label>
+            ) : column.options ? (
+              <select
+                key={column.key}
+                aria-label={`${label} ${index + 1} ${column.label}`}
+                value={String(row[column.key] ?? "")}
+                onChange={(e) => setCell(index, column.key, e.target.value)}
+              >
+                {column.options.map((option) => (
+                  <option key={option}>{option}</option>
+                ))}
+              </select>
+            ) : (
+              <span key={column.key} className="rows-cell">
+                <input
+                  aria-label={`${label} ${index + 1} ${column.label}`}
+                  placeholder={column.label}
+                  value={String(row[column.key] ?? "")}
+                  onChange={(e) => setCell(index, column.key, e.target.value)}
+                />
+                {column.variables ? (
+                  <VariablePicker
+                    variables={column.variables}
+                    label={`${label} ${index + 1} ${column.label}`}
+                    onPick={(v) => setCell(index, column.key, `${String(row[column.key] ?? "")}${v}`)}
+                  />
+                ) : null}
+              </span>
+            ),
+          )}
+          <button
+            type="button"
+            className="btn btn-secondary"
+            aria-label={`Remove ${label} ${index + 1}`}
+            onClick={() => onChange(rows.filter((_, i) => i !== index))}
+          >
+            ×
+          </button>
+        </div>
+      ))}
+      <Button variant="secondary" onClick={() => onChange([...rows, { ...blank }])}>
+        Add
+      </Button>
+    </fieldset>
+  );
+}

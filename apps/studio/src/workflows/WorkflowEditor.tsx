@@ -1,0 +1,394 @@
+import {
+  addEdge,
+  Background,
+  type Connection,
+  Controls,
+  type Edge,
+  MiniMap,
+  ReactFlow,
+  ReactFlowProvider,
+  useEdgesState,
+  useNodesState,
+  useReactFlow,
+} from "@xyflow/react";
+import "@xyflow/react/dist/style.css";
+import { type DragEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { ApiError } from "../api/client.ts";
+import { navigate } from "../router.ts";
+import { Button, ErrorBox, Loading } from "../ui/ui.tsx";
+import {
+  type ApiGraph,
+  autoLayout,
+  defaultData,
+  type EditorNode,
+  NODE_TYPES,
+  type NodeType,
+  nextNodeId,
+  outputsOf,
+  toApi,
+  toEditor,
+  upstreamOf,
+} from "./graph.ts";
+import { NodeConfig } from "./NodeConfig.tsx";
+import {
+  type GraphIssue,
+  useSaveWorkflow,
+  useTools,
+  useWorkflow,
+  validateGraph,
+  type Workflow,
+} from "./queries.ts";
+import { type NodeRunView, RunPanel } from "./RunPanel.tsx";
+import { StepNode } from "./StepNode.tsx";
+import { useHistory } from "./useHistory.ts";
+
+const nodeTypes = { step: StepNode };
+const DRAG_TYPE = "application/x-workflow-node";
+
+export function WorkflowEditor({ id }: { id: string }) {
+  const workflow = useWorkflow(id);
+  if (workflow.isPending) return <Loading what="the workflow" />;
+  if (workflow.error) return <ErrorBox error={workflow.error} />;
+  return (
+    <ReactFlowProvider>
+      <Editor workflow={workflow.data} />
+    </ReactFlowProvider>
+  );
+}
+
+type Snapshot = { nodes: EditorNode[]; edges: Edge[] };
+
+function Editor({ workflow }: { workflow: Workflow }) {
+  const initial = useMemo(() => toEditor(workflow.graph), [workflow.graph]);
+  const [nodes, setNodes, onNodesChange] = useNodesState<EditorNode>(initial.nodes);
+  const [edges, setEdges, onEdgesChange] = useEdgesState<Edge>(initial.edges);
+  const [name, setName] = useState(workflow.name);
+  const [savedJson, setSavedJson] = useState(() => fingerprint(workflow.name, workflow.graph));
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [issues, setIssues] = useState<GraphIssue[]>([]);
+  const [runStates, setRunStates] = useState<Record<string, NodeRunView>>({});
+  const clipboard = useRef<EditorNode[]>([]);
+  const history = useHistory<Snapshot>();
+  const flow = useReactFlow<EditorNode, Edge>();
+  const tools = useTools();
+  const save = useSaveWorkflow(workflow.id);
+
+  const graph = useMemo(() => toApi(nodes, edges), [nodes, edges]);
+  const isDirty = fingerprint(name, graph) !== savedJson;
+  const toolOutputs = useMemo(
+    () => Object.fromEntries((tools.data?.data ?? []).map((tool) => [tool.name, tool.outputs])),
+    [tools.data],
+  );
+
+  const snapshot = useCallback((): Snapshot => ({ nodes, edges }), [nodes, edges]);
+  const change = useCallback(
+    (next: Snapshot) => {
+      history.record(snapshot());
+      setNodes(next.nodes);
+      setEdges(next.edges);
+    },
+    [history, snapshot, setNodes, setEdges],
+  );
+
+  // Validation as you edit: the server's rules, shown on the nodes they name.
+  useEffect(() => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      validateGraph(graph, controller.signal)
+        .then((result) => setIssues(result.issues))
+        .catch(() => undefined);
+    }, 300);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [graph]);
+
+  useEffect(() => {
+    if (!isDirty) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener("beforeunload", warn);
+    return () => window.removeEventListener("beforeunload", warn);
+  }, [isDirty]);
+
+  const displayNodes = useMemo(
+    () =>
+      nodes.map((node) => {
+        const nodeIssues = issues.filter((issue) => issue.node_id === node.id).map((issue) => issue.message);
+        const runStatus = runStates[node.id]?.status;
+        return {
+          ...node,
+          data: {
+            ...node.data,
+            ...(nodeIssues.length ? { issues: nodeIssues } : { issues: [] }),
+            ...(runStatus ? { runStatus } : {}),
+          },
+        };
+      }),
+    [nodes, issues, runStates],
+  );
+
+  const addNode = useCallback(
+    (type: NodeType, position?: { x: number; y: number }) => {
+      const id = nextNodeId(type, nodes);
+      const at =
+        position ?? flow.screenToFlowPosition({ x: window.innerWidth / 2, y: window.innerHeight / 2 });
+      const node: EditorNode = {
+        id,
+        type: "step",
+        position: at,
+        data: { apiType: type, config: defaultData(type), extra: {} },
+      };
+      change({ nodes: [...nodes, node], edges });
+      setSelectedId(id);
+    },
+    [nodes, edges, flow, change],
+  );
+
+  const onDrop = (event: DragEvent) => {
+    event.preventDefault();
+    const type = event.dataTransfer.getData(DRAG_TYPE) as NodeType;
+    if (!type) return;
+    addNode(type, flow.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
+  };
+
+  const onConnect = useCallback(
+    (connection: Connection) => {
+      const id = `e_${connection.source}_${connection.sourceHandle ?? "out"}_${connection.target}`;
+      change({ nodes, edges: addEdge({ ...connection, id }, edges) });
+    },
+    [nodes, edges, change],
+  );
+
+  const undo = () => {
+    const previous = history.undo(snapshot());
+    if (previous) {
+      setNodes(previous.nodes);
+      setEdges(previous.edges);
+    }
+  };
+  const redo = () => {
+    const next = history.redo(snapshot());
+    if (next) {
+      setNodes(next.nodes);
+      setEdges(next.edges);
+    }
+  };
+
+  const onKeyDown = (event: React.KeyboardEvent) => {
+    const target = event.target as HTMLElement;
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName)) return;
+    const mod = event.ctrlKey || event.metaKey;
+    if (mod && event.key.toLowerCase() === "z") {
+      event.preventDefault();
+      if (event.shiftKey) redo();
+      else undo();
+    } else if (mod && event.key.toLowerCase() === "y") {
+      event.preventDefault();
+      redo();
+    } else if (mod && event.key.toLowerCase() === "c") {
+      clipboard.current = nodes.filter((node) => node.selected && node.data.apiType !== "start");
+    } else if (mod && event.key.toLowerCase() === "v" && clipboard.current.length > 0) {
+      const pasted: EditorNode[] = [];
+      for (const node of clipboard.current) {
+        const id = nextNodeId(node.data.apiType, [...nodes, ...pasted]);
+        pasted.push({
+          ...node,
+          id,
+          selected: true,
+          position: { x: node.position.x + 40, y: node.position.y + 40 },
+        });
+      }
+      change({ nodes: [...nodes.map((node) => ({ ...node, selected: false })), ...pasted], edges });
+    }
+  };
+
+  const saveNow = () => {
+    save.mutate(
+      { name, graph },
+      {
+        onSuccess: (saved) => setSavedJson(fingerprint(saved.name, saved.graph)),
+        onError: (error) => {
+          if (error instanceof ApiError) {
+            setIssues(
+              error.details.map((detail) => ({
+                path: detail.path,
+                message: detail.message,
+                ...(typeof (detail as GraphIssue).node_id === "string"
+                  ? { node_id: (detail as GraphIssue).node_id }
+                  : {}),
+              })),
+            );
+          }
+        },
+      },
+    );
+  };
+
+  const selected = nodes.find((node) => node.id === selectedId);
+  const variables = selected
+    ? nodes
+        .filter((node) => upstreamOf(selected.id, edges).has(node.id))
+        .flatMap((node) => outputsOf(node, toolOutputs).map((field) => `{{${node.id}.${field}}}`))
+    : [];
+  const graphIssues = issues.filter((issue) => !issue.node_id);
+
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: keyboard shortcuts of the whole editor
+    <div className="editor" onKeyDown={onKeyDown}>
+      <header className="editor-toolbar">
+        <a
+          href="/workflows"
+          onClick={(e) => {
+            e.preventDefault();
+            if (!isDirty || confirm("Leave without saving your changes?")) navigate("/workflows");
+          }}
+        >
+          ← Workflows
+        </a>
+        <input
+          className="editor-name"
+          aria-label="Workflow name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+        />
+        {isDirty ? <span className="badge">unsaved</span> : <span className="badge">saved</span>}
+        <Button variant="secondary" onClick={undo} disabled={!history.canUndo}>
+          Undo
+        </Button>
+        <Button variant="secondary" onClick={redo} disabled={!history.canRedo}>
+          Redo
+        </Button>
+        <Button
+          variant="secondary"
+          onClick={() => {
+            change({ nodes: autoLayout(nodes, edges), edges });
+            setTimeout(() => void flow.fitView(), 0);
+          }}
+        >
+          Auto-layout
+        </Button>
+        <Button variant="secondary" onClick={() => void flow.fitView()}>
+          Zoom to fit
+        </Button>
+        <a className="btn btn-secondary" href={`/api/workflows/${workflow.id}/export`} download>
+          Export
+        </a>
+        <Button onClick={saveNow} isBusy={save.isPending} disabled={!isDirty}>
+          Save
+        </Button>
+      </header>
+      {save.error && !(save.error instanceof ApiError && save.error.details.length) ? (
+        <ErrorBox error={save.error} />
+      ) : null}
+      {graphIssues.length > 0 ? (
+        <div className="error-box" role="alert">
+          {graphIssues.map((issue) => issue.message).join(" · ")}
+        </div>
+      ) : null}
+      <div className="editor-body">
+        <nav className="palette card" aria-label="Node palette">
+          {NODE_TYPES.map((entry) => (
+            <button
+              type="button"
+              key={entry.type}
+              className="palette-item"
+              draggable
+              data-testid={`palette-${entry.type}`}
+              onDragStart={(event) => {
+                event.dataTransfer.setData(DRAG_TYPE, entry.type);
+                event.dataTransfer.effectAllowed = "move";
+              }}
+              onClick={() => addNode(entry.type)}
+              title={`${entry.hint} (drag onto the canvas, or click to add)`}
+            >
+              <strong>{entry.label}</strong>
+              <span className="muted">{entry.hint}</span>
+            </button>
+          ))}
+        </nav>
+        <div
+          className="canvas"
+          data-testid="canvas"
+          onDrop={onDrop}
+          onDragOver={(event) => event.preventDefault()}
+        >
+          <ReactFlow
+            nodes={displayNodes}
+            edges={edges}
+            nodeTypes={nodeTypes}
+            onNodesChange={onNodesChange}
+            onEdgesChange={onEdgesChange}
+            onNodeDragStart={() => history.record(snapshot())}
+            onBeforeDelete={async () => {
+              history.record(snapshot());
+              return true;
+            }}
+            onConnect={onConnect}
+            onNodeClick={(_, node) => setSelectedId(node.id)}
+            onPaneClick={() => setSelectedId(null)}
+            fitView
+            deleteKeyCode={["Backspace", "Delete"]}
+            proOptions={{ hideAttribution: true }}
+          >
+            <Background />
+            <Controls />
+            <MiniMap pannable zoomable />
+          </ReactFlow>
+        </div>
+        <div className="side">
+          {selected ? (
+            <NodeConfig
+              key={selected.id}
+              node={{
+                ...selected,
+                data: {
+                  ...selected.data,
+                  issues: issues.filter((i) => i.node_id === selected.id).map((i) => i.message),
+                },
+              }}
+              variables={variables}
+              tools={tools.data?.data ?? []}
+              onChange={(config, extra) =>
+                change({
+                  nodes: nodes.map((node) =>
+                    node.id === selected.id
+                      ? { ...node, data: { ...node.data, config, extra: extra ?? node.data.extra } }
+                      : node,
+                  ),
+                  edges,
+                })
+              }
+              onDelete={() => {
+                change({
+                  nodes: nodes.filter((node) => node.id !== selected.id),
+                  edges: edges.filter((edge) => edge.source !== selected.id && edge.target !== selected.id),
+                });
+                setSelectedId(null);
+              }}
+            />
+          ) : null}
+          <RunPanel
+            workflowId={workflow.id}
+            start={nodes.find((node) => node.data.apiType === "start")}
+            isDirty={isDirty}
+            onNodeState={setRunStates}
+          />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** A comparable form of a graph: stored graphs come back with keys reordered, so both go through the editor's shape. */
+function fingerprint(name: string, graph: ApiGraph): string {
+  const editor = toEditor(graph);
+  return JSON.stringify({ name, graph: toApi(editor.nodes, editor.edges) }, sortedKeys);
+}
+
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
+  );
+}

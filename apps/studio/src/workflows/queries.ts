@@ -1,0 +1,128 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, type Page } from "../api/client.ts";
+import type { ApiGraph } from "./graph.ts";
+
+export interface Workflow {
+  id: string;
+  name: string;
+  description: string;
+  graph: ApiGraph;
+  trigger_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface GraphIssue {
+  path: string;
+  message: string;
+  code?: string;
+  node_id?: string;
+  edge_id?: string;
+}
+
+export interface NodeRun {
+  node_id: string;
+  node_type: string;
+  status: "running" | "succeeded" | "failed" | "skipped";
+  step: number | null;
+  inputs: unknown;
+  outputs: Record<string, unknown> | null;
+  error: { code: string; message: string } | null;
+  elapsed_ms: number | null;
+}
+
+export interface Run {
+  id: string;
+  status: "running" | "succeeded" | "failed" | "cancelled";
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown> | null;
+  error: { code: string; message: string; node_id?: string } | null;
+  started_at: string;
+  elapsed_ms: number | null;
+  nodes?: NodeRun[];
+}
+
+export function useWorkflows() {
+  return useQuery({
+    queryKey: ["workflows"],
+    queryFn: () => api<Page<Workflow>>("/api/workflows?limit=100"),
+  });
+}
+
+export function useWorkflow(id: string) {
+  return useQuery({ queryKey: ["workflows", id], queryFn: () => api<Workflow>(`/api/workflows/${id}`) });
+}
+
+export function useTools() {
+  return useQuery({
+    queryKey: ["workflow-tools"],
+    queryFn: () =>
+      api<{ data: { name: string; description: string; outputs: string[] }[] }>("/api/workflows/tools"),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+export function useRuns(workflowId: string) {
+  return useQuery({
+    queryKey: ["runs", workflowId],
+    queryFn: () => api<Page<Run>>(`/api/workflows/${workflowId}/runs?limit=20`),
+  });
+}
+
+export function useSaveWorkflow(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { name: string; graph: ApiGraph }) =>
+      api<Workflow>(`/api/workflows/${id}`, { method: "PATCH", json: input }),
+    onSuccess: (saved) => {
+      client.setQueryData(["workflows", id], saved);
+      void client.invalidateQueries({ queryKey: ["workflows"], exact: true });
+    },
+  });
+}
+
+export function validateGraph(graph: ApiGraph, signal: AbortSignal) {
+  return api<{ valid: boolean; issues: GraphIssue[] }>("/api/workflows/validate", {
+    json: { graph },
+    signal,
+  });
+}
+
+export interface RunEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** Starts a run and hands each Server-Sent Event to `onEvent` as it arrives. */
+export async function streamRun(
+  workflowId: string,
+  inputs: Record<string, unknown>,
+  onEvent: (event: RunEvent) => void,
+): Promise<void> {
+  const response = await fetch(`/api/workflows/${workflowId}/runs`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    credentials: "same-origin",
+    body: JSON.stringify({ inputs }),
+  });
+  if (!response.ok || !response.body) {
+    const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+    throw new Error(body?.error?.message ?? `The run could not start (${response.status}).`);
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let split = buffer.indexOf("\n\n");
+    while (split >= 0) {
+      const block = buffer.slice(0, split);
+      buffer = buffer.slice(split + 2);
+      const event = /^event: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (event && data) onEvent({ event, data: JSON.parse(data) as Record<string, unknown> });
+      split = buffer.indexOf("\n\n");
+    }
+  }
+}
