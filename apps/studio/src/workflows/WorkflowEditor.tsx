@@ -234,8 +234,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
   const graphIssues = issues.filter((issue) => !issue.node_id);
 
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: keyboard shortcuts of the whole editor
-    <div className="editor" onKeyDown={onKeyDown}>
+    <div className="editor" role="application" aria-label="Workflow editor" onKeyDown={onKeyDown}>
       <header className="editor-toolbar">
         <a
           href="/workflows"
@@ -307,6 +306,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
             </button>
           ))}
         </nav>
+        {/* biome-ignore lint/a11y/noStaticElementInteractions: the drop target of palette drags; the palette's buttons are the keyboard way to add nodes */}
         <div
           className="canvas"
           data-testid="canvas"

@@ -7,15 +7,15 @@ import { useCallback, useRef, useState } from "react";
 export function useHistory<T>(limit = 100) {
   const past = useRef<T[]>([]);
   const future = useRef<T[]>([]);
+  // The stacks live in refs (no re-render per push); the version re-renders for canUndo/canRedo.
   const [, setVersion] = useState(0);
-  const bump = () => setVersion((v) => v + 1);
 
   const record = useCallback(
     (snapshot: T) => {
       past.current.push(snapshot);
       if (past.current.length > limit) past.current.shift();
       future.current = [];
-      bump();
+      setVersion((v) => v + 1);
     },
     [limit],
   );
@@ -24,7 +24,7 @@ export function useHistory<T>(limit = 100) {
     const previous = past.current.pop();
     if (previous === undefined) return undefined;
     future.current.push(current);
-    bump();
+    setVersion((v) => v + 1);
     return previous;
   }, []);
 
@@ -32,7 +32,7 @@ export function useHistory<T>(limit = 100) {
     const next = future.current.pop();
     if (next === undefined) return undefined;
     past.current.push(current);
-    bump();
+    setVersion((v) => v + 1);
     return next;
   }, []);
 
