@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["e2e/**/*.test.ts"],
-    globalSetup: ["e2e/build-once.ts"],
+    globalSetup: process.env.E2E_SKIP_BUILD ? [] : ["e2e/build-once.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     fileParallelism: false,

@@ -31,6 +31,6 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 /** Fails the test on any uncaught error in the page. */
 export function collectPageErrors(page: Page): string[] {
   const errors: string[] = [];
-  page.on("pageerror", (error) => errors.push(error.message));
+  page.on("pageerror", (error) => errors.push(`${error.message}\n${error.stack ?? ""}`.slice(0, 600)));
   return errors;
 }

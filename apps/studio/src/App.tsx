@@ -1,4 +1,5 @@
 import { lazy, Suspense } from "react";
+import { AgentChat } from "./agents/AgentChat.tsx";
 import { AgentEditor } from "./agents/AgentEditor.tsx";
 import { AgentsPage } from "./agents/AgentsPage.tsx";
 import { AuthPage } from "./auth/AuthPage.tsx";
@@ -42,7 +43,16 @@ function route(path: string) {
   if (path === "/agents") return <AgentsPage />;
   if (path === "/agents/new") return <AgentEditor />;
   const agent = match("/agents/:id", path);
-  if (agent?.id) return <AgentEditor key={agent.id} id={agent.id} />;
+  if (agent?.id) {
+    return (
+      <div className="agent-page">
+        <div>
+          <AgentEditor key={agent.id} id={agent.id} />
+        </div>
+        <AgentChat key={`chat-${agent.id}`} agentId={agent.id} />
+      </div>
+    );
+  }
   if (path === "/settings") return <SettingsPage />;
   if (path === "/workflows") return <WorkflowsPage />;
   const workflow = match("/workflows/:id", path);

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, type Page } from "../api/client.ts";
+import { postEventStream, type ServerEvent } from "../api/sse.ts";
 import type { ApiGraph } from "./graph.ts";
 
 export interface Workflow {
@@ -88,41 +89,11 @@ export function validateGraph(graph: ApiGraph, signal: AbortSignal) {
   });
 }
 
-export interface RunEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-/** Starts a run and hands each Server-Sent Event to `onEvent` as it arrives. */
-export async function streamRun(
+/** Starts a run and hands each Server-Sent Event (`run_started`, `node_finished`, …) to `onEvent`. */
+export function streamRun(
   workflowId: string,
   inputs: Record<string, unknown>,
-  onEvent: (event: RunEvent) => void,
-): Promise<void> {
-  const response = await fetch(`/api/workflows/${workflowId}/runs`, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
-    credentials: "same-origin",
-    body: JSON.stringify({ inputs }),
-  });
-  if (!response.ok || !response.body) {
-    const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-    throw new Error(body?.error?.message ?? `The run could not start (${response.status}).`);
-  }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let split = buffer.indexOf("\n\n");
-    while (split >= 0) {
-      const block = buffer.slice(0, split);
-      buffer = buffer.slice(split + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (event && data) onEvent({ event, data: JSON.parse(data) as Record<string, unknown> });
-      split = buffer.indexOf("\n\n");
-    }
-  }
+  onEvent: (event: ServerEvent) => void,
+) {
+  return postEventStream(`/api/workflows/${workflowId}/runs`, { inputs }, onEvent);
 }

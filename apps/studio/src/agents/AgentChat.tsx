@@ -1,0 +1,180 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useEffect, useRef, useState } from "react";
+import { api, type Page } from "../api/client.ts";
+import { postEventStream } from "../api/sse.ts";
+import { Button, ErrorBox } from "../ui/ui.tsx";
+
+interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+  output?: unknown;
+  is_error?: boolean;
+}
+
+interface Message {
+  id: string;
+  role: "user" | "assistant";
+  content: string;
+  tool_calls: ToolCall[];
+}
+
+interface Conversation {
+  id: string;
+  title: string;
+  updated_at: string;
+}
+
+/** Chat with an agent: answers stream in, tool calls show inline, past conversations can be reopened. */
+export function AgentChat({ agentId }: { agentId: string }) {
+  const client = useQueryClient();
+  const conversations = useQuery({
+    queryKey: ["conversations", agentId],
+    queryFn: () => api<Page<Conversation>>(`/api/agents/${agentId}/conversations?limit=50`),
+  });
+  const [conversationId, setConversationId] = useState<string | null>(null);
+  const [messages, setMessages] = useState<Message[]>([]);
+  const [draft, setDraft] = useState("");
+  const [error, setError] = useState<unknown>(null);
+  const [isSending, setSending] = useState(false);
+  const abort = useRef<AbortController | null>(null);
+  const bottom = useRef<HTMLDivElement>(null);
+
+  useEffect(() => () => abort.current?.abort(), []);
+  // Braces matter: newer browsers return a promise from scrollIntoView, and React would call it on cleanup.
+  useEffect(() => {
+    bottom.current?.scrollIntoView({ block: "end" });
+  }, [messages]);
+
+  const open = async (id: string) => {
+    setConversationId(id);
+    const page = await api<Page<Message>>(`/api/conversations/${id}/messages?limit=100`);
+    setMessages([...page.data].reverse());
+  };
+
+  const send = async (event: FormEvent) => {
+    event.preventDefault();
+    const text = draft.trim();
+    if (!text || isSending) return;
+    setDraft("");
+    setError(null);
+    setSending(true);
+    const reply: Message = { id: `pending-${Date.now()}`, role: "assistant", content: "", tool_calls: [] };
+    setMessages((current) => [
+      ...current,
+      { id: `user-${Date.now()}`, role: "user", content: text, tool_calls: [] },
+      reply,
+    ]);
+    const update = (change: (message: Message) => Message) =>
+      setMessages((current) =>
+        current.map((message) => (message.id === reply.id ? change(message) : message)),
+      );
+    abort.current = new AbortController();
+    try {
+      await postEventStream(
+        `/api/agents/${agentId}/chat`,
+        { message: text, ...(conversationId ? { conversation_id: conversationId } : {}) },
+        ({ event, data }) => {
+          if (event === "conversation") setConversationId(String(data.id));
+          if (event === "text_delta") update((m) => ({ ...m, content: m.content + String(data.text ?? "") }));
+          if (event === "tool_call") {
+            update((m) => ({
+              ...m,
+              tool_calls: [
+                ...m.tool_calls,
+                { id: String(data.id), name: String(data.name), input: data.input },
+              ],
+            }));
+          }
+          if (event === "tool_result") {
+            update((m) => ({
+              ...m,
+              tool_calls: m.tool_calls.map((call) =>
+                call.id === data.id
+                  ? { ...call, output: data.output, is_error: Boolean(data.is_error) }
+                  : call,
+              ),
+            }));
+          }
+          if (event === "error")
+            setError(
+              new Error(
+                String((data.error as { message?: string } | undefined)?.message ?? "The answer failed."),
+              ),
+            );
+        },
+        abort.current.signal,
+      );
+      void client.invalidateQueries({ queryKey: ["conversations", agentId] });
+    } catch (caught) {
+      if (!(caught instanceof DOMException && caught.name === "AbortError")) setError(caught);
+    } finally {
+      setSending(false);
+    }
+  };
+
+  return (
+    <section className="chat card" aria-label="Chat">
+      <div className="chat-header">
+        <h2>Chat</h2>
+        <select
+          aria-label="Conversation"
+          value={conversationId ?? ""}
+          onChange={(e) => {
+            if (e.target.value) void open(e.target.value);
+            else {
+              setConversationId(null);
+              setMessages([]);
+            }
+          }}
+        >
+          <option value="">New conversation</option>
+          {conversations.data?.data.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.title || c.id}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="chat-log" aria-live="polite">
+        {messages.length === 0 ? <p className="muted">Ask the agent something.</p> : null}
+        {messages.map((message) => (
+          <div
+            key={message.id}
+            className={`bubble bubble-${message.role}`}
+            data-testid={`message-${message.role}`}
+          >
+            {message.tool_calls.map((call) => (
+              <details key={call.id} className="tool-call" data-testid="tool-call">
+                <summary>
+                  Tool <code>{call.name}</code>{" "}
+                  {call.output === undefined ? "…" : call.is_error ? "failed" : "done"}
+                </summary>
+                <pre>{JSON.stringify({ input: call.input, output: call.output }, null, 2)}</pre>
+              </details>
+            ))}
+            {message.content ? <div className="bubble-text">{message.content}</div> : null}
+          </div>
+        ))}
+        <div ref={bottom} />
+      </div>
+      <ErrorBox error={error} />
+      <form className="chat-input" onSubmit={send}>
+        <textarea
+          aria-label="Message"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && !e.shiftKey) {
+              e.preventDefault();
+              e.currentTarget.form?.requestSubmit();
+            }
+          }}
+        />
+        <Button type="submit" isBusy={isSending}>
+          Send
+        </Button>
+      </form>
+    </section>
+  );
+}
