@@ -42,9 +42,11 @@ export function AgentChat({ agentId }: { agentId: string }) {
 
   useEffect(() => () => abort.current?.abort(), []);
   // Braces matter: newer browsers return a promise from scrollIntoView, and React would call it on cleanup.
+  const lastLength = messages.at(-1)?.content.length ?? 0;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll whenever a message is added or grows
   useEffect(() => {
     bottom.current?.scrollIntoView({ block: "end" });
-  }, [messages]);
+  }, [messages.length, lastLength]);
 
   const open = async (id: string) => {
     setConversationId(id);
