@@ -19,6 +19,7 @@ import { authRoutes } from "./auth/routes.ts";
 import { credentialRoutes } from "./credentials/routes.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
+import { createGenerationFeature } from "./generation/generation-feature.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
 import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
@@ -35,7 +36,14 @@ import { WorkflowRunner } from "./workflows/runs/workflow-runner.ts";
 const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** Prefixes under /api that are reachable without a session or key. */
-const PUBLIC_API_PATHS = ["/api/auth/", "/api/openapi.json", "/api/docs", "/api/hooks/"] as const;
+const PUBLIC_API_PATHS = [
+  "/api/auth/",
+  "/api/openapi.json",
+  "/api/docs",
+  "/api/hooks/",
+  // Replicate signs its webhooks; the route verifies them itself.
+  "/api/replicate/webhook",
+] as const;
 
 export interface BuilderApp {
   app: ReturnType<typeof createRoutes>;
@@ -59,14 +67,17 @@ export function createBuilderApp(deps: Deps): BuilderApp {
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
   const knowledge = createKnowledgeFeature(deps);
-  const app = createRoutes(deps, runner, knowledge.routes);
+  const generation = createGenerationFeature(deps);
+  const app = createRoutes(deps, runner, knowledge.routes, generation);
   return {
     app,
     start: async () => {
       await getRunner().start();
       await knowledge.worker.start();
+      await generation.worker.start();
     },
     stop: async () => {
+      await generation.worker.stop();
       await knowledge.worker.stop();
       await getRunner().stop();
     },
@@ -77,6 +88,7 @@ function createRoutes(
   deps: Deps,
   runner: WorkflowRunner,
   knowledge: ReturnType<typeof createKnowledgeFeature>["routes"],
+  generation: ReturnType<typeof createGenerationFeature>,
 ) {
   const { config, logger } = deps;
   const auth = createAuth({
@@ -117,6 +129,9 @@ function createRoutes(
   app.route("/api/usage", usageRoutes(deps));
   app.route("/api", knowledge);
   app.route("/api/sandbox", sandboxRoutes(deps, deps.sandbox));
+  app.route("/api/replicate", generation.replicateRoutes);
+  app.route("/api/generations", generation.generationRoutes);
+  app.route("/api/files", generation.fileRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

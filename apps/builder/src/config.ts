@@ -41,6 +41,8 @@ export type BuilderConfig = {
   databaseUrl: string | undefined;
   secretKey: string;
   publicUrl: string;
+  /** Whether `PUBLIC_URL` was set, i.e. outside services (Replicate's webhooks) can reach `publicUrl`. */
+  hasPublicUrl: boolean;
   allowPrivateUrls: boolean;
   paymentsUrl: string;
   paymentsSecretKey: string | undefined;
@@ -74,6 +76,7 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
         randomBytes(32).toString("base64url"),
       ),
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
+    hasPublicUrl: e.PUBLIC_URL !== undefined,
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     paymentsUrl: (e.PAYMENTS_URL ?? `http://127.0.0.1:${e.PAYMENTS_PORT}`).replace(/\/$/, ""),
     paymentsSecretKey: e.PAYMENTS_SECRET_KEY,

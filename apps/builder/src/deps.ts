@@ -4,6 +4,7 @@ import type { Sandbox } from "@app/sandbox";
 import type { AgentToolPorts } from "./agents/ports.ts";
 import type { BuilderConfig } from "./config.ts";
 import type { BuilderDb } from "./db/index.ts";
+import type { GenerationSettings } from "./generation/generation-context.ts";
 import type { AiSettings } from "./providers/settings.ts";
 import type { Storage } from "./storage/storage.ts";
 import type { WorkflowCapabilities } from "./workflows/capabilities.ts";
@@ -24,4 +25,6 @@ export interface Deps {
   sandbox?: Sandbox;
   /** Where files are kept; absent, the local disk under `<DATA_DIR>/builder/files`. */
   storage?: Storage;
+  /** Polling, size and cache limits of generation; absent, the defaults. */
+  generation?: Partial<GenerationSettings>;
 }

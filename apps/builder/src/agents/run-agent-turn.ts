@@ -1,9 +1,9 @@
 import { newId } from "@app/core";
 import { stepCountIs, streamText } from "ai";
 import type { Deps } from "../deps.ts";
+import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { createLanguageModel } from "../providers/language-model.ts";
 import { meterModel } from "../providers/metered-model.ts";
-import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { ProviderErrors, providerApiError } from "../providers/provider-errors.ts";
 import { recordModelCalls } from "../usage/record-model-calls.ts";
 import { buildAgentTools } from "./agent-tools.ts";

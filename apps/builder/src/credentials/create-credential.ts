@@ -1,8 +1,8 @@
 import { type Clock, newId } from "@app/core";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
-import { findProvider } from "../providers/catalogue.ts";
 import { checkOutboundUrl, OutboundUrlError } from "../outbound/outbound-fetch.ts";
+import { findProvider } from "../providers/catalogue.ts";
 import type { CreateCredentialInput } from "./contract.ts";
 import type { CredentialRow } from "./credential-json.ts";
 import { credentialContext, credentialKey, encryptSecret, keyHint } from "./encryption.ts";

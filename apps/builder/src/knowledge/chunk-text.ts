@@ -43,7 +43,8 @@ export function chunkSections(
   sections: readonly DocumentSection[],
   options: { chunkSize: number; chunkOverlap: number },
 ): TextChunk[] {
-  if (options.chunkOverlap >= options.chunkSize) throw new Error("chunkOverlap must be smaller than chunkSize");
+  if (options.chunkOverlap >= options.chunkSize)
+    throw new Error("chunkOverlap must be smaller than chunkSize");
   const maxChars = options.chunkSize * CHARACTERS_PER_TOKEN;
   const overlapChars = options.chunkOverlap * CHARACTERS_PER_TOKEN;
   const chunks: TextChunk[] = [];

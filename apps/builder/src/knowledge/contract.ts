@@ -38,7 +38,11 @@ export const knowledgeBaseSchema = z
     embedding: z.object({
       provider: z.string(),
       model: z.string(),
-      dimensions: z.number().int().nullable().openapi({ description: "Known once the first document is embedded." }),
+      dimensions: z
+        .number()
+        .int()
+        .nullable()
+        .openapi({ description: "Known once the first document is embedded." }),
     }),
     created_at: z.string(),
     updated_at: z.string(),
@@ -123,14 +127,10 @@ export const searchBody = z
       .enum(SEARCH_MODES)
       .optional()
       .openapi({ description: "Default `hybrid`, or `fulltext` on a database without pgvector" }),
-    min_score: z
-      .number()
-      .min(0)
-      .optional()
-      .openapi({
-        description:
-          "Drop results scoring below this: cosine similarity (vector), ts_rank_cd (fulltext) or the fused reciprocal-rank score (hybrid)",
-      }),
+    min_score: z.number().min(0).optional().openapi({
+      description:
+        "Drop results scoring below this: cosine similarity (vector), ts_rank_cd (fulltext) or the fused reciprocal-rank score (hybrid)",
+    }),
   })
   .openapi("SearchKnowledgeBaseRequest");
 export type SearchInput = z.infer<typeof searchBody>;

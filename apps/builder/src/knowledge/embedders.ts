@@ -1,9 +1,9 @@
-import type { Clock } from "@app/core";
 import { createCohere } from "@ai-sdk/cohere";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createMistral } from "@ai-sdk/mistral";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { Clock } from "@app/core";
 import { APICallError, type EmbeddingModel, embedMany, RetryError } from "ai";
 import type { BuilderConfig } from "../config.ts";
 import { resolveProviderAccess } from "../credentials/resolve-provider-access.ts";
@@ -13,7 +13,14 @@ import { providerApiError } from "../providers/provider-errors.ts";
 import { LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL, localEmbedding } from "./local-embedder.ts";
 
 /** Providers whose SDK offers embedding models, plus the built-in `local` embedder. */
-export const EMBEDDING_PROVIDERS = ["local", "openai", "google", "mistral", "cohere", "openai-compatible"] as const;
+export const EMBEDDING_PROVIDERS = [
+  "local",
+  "openai",
+  "google",
+  "mistral",
+  "cohere",
+  "openai-compatible",
+] as const;
 
 export const DEFAULT_EMBEDDING = { provider: "local", model: LOCAL_EMBEDDING_MODEL } as const;
 
@@ -76,8 +83,13 @@ export async function embedderFor(
       } catch (error) {
         if (signal?.aborted) throw error;
         const cause = RetryError.isInstance(error) ? error.lastError : error;
-        const isTransient = APICallError.isInstance(cause) ? cause.isRetryable || cause.statusCode === undefined : false;
-        throw new EmbeddingError(providerApiError(cause, { provider: access.provider, apiKey: access.apiKey }).message, isTransient);
+        const isTransient = APICallError.isInstance(cause)
+          ? cause.isRetryable || cause.statusCode === undefined
+          : false;
+        throw new EmbeddingError(
+          providerApiError(cause, { provider: access.provider, apiKey: access.apiKey }).message,
+          isTransient,
+        );
       }
     },
   };
@@ -99,7 +111,8 @@ function embeddingModel(access: ProviderAccess, modelId: string): EmbeddingModel
     case "cohere":
       return createCohere(settings).embedding(modelId);
     case "openai-compatible":
-      if (!access.baseUrl) throw new EmbeddingError("openai-compatible needs a credential with a base_url.", false);
+      if (!access.baseUrl)
+        throw new EmbeddingError("openai-compatible needs a credential with a base_url.", false);
       return createOpenAICompatible({
         name: "openai-compatible",
         baseURL: access.baseUrl,

@@ -20,7 +20,8 @@ export const KnowledgeErrors = defineErrors({
   EMPTY_FILE: { status: 422, message: "The file is empty." },
   EMBEDDING_PROVIDER_UNSUPPORTED: {
     status: 422,
-    message: "This provider offers no embedding models here: use local, openai, google, mistral, cohere or openai-compatible.",
+    message:
+      "This provider offers no embedding models here: use local, openai, google, mistral, cohere or openai-compatible.",
   },
   QUERY_EMBEDDING_FAILED: { status: 502, message: "The query could not be embedded." },
   VECTOR_SEARCH_UNAVAILABLE: {

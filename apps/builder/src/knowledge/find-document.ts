@@ -8,7 +8,11 @@ import { knowledgeDocuments } from "./schema.ts";
  *
  * @example const document = await findDocument(db, workspaceId, "doc_…");
  */
-export async function findDocument(db: BuilderDb, workspaceId: string, id: string): Promise<DocumentRow | undefined> {
+export async function findDocument(
+  db: BuilderDb,
+  workspaceId: string,
+  id: string,
+): Promise<DocumentRow | undefined> {
   const [row] = await db
     .select()
     .from(knowledgeDocuments)

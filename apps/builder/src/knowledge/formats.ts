@@ -57,7 +57,7 @@ export function detectFormat(
   if (claimed === "pdf") return sniffed === "pdf" ? "pdf" : undefined;
   if (claimed === "docx") return sniffed === "zip" ? "docx" : undefined;
   if (sniffed !== "text") return undefined;
-  if (claimed === "json" && !/^\s*[[{"\d\-tfn]/.test(textOf(head))) return undefined;
+  if (claimed === "json" && !/^\s*([[{"]|-?\d|true\b|false\b|null\b)/.test(textOf(head))) return undefined;
   return claimed;
 }
 

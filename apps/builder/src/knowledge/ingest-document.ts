@@ -101,7 +101,10 @@ async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lea
 
 async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease, signal: AbortSignal) {
   const { db } = deps;
-  const [base] = await db.select().from(knowledgeBases).where(eq(knowledgeBases.id, document.knowledgeBaseId));
+  const [base] = await db
+    .select()
+    .from(knowledgeBases)
+    .where(eq(knowledgeBases.id, document.knowledgeBaseId));
   if (!base) throw new LeaseLostError("the knowledge base was deleted");
   const embedder = await embedderFor(deps, document.workspaceId, {
     provider: base.embeddingProvider,
@@ -120,7 +123,11 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
 
   for (;;) {
     const batch = await db
-      .select({ id: knowledgeChunks.id, text: knowledgeChunks.text, headingPath: knowledgeChunks.headingPath })
+      .select({
+        id: knowledgeChunks.id,
+        text: knowledgeChunks.text,
+        headingPath: knowledgeChunks.headingPath,
+      })
       .from(knowledgeChunks)
       .where(and(eq(knowledgeChunks.documentId, document.id), isNull(sql`embedding`)))
       .orderBy(asc(knowledgeChunks.position))
@@ -129,7 +136,10 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
     const vectors = await embedder.embed(batch.map(embeddingInput), signal);
     const width = vectors[0]?.length ?? 0;
     if (vectors.length !== batch.length || width === 0 || vectors.some((vector) => vector.length !== width))
-      throw new EmbeddingError("The embedding model answered an unexpected number or shape of vectors.", false);
+      throw new EmbeddingError(
+        "The embedding model answered an unexpected number or shape of vectors.",
+        false,
+      );
     if (dimensions === null) dimensions = await recordDimensions(db, base.id, width);
     if (width !== dimensions)
       throw new EmbeddingError(
@@ -137,10 +147,18 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
         false,
       );
     done += batch.length;
-    const rows = JSON.stringify(batch.map((chunk, i) => ({ id: chunk.id, e: vectorLiteral(vectors[i] ?? []) })));
-    const progress = Math.min(99, CHUNKED_PROGRESS + Math.floor(((100 - CHUNKED_PROGRESS) * done) / Math.max(total, 1)));
+    const rows = JSON.stringify(
+      batch.map((chunk, i) => ({ id: chunk.id, e: vectorLiteral(vectors[i] ?? []) })),
+    );
+    const progress = Math.min(
+      99,
+      CHUNKED_PROGRESS + Math.floor(((100 - CHUNKED_PROGRESS) * done) / Math.max(total, 1)),
+    );
     await db.transaction(async (tx) => {
-      await fencedUpdate({ db: tx, clock: deps.clock }, document.id, lease, { status: "embedding", progress });
+      await fencedUpdate({ db: tx, clock: deps.clock }, document.id, lease, {
+        status: "embedding",
+        progress,
+      });
       await tx.execute(sql`
         update knowledge_chunks set embedding = batch.e::vector
         from jsonb_to_recordset(${rows}::jsonb) as batch(id text, e text)
@@ -161,12 +179,20 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
     });
     // Setting the width last is what puts the chunks into the vector index's partial predicate,
     // so a document becomes vector-searchable all at once.
-    await tx.update(knowledgeChunks).set({ dimensions: width }).where(eq(knowledgeChunks.documentId, document.id));
+    await tx
+      .update(knowledgeChunks)
+      .set({ dimensions: width })
+      .where(eq(knowledgeChunks.documentId, document.id));
   });
   report(deps, document.id, "ready", 100);
 }
 
-function report(deps: IngestDeps, documentId: string, status: ProgressEvent["status"], progress: number): void {
+function report(
+  deps: IngestDeps,
+  documentId: string,
+  status: ProgressEvent["status"],
+  progress: number,
+): void {
   deps.onProgress?.({ documentId, status, progress, error: null });
 }
 

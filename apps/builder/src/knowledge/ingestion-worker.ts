@@ -94,9 +94,12 @@ export function createIngestionWorker(
     const controller = new AbortController();
     current = controller;
     // The lease must outlive long parses (a large PDF) as well as slow provider calls.
-    const heartbeat = setInterval(() => {
-      fencedUpdate(deps, document.id, lease, {}).catch(() => undefined);
-    }, Math.max(1_000, Math.floor(settings.leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        fencedUpdate(deps, document.id, lease, {}).catch(() => undefined);
+      },
+      Math.max(1_000, Math.floor(settings.leaseMs / 3)),
+    );
     try {
       await ingestDocument(
         { ...deps, onProgress: (event) => deps.events?.publish(event) },
@@ -180,7 +183,10 @@ async function recordFailure(
 
   if (!isPermanent && attempts < settings.maxAttempts) {
     const delay = Math.min(settings.maxRetryDelayMs, settings.retryBaseMs * 2 ** Math.max(0, attempts - 1));
-    logger.warn({ document_id: document.id, attempts, retry_in_ms: delay, reason }, "ingestion will be retried");
+    logger.warn(
+      { document_id: document.id, attempts, retry_in_ms: delay, reason },
+      "ingestion will be retried",
+    );
     await db
       .update(knowledgeDocuments)
       .set({ nextAttemptAt: new Date(clock.now().getTime() + delay), leaseOwner: null, leaseExpiresAt: null })
@@ -203,7 +209,13 @@ async function recordFailure(
       .where(and(eq(knowledgeDocuments.id, document.id), eq(knowledgeDocuments.leaseOwner, lease.owner)))
       .returning({ id: knowledgeDocuments.id });
     // A failed document keeps no chunks: nothing half-ingested is ever searchable.
-    if (failed.length > 0) await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, document.id));
+    if (failed.length > 0)
+      await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, document.id));
   });
-  deps.events?.publish({ documentId: document.id, status: "failed", progress: document.progress, error: message });
+  deps.events?.publish({
+    documentId: document.id,
+    status: "failed",
+    progress: document.progress,
+    error: message,
+  });
 }

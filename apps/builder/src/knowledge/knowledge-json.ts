@@ -13,7 +13,11 @@ export function toKnowledgeBaseJson(row: KnowledgeBaseRow): z.infer<typeof knowl
     id: row.id,
     name: row.name,
     description: row.description,
-    embedding: { provider: row.embeddingProvider, model: row.embeddingModel, dimensions: row.embeddingDimensions },
+    embedding: {
+      provider: row.embeddingProvider,
+      model: row.embeddingModel,
+      dimensions: row.embeddingDimensions,
+    },
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -16,7 +16,10 @@ export function listKnowledgeBases(
     .select()
     .from(knowledgeBases)
     .where(
-      and(eq(knowledgeBases.workspaceId, workspaceId), page.cursor ? lt(knowledgeBases.id, page.cursor) : undefined),
+      and(
+        eq(knowledgeBases.workspaceId, workspaceId),
+        page.cursor ? lt(knowledgeBases.id, page.cursor) : undefined,
+      ),
     )
     .orderBy(desc(knowledgeBases.id))
     .limit(page.limit + 1);

@@ -39,7 +39,8 @@ export function localEmbedding(text: string, dimensions: number = LOCAL_EMBEDDIN
     if (next !== undefined) add(`b:${word} ${next}`, BIGRAM_WEIGHT);
     const padded = `<${word}>`;
     const grams = new Set<string>();
-    for (let n = 3; n <= 5; n++) for (let j = 0; j + n <= padded.length; j++) grams.add(padded.slice(j, j + n));
+    for (let n = 3; n <= 5; n++)
+      for (let j = 0; j + n <= padded.length; j++) grams.add(padded.slice(j, j + n));
     // Spread over the word's n-grams so long words do not outweigh short ones.
     const share = CHAR_NGRAM_WEIGHT / Math.sqrt(Math.max(grams.size, 1));
     for (const gram of grams) add(`c:${gram}`, share);

@@ -1,6 +1,6 @@
+import { Parser } from "htmlparser2";
 import mammoth from "mammoth";
 import Papa from "papaparse";
-import { Parser } from "htmlparser2";
 import { extractText, getDocumentProxy } from "unpdf";
 import type { DocumentFormat } from "./formats.ts";
 
@@ -48,7 +48,10 @@ async function parseByFormat(format: DocumentFormat, bytes: Uint8Array): Promise
     case "markdown":
       return { sections: markdownSections(decodeUtf8(bytes)), pageCount: null };
     case "csv":
-      return { sections: [{ text: csvText(decodeUtf8(bytes)), headingPath: [], page: null }], pageCount: null };
+      return {
+        sections: [{ text: csvText(decodeUtf8(bytes)), headingPath: [], page: null }],
+        pageCount: null,
+      };
     case "json":
       return { sections: jsonSections(decodeUtf8(bytes)), pageCount: null };
     case "text":
@@ -58,7 +61,10 @@ async function parseByFormat(format: DocumentFormat, bytes: Uint8Array): Promise
 
 function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes).replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+    return new TextDecoder("utf-8", { fatal: true })
+      .decode(bytes)
+      .replace(/^\uFEFF/, "")
+      .replace(/\r\n?/g, "\n");
   } catch {
     throw new DocumentParseError("The file is not valid UTF-8 text.");
   }
@@ -90,10 +96,40 @@ async function parseDocx(bytes: Uint8Array): Promise<ParsedDocument> {
   return { sections: htmlSections(html), pageCount: null };
 }
 
-const SKIPPED_ELEMENTS = new Set(["script", "style", "noscript", "template", "head", "svg", "iframe", "object"]);
+const SKIPPED_ELEMENTS = new Set([
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "head",
+  "svg",
+  "iframe",
+  "object",
+]);
 const BLOCK_ELEMENTS = new Set([
-  "p", "div", "section", "article", "header", "footer", "main", "aside", "nav", "ul", "ol", "li",
-  "table", "tr", "blockquote", "pre", "figure", "figcaption", "dl", "dt", "dd", "hr", "form",
+  "p",
+  "div",
+  "section",
+  "article",
+  "header",
+  "footer",
+  "main",
+  "aside",
+  "nav",
+  "ul",
+  "ol",
+  "li",
+  "table",
+  "tr",
+  "blockquote",
+  "pre",
+  "figure",
+  "figcaption",
+  "dl",
+  "dt",
+  "dd",
+  "hr",
+  "form",
 ]);
 
 /** HTML to text sections split at h1–h6, keeping the heading path; scripts, styles and the head are dropped. */
@@ -146,7 +182,10 @@ export function htmlSections(html: string): DocumentSection[] {
   parser.write(html);
   parser.end();
   flush();
-  return sections.map((section) => ({ ...section, text: section.text.replace(/\n[ \t]+/g, "\n").replace(/\n{3,}/g, "\n\n") }));
+  return sections.map((section) => ({
+    ...section,
+    text: section.text.replace(/\n[ \t]+/g, "\n").replace(/\n{3,}/g, "\n\n"),
+  }));
 }
 
 /** Markdown split at ATX headings (`#` … `######`) outside fenced code, each section keeping its heading path. */
@@ -195,7 +234,9 @@ function jsonSections(raw: string): DocumentSection[] {
   } catch (error) {
     throw new DocumentParseError(`The JSON could not be read: ${messageOf(error)}`);
   }
-  const items = Array.isArray(value) ? value.map((item, i) => [`[${i}]`, item] as const) : [["", value] as const];
+  const items = Array.isArray(value)
+    ? value.map((item, i) => [`[${i}]`, item] as const)
+    : [["", value] as const];
   return items.map(([path, item]) => {
     const lines: string[] = [];
     flattenJson(item, path, lines);
@@ -205,7 +246,7 @@ function jsonSections(raw: string): DocumentSection[] {
 
 function flattenJson(value: unknown, path: string, lines: string[]): void {
   if (Array.isArray(value)) {
-    value.forEach((item, i) => flattenJson(item, `${path}[${i}]`, lines));
+    for (const [i, item] of value.entries()) flattenJson(item, `${path}[${i}]`, lines);
   } else if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) flattenJson(item, path ? `${path}.${key}` : key, lines);
   } else if (value !== null && value !== "") {

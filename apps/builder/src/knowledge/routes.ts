@@ -73,7 +73,10 @@ const routes = {
     summary: "List the caller's knowledge bases, newest first",
     request: { query: listQuerySchema },
     responses: {
-      200: { description: "A page of knowledge bases", content: json(listOf(knowledgeBaseSchema).openapi("KnowledgeBaseList")) },
+      200: {
+        description: "A page of knowledge bases",
+        content: json(listOf(knowledgeBaseSchema).openapi("KnowledgeBaseList")),
+      },
       ...errorResponses(401, 422),
     },
   }),
@@ -83,7 +86,10 @@ const routes = {
     tags,
     summary: "Get a knowledge base",
     request: { params: idParam },
-    responses: { 200: { description: "The knowledge base", content: json(knowledgeBaseSchema) }, ...errorResponses(401, 404) },
+    responses: {
+      200: { description: "The knowledge base", content: json(knowledgeBaseSchema) },
+      ...errorResponses(401, 404),
+    },
   }),
   deleteBase: createRoute({
     method: "delete",
@@ -100,7 +106,10 @@ const routes = {
     summary: "List a knowledge base's documents, newest first",
     request: { params: idParam, query: listQuerySchema },
     responses: {
-      200: { description: "A page of documents", content: json(listOf(documentSchema).openapi("KnowledgeDocumentList")) },
+      200: {
+        description: "A page of documents",
+        content: json(listOf(documentSchema).openapi("KnowledgeDocumentList")),
+      },
       ...errorResponses(401, 404, 422),
     },
   }),
@@ -136,7 +145,10 @@ const routes = {
     tags,
     summary: "Get a document with its ingestion status and progress",
     request: { params: idParam },
-    responses: { 200: { description: "The document", content: json(documentSchema) }, ...errorResponses(401, 404) },
+    responses: {
+      200: { description: "The document", content: json(documentSchema) },
+      ...errorResponses(401, 404),
+    },
   }),
   documentEvents: createRoute({
     method: "get",
@@ -158,7 +170,10 @@ const routes = {
     summary: "List a document's chunks in document order",
     request: { params: idParam, query: listQuerySchema },
     responses: {
-      200: { description: "A page of chunks", content: json(listOf(chunkSchema).openapi("KnowledgeChunkList")) },
+      200: {
+        description: "A page of chunks",
+        content: json(listOf(chunkSchema).openapi("KnowledgeChunkList")),
+      },
       ...errorResponses(401, 404, 422),
     },
   }),
@@ -179,7 +194,11 @@ const routes = {
  */
 export function knowledgeRoutes(
   deps: Deps,
-  { storage, worker, events }: { storage: Storage; worker: Pick<IngestionWorker, "wake">; events: ProgressEvents },
+  {
+    storage,
+    worker,
+    events,
+  }: { storage: Storage; worker: Pick<IngestionWorker, "wake">; events: ProgressEvents },
 ) {
   const router = createRouter<AppEnv>();
 

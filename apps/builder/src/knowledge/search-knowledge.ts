@@ -59,7 +59,10 @@ export async function searchKnowledge(
     .select()
     .from(knowledgeBases)
     .where(
-      and(eq(knowledgeBases.workspaceId, workspaceId), inArray(knowledgeBases.id, [...request.knowledgeBaseIds])),
+      and(
+        eq(knowledgeBases.workspaceId, workspaceId),
+        inArray(knowledgeBases.id, [...request.knowledgeBaseIds]),
+      ),
     );
   if (bases.length === 0) return { mode, hits: [] };
   // Fusion needs more than top_k from each side: a chunk ranked 30th by one and 2nd by the other can win.
@@ -73,7 +76,9 @@ export async function searchKnowledge(
     else ranked = fuse([await fulltextRanking(db, bases, request.query, pool), ...vectorLists]);
   }
   const minScore = request.minScore;
-  const chosen = ranked.filter((hit) => minScore === undefined || hit.score >= minScore).slice(0, request.topK);
+  const chosen = ranked
+    .filter((hit) => minScore === undefined || hit.score >= minScore)
+    .slice(0, request.topK);
   return { mode, hits: await describeHits(db, chosen) };
 }
 
@@ -85,7 +90,8 @@ export async function searchKnowledge(
 export function fuse(lists: readonly Ranked[][], k: number = RRF_K): Ranked[] {
   const scores = new Map<string, number>();
   for (const list of lists) {
-    list.forEach((item, index) => scores.set(item.id, (scores.get(item.id) ?? 0) + 1 / (k + index + 1)));
+    for (const [index, item] of list.entries())
+      scores.set(item.id, (scores.get(item.id) ?? 0) + 1 / (k + index + 1));
   }
   return [...scores.entries()]
     .map(([id, score]) => ({ id, score }))
@@ -102,7 +108,9 @@ export async function fulltextRanking(
   query: string,
   limit: number,
 ): Promise<Ranked[]> {
-  const rows = await queryRows<{ id: string; score: number }>(db, sql`
+  const rows = await queryRows<{ id: string; score: number }>(
+    db,
+    sql`
     select knowledge_chunks.id, ts_rank_cd(knowledge_chunks.search_vector, q.query)::float8 as score
     from knowledge_chunks
     join knowledge_documents on knowledge_documents.id = knowledge_chunks.document_id
@@ -113,7 +121,8 @@ export async function fulltextRanking(
       bases.map((base) => base.id),
     )} and knowledge_chunks.search_vector @@ q.query
     order by score desc, knowledge_chunks.id
-    limit ${limit}`);
+    limit ${limit}`,
+  );
   return rows.map((row) => ({ id: row.id, score: Number(row.score) }));
 }
 
@@ -168,14 +177,16 @@ export async function vectorRanking(
   const dimensions = vector.length;
   const literal = vectorLiteral(vector);
   const width = sql.raw(String(Math.trunc(dimensions)));
-  const efSearch = Math.min(1000, Math.max(64, limit * 2));
+  const efSearch = Math.min(1000, Math.max(100, limit * 4));
   return db.transaction(async (tx) => {
     if (options.isExact) await tx.execute(sql`set local enable_indexscan = off`);
     else {
       await tx.execute(sql.raw("set local hnsw.iterative_scan = relaxed_order"));
       await tx.execute(sql.raw(`set local hnsw.ef_search = ${efSearch}`));
     }
-    const rows = await queryRows<{ id: string; distance: number }>(tx, sql`
+    const rows = await queryRows<{ id: string; distance: number }>(
+      tx,
+      sql`
       with nearest as materialized (
         select id, embedding::vector(${width}) <=> ${literal}::vector(${width}) as distance
         from knowledge_chunks
@@ -187,7 +198,8 @@ export async function vectorRanking(
         order by embedding::vector(${width}) <=> ${literal}::vector(${width})
         limit ${limit}
       )
-      select id, distance::float8 as distance from nearest order by distance, id`);
+      select id, distance::float8 as distance from nearest order by distance, id`,
+    );
     return rows.map((row) => ({ id: row.id, score: 1 - Number(row.distance) }));
   });
 }

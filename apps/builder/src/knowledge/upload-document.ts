@@ -40,29 +40,37 @@ export async function uploadDocument(
   request: UploadRequest,
 ): Promise<DocumentRow> {
   const { db, clock, storage, maxUploadBytes } = deps;
-  if (!request.contentType?.toLowerCase().startsWith("multipart/form-data")) throw KnowledgeErrors.NOT_MULTIPART();
+  if (!request.contentType?.toLowerCase().startsWith("multipart/form-data"))
+    throw KnowledgeErrors.NOT_MULTIPART();
   const tooLarge = () =>
     KnowledgeErrors.FILE_TOO_LARGE({
       message: `The file is larger than the upload limit of ${formatMegabytes(maxUploadBytes)}.`,
       // The rest of an oversized body is not read, so the connection cannot carry another request.
       headers: { Connection: "close" },
     });
-  if (request.contentLength !== undefined && request.contentLength > maxUploadBytes + MULTIPART_ALLOWANCE_BYTES)
+  if (
+    request.contentLength !== undefined &&
+    request.contentLength > maxUploadBytes + MULTIPART_ALLOWANCE_BYTES
+  )
     throw tooLarge();
   if (!request.body) throw fileRequired();
 
   const now = clock.now();
   const id = newId("doc", now.getTime());
   const storageKey = `knowledge/${workspaceId}/${id}`;
-  const received = await receiveMultipart(request.body, request.contentType, storage, storageKey, maxUploadBytes).catch(
-    async (error: unknown) => {
-      await storage.delete(storageKey);
-      if (error instanceof RequestTooLargeError) throw tooLarge();
-      throw KnowledgeErrors.MALFORMED_MULTIPART({
-        message: `The multipart body could not be read: ${error instanceof Error ? error.message : String(error)}`,
-      });
-    },
-  );
+  const received = await receiveMultipart(
+    request.body,
+    request.contentType,
+    storage,
+    storageKey,
+    maxUploadBytes,
+  ).catch(async (error: unknown) => {
+    await storage.delete(storageKey);
+    if (error instanceof RequestTooLargeError) throw tooLarge();
+    throw KnowledgeErrors.MALFORMED_MULTIPART({
+      message: `The multipart body could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    });
+  });
 
   try {
     const { file, fields } = received;

@@ -1,7 +1,7 @@
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
-import { type Readable, Transform } from "node:stream";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { newId } from "@app/core";
 import { type ByteRange, type Storage, StorageNotFoundError } from "./storage.ts";

@@ -1,0 +1,23 @@
+import { and, eq } from "drizzle-orm";
+import type { BuilderDb } from "../db/index.ts";
+import { storedFiles } from "./schema.ts";
+
+export type StoredFileRow = typeof storedFiles.$inferSelect;
+
+/**
+ * The workspace's stored file with this id, or undefined (another workspace's is not found either).
+ *
+ * @example const file = await findFile({ db }, "ws_1", "file_1");
+ */
+export async function findFile(
+  { db }: { db: BuilderDb },
+  workspaceId: string,
+  id: string,
+): Promise<StoredFileRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(storedFiles)
+    .where(and(eq(storedFiles.id, id), eq(storedFiles.workspaceId, workspaceId)))
+    .limit(1);
+  return row;
+}

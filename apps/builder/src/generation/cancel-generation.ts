@@ -1,0 +1,36 @@
+import { applyPrediction } from "./apply-prediction.ts";
+import { GenerationErrors } from "./errors.ts";
+import { findGeneration } from "./find-generation.ts";
+import type { GenerationContext } from "./generation-context.ts";
+import { type GenerationRow, isFinished } from "./generation-json.ts";
+import { replicateErrorInfo } from "./replicate-access.ts";
+
+/**
+ * Cancels an unfinished generation on Replicate and records what Replicate answers (usually
+ * `canceled`; a prediction that finished in the meantime is recorded as finished). 409 when it
+ * had already finished here.
+ *
+ * @example const row = await cancelGeneration(context, "ws_1", "gen_1");
+ */
+export async function cancelGeneration(
+  context: GenerationContext,
+  workspaceId: string,
+  id: string,
+): Promise<GenerationRow> {
+  const row = await findGeneration(context, workspaceId, id);
+  if (!row) throw GenerationErrors.GENERATION_NOT_FOUND();
+  if (isFinished(row) || !row.predictionId)
+    throw GenerationErrors.GENERATION_FINISHED({ message: `The generation is already ${row.status}.` });
+  let prediction: Awaited<
+    ReturnType<ReturnType<GenerationContext["replicate"]["client"]>["predictions"]["cancel"]>
+  >;
+  try {
+    prediction = await context.replicate.client().predictions.cancel(row.predictionId);
+  } catch (error) {
+    const info = replicateErrorInfo(error);
+    throw GenerationErrors.REPLICATE_FAILED({
+      message: `Replicate did not cancel the prediction: ${info ? `${info.status} ${info.detail}` : String(error)}`,
+    });
+  }
+  return applyPrediction(context, row, prediction);
+}

@@ -1,0 +1,48 @@
+import { and, eq } from "drizzle-orm";
+import { storedFiles } from "../files/schema.ts";
+import { GenerationErrors } from "./errors.ts";
+import { findGeneration } from "./find-generation.ts";
+import type { GenerationContext } from "./generation-context.ts";
+import { isFinished } from "./generation-json.ts";
+import { generations } from "./schema.ts";
+
+/**
+ * Deletes a generation and its stored files. An unfinished one is canceled on Replicate first
+ * (best effort), so nothing keeps running, and being billed, for a generation nobody can see.
+ *
+ * @example await deleteGeneration(context, "ws_1", "gen_1");
+ */
+export async function deleteGeneration(
+  context: GenerationContext,
+  workspaceId: string,
+  id: string,
+): Promise<void> {
+  const row = await findGeneration(context, workspaceId, id);
+  if (!row) throw GenerationErrors.GENERATION_NOT_FOUND();
+  if (!isFinished(row) && row.predictionId && context.replicate.isConfigured) {
+    await context.replicate
+      .client()
+      .predictions.cancel(row.predictionId)
+      .catch((error: unknown) =>
+        context.logger.warn({ err: error, generation_id: id }, "cancel before delete failed"),
+      );
+  }
+  const files = await context.db.transaction(async (tx) => {
+    const removed = await tx
+      .delete(storedFiles)
+      .where(and(eq(storedFiles.generationId, id), eq(storedFiles.workspaceId, workspaceId)))
+      .returning({ storageKey: storedFiles.storageKey });
+    await tx.delete(generations).where(and(eq(generations.id, id), eq(generations.workspaceId, workspaceId)));
+    return removed;
+  });
+  // The rows are gone first, so a failed storage delete leaves bytes nobody can reach, never a dangling link.
+  await Promise.all(
+    files.map((file) =>
+      context.storage
+        .delete(file.storageKey)
+        .catch((error: unknown) =>
+          context.logger.warn({ err: error, key: file.storageKey }, "stored file not removed"),
+        ),
+    ),
+  );
+}

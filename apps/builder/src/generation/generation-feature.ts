@@ -1,0 +1,48 @@
+import type { Deps } from "../deps.ts";
+import { fileRoutes } from "../files/routes.ts";
+import { builderStorage } from "../knowledge/routes.ts";
+import { outboundFetch } from "../outbound/outbound-fetch.ts";
+import {
+  DEFAULT_GENERATION_SETTINGS,
+  type GenerationContext,
+  type InputSchema,
+} from "./generation-context.ts";
+import { createGenerationWorker, type GenerationWorker } from "./generation-worker.ts";
+import type { ModelList } from "./list-models.ts";
+import { replicateAccess } from "./replicate-access.ts";
+import { generationRoutes, replicateRoutes } from "./routes.ts";
+import { TtlCache } from "./ttl-cache.ts";
+
+/**
+ * Generation as the app mounts it: `/api/replicate` (generate, models, webhook),
+ * `/api/generations`, `/api/files`, and the polling worker `start()` runs — sharing one Replicate
+ * client, one storage and one set of caches.
+ *
+ * @example const generation = createGenerationFeature(deps); app.route("/api/replicate", generation.replicateRoutes); await generation.worker.start();
+ */
+export function createGenerationFeature(deps: Deps): {
+  replicateRoutes: ReturnType<typeof replicateRoutes>;
+  generationRoutes: ReturnType<typeof generationRoutes>;
+  fileRoutes: ReturnType<typeof fileRoutes>;
+  worker: GenerationWorker;
+} {
+  const settings = { ...DEFAULT_GENERATION_SETTINGS, ...deps.generation };
+  const storage = builderStorage(deps);
+  const context: GenerationContext = {
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    config: deps.config,
+    storage,
+    replicate: replicateAccess(deps.config, deps.clock),
+    settings,
+    fetchOutput: outboundFetch({ allowPrivate: deps.config.allowPrivateUrls }),
+    schemas: new TtlCache<InputSchema | null>(deps.clock, settings.cacheTtlMs),
+  };
+  return {
+    replicateRoutes: replicateRoutes(context, new TtlCache<ModelList>(deps.clock, settings.cacheTtlMs)),
+    generationRoutes: generationRoutes(context),
+    fileRoutes: fileRoutes(deps, storage),
+    worker: createGenerationWorker(context),
+  };
+}

@@ -1,0 +1,39 @@
+import { and, desc, eq, lt } from "drizzle-orm";
+import type { BuilderDb } from "../db/index.ts";
+import type { GenerationRow } from "./generation-json.ts";
+import { type GenerationStatus, generations } from "./schema.ts";
+
+export interface GenerationFilters {
+  limit: number;
+  cursor?: string | undefined;
+  kind?: "image" | "video" | undefined;
+  status?: GenerationStatus | undefined;
+  model?: string | undefined;
+}
+
+/**
+ * The workspace's generations, newest first, optionally of one kind, status or model; fetches
+ * `limit + 1` rows so the caller can tell whether more exist.
+ *
+ * @example const rows = await listGenerations({ db }, "ws_1", { limit: 20, status: "succeeded" });
+ */
+export function listGenerations(
+  { db }: { db: BuilderDb },
+  workspaceId: string,
+  filters: GenerationFilters,
+): Promise<GenerationRow[]> {
+  return db
+    .select()
+    .from(generations)
+    .where(
+      and(
+        eq(generations.workspaceId, workspaceId),
+        filters.cursor ? lt(generations.id, filters.cursor) : undefined,
+        filters.kind ? eq(generations.kind, filters.kind) : undefined,
+        filters.status ? eq(generations.status, filters.status) : undefined,
+        filters.model ? eq(generations.model, filters.model) : undefined,
+      ),
+    )
+    .orderBy(desc(generations.id))
+    .limit(filters.limit + 1);
+}

@@ -1,0 +1,77 @@
+import { eq } from "drizzle-orm";
+import { applyPrediction, type PredictionState } from "./apply-prediction.ts";
+import { GenerationErrors } from "./errors.ts";
+import type { GenerationContext } from "./generation-context.ts";
+import { generations, replicateWebhookEvents } from "./schema.ts";
+import { isValidWebhook, type WebhookHeaders } from "./verify-webhook.ts";
+
+export type WebhookOutcome = "applied" | "duplicate" | "ignored";
+
+/**
+ * Applies a signed Replicate webhook: verified against the account's signing secret (401 and no
+ * change otherwise), applied at most once per `webhook-id` (a replay answers `duplicate` and
+ * changes nothing), and ignored when it names no generation of ours. The id is recorded only after
+ * the generation was updated, so a delivery that failed half-way is applied again on Replicate's retry.
+ *
+ * @example const outcome = await receiveWebhook(context, headers, rawBody, "gen_1");
+ */
+export async function receiveWebhook(
+  context: GenerationContext,
+  headers: WebhookHeaders,
+  body: string,
+  generationId: string | undefined,
+): Promise<WebhookOutcome> {
+  const { db, clock } = context;
+  const secret = await context.replicate.webhookSecret();
+  if (!isValidWebhook(headers, body, secret, clock)) throw GenerationErrors.WEBHOOK_SIGNATURE_INVALID();
+  const webhookId = headers.id ?? "";
+
+  const [seen] = await db
+    .select({ id: replicateWebhookEvents.id })
+    .from(replicateWebhookEvents)
+    .where(eq(replicateWebhookEvents.id, webhookId));
+  if (seen) return "duplicate";
+
+  const prediction = parsePrediction(body);
+  if (!prediction) return "ignored";
+  const [row] = generationId
+    ? await db.select().from(generations).where(eq(generations.id, generationId))
+    : await db.select().from(generations).where(eq(generations.predictionId, prediction.id));
+  // Our create call may not have stored the prediction id yet; a signed body for another prediction is not ours.
+  if (!row || (row.predictionId !== null && row.predictionId !== prediction.id)) return "ignored";
+  if (row.predictionId === null)
+    await db.update(generations).set({ predictionId: prediction.id }).where(eq(generations.id, row.id));
+
+  await applyPrediction(context, { ...row, predictionId: prediction.id }, prediction);
+  await db
+    .insert(replicateWebhookEvents)
+    .values({ id: webhookId, generationId: row.id, receivedAt: clock.now() })
+    .onConflictDoNothing();
+  return "applied";
+}
+
+function parsePrediction(body: string): PredictionState | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== "object") return undefined;
+  const record = value as Record<string, unknown>;
+  if (typeof record.id !== "string" || typeof record.status !== "string") return undefined;
+  const metrics =
+    record.metrics !== null && typeof record.metrics === "object"
+      ? (record.metrics as Record<string, unknown>)
+      : {};
+  return {
+    id: record.id,
+    status: record.status,
+    output: record.output,
+    error: record.error,
+    metrics: {
+      predict_time: typeof metrics.predict_time === "number" ? metrics.predict_time : undefined,
+      total_time: typeof metrics.total_time === "number" ? metrics.total_time : undefined,
+    },
+  };
+}

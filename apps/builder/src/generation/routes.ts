@@ -1,0 +1,187 @@
+import { createRouter, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { cancelGeneration } from "./cancel-generation.ts";
+import {
+  generateBody,
+  generationFilters,
+  generationSchema,
+  modelListSchema,
+  modelQuery,
+  webhookAnswerSchema,
+  webhookQuery,
+} from "./contract.ts";
+import { createGeneration } from "./create-generation.ts";
+import { deleteGeneration } from "./delete-generation.ts";
+import { GenerationErrors } from "./errors.ts";
+import { findGeneration } from "./find-generation.ts";
+import type { GenerationContext } from "./generation-context.ts";
+import { toGenerationJson } from "./generation-json.ts";
+import { listGenerations } from "./list-generations.ts";
+import { listModels, type ModelList } from "./list-models.ts";
+import { receiveWebhook } from "./receive-webhook.ts";
+import type { TtlCache } from "./ttl-cache.ts";
+
+const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+const idParam = z.object({
+  id: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+
+const generateRoute = (kind: "image" | "video") =>
+  createRoute({
+    method: "post",
+    path: `/generate/${kind}`,
+    tags: ["generation"],
+    summary: `Generate ${kind === "image" ? "an image" : "a video"} with a Replicate model`,
+    description:
+      "Creates a generation. With `wait` the request is held up to that many seconds while Replicate runs; " +
+      "otherwise it answers at once and the status progresses in the background (webhook or polling).",
+    request: { body: { required: true, content: json(generateBody) } },
+    responses: {
+      201: { description: "The generation (finished when `wait` sufficed)", content: json(generationSchema) },
+      // 424: Replicate is not configured; 502: Replicate refused the request or could not be reached.
+      ...errorResponses(400, 401, 413, 415, 422, 424, 502),
+    },
+  });
+
+const modelsRoute = createRoute({
+  method: "get",
+  path: "/models",
+  tags: ["generation"],
+  summary: "Image or video models from Replicate's collections or search (cached), or a curated list offline",
+  request: { query: modelQuery },
+  responses: { 200: { description: "Models", content: json(modelListSchema) }, ...errorResponses(401, 422) },
+});
+
+const webhookRoute = createRoute({
+  method: "post",
+  path: "/webhook",
+  tags: ["generation"],
+  summary: "Replicate's signed completion webhook (Standard Webhooks headers; no session)",
+  description:
+    "Verified with Replicate's signing secret (`webhook-id`, `webhook-timestamp`, `webhook-signature`, 5-minute " +
+    "tolerance); a `webhook-id` is applied once. The body is Replicate's prediction JSON.",
+  security: [],
+  request: { query: webhookQuery },
+  responses: {
+    200: { description: "Received", content: json(webhookAnswerSchema) },
+    ...errorResponses(401, 424),
+  },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/",
+  tags: ["generation"],
+  summary: "List the caller's generations, newest first",
+  request: { query: listQuerySchema.extend(generationFilters.shape) },
+  responses: {
+    200: {
+      description: "A page of generations",
+      content: json(listOf(generationSchema).openapi("GenerationList")),
+    },
+    ...errorResponses(401, 422),
+  },
+});
+
+const getRoute = createRoute({
+  method: "get",
+  path: "/{id}",
+  tags: ["generation"],
+  summary: "Get a generation",
+  request: { params: idParam },
+  responses: {
+    200: { description: "The generation", content: json(generationSchema) },
+    ...errorResponses(401, 404),
+  },
+});
+
+const cancelRoute = createRoute({
+  method: "post",
+  path: "/{id}/cancel",
+  tags: ["generation"],
+  summary: "Cancel an unfinished generation",
+  request: { params: idParam },
+  responses: {
+    200: { description: "The generation after the cancel", content: json(generationSchema) },
+    ...errorResponses(401, 404, 409, 502),
+  },
+});
+
+const deleteRoute = createRoute({
+  method: "delete",
+  path: "/{id}",
+  tags: ["generation"],
+  summary: "Delete a generation and its stored files",
+  request: { params: idParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(401, 404) },
+});
+
+/**
+ * `/api/replicate`: generate, models and the (public) webhook.
+ *
+ * @example app.route("/api/replicate", replicateRoutes(context, modelCache));
+ */
+export function replicateRoutes(context: GenerationContext, modelCache: TtlCache<ModelList>) {
+  const router = createRouter<AppEnv>();
+  for (const kind of ["image", "video"] as const) {
+    router.openapi(generateRoute(kind), async (c) => {
+      const body = c.req.valid("json");
+      const row = await createGeneration(context, c.get("principal").workspaceId, { kind, ...body });
+      return c.json(toGenerationJson(row, context.config.publicUrl), 201);
+    });
+  }
+  router.openapi(modelsRoute, async (c) => {
+    const query = c.req.valid("query");
+    return c.json(await listModels(context, modelCache, { kind: query.type, query: query.query }), 200);
+  });
+  router.openapi(webhookRoute, async (c) => {
+    // The signature covers the exact bytes, so the body is read raw, never re-serialised.
+    const body = await c.req.text();
+    const outcome = await receiveWebhook(
+      context,
+      {
+        id: c.req.header("webhook-id"),
+        timestamp: c.req.header("webhook-timestamp"),
+        signature: c.req.header("webhook-signature"),
+      },
+      body,
+      c.req.valid("query").generation_id,
+    );
+    return c.json({ received: true as const, outcome }, 200);
+  });
+  return router;
+}
+
+/**
+ * `/api/generations`: list, get, cancel, delete.
+ *
+ * @example app.route("/api/generations", generationRoutes(context));
+ */
+export function generationRoutes(context: GenerationContext) {
+  const router = createRouter<AppEnv>();
+  const toJson = (row: Parameters<typeof toGenerationJson>[0]) =>
+    toGenerationJson(row, context.config.publicUrl);
+  router.openapi(listRoute, async (c) => {
+    const query = c.req.valid("query");
+    const rows = await listGenerations(context, c.get("principal").workspaceId, query);
+    return c.json(toPage(rows, query.limit, toJson), 200);
+  });
+  router.openapi(getRoute, async (c) => {
+    const row = await findGeneration(context, c.get("principal").workspaceId, c.req.valid("param").id);
+    if (!row) throw GenerationErrors.GENERATION_NOT_FOUND();
+    return c.json(toJson(row), 200);
+  });
+  router.openapi(cancelRoute, async (c) => {
+    const row = await cancelGeneration(context, c.get("principal").workspaceId, c.req.valid("param").id);
+    return c.json(toJson(row), 200);
+  });
+  router.openapi(deleteRoute, async (c) => {
+    await deleteGeneration(context, c.get("principal").workspaceId, c.req.valid("param").id);
+    return c.body(null, 204);
+  });
+  return router;
+}
