@@ -44,13 +44,23 @@ export async function createBase(
 export function upload(
   builder: TestBuilder,
   cookie: string,
-  fields: { knowledgeBaseId: string; name: string; bytes: Uint8Array | string; type?: string; extra?: Record<string, string> },
+  fields: {
+    knowledgeBaseId: string;
+    name: string;
+    bytes: Uint8Array | string;
+    type?: string;
+    extra?: Record<string, string>;
+  },
 ): Promise<Response> {
   const form = new FormData();
   form.set("knowledge_base_id", fields.knowledgeBaseId);
   for (const [key, value] of Object.entries(fields.extra ?? {})) form.set(key, value);
   const bytes = typeof fields.bytes === "string" ? new TextEncoder().encode(fields.bytes) : fields.bytes;
-  form.set("file", new Blob([new Uint8Array(bytes)], { type: fields.type ?? "application/octet-stream" }), fields.name);
+  form.set(
+    "file",
+    new Blob([new Uint8Array(bytes)], { type: fields.type ?? "application/octet-stream" }),
+    fields.name,
+  );
   return builder.request("/api/rag/upload", { method: "POST", cookie, body: form });
 }
 
@@ -61,7 +71,8 @@ export async function uploadOk(
   fields: Parameters<typeof upload>[2],
 ): Promise<DocumentJson> {
   const response = await upload(builder, cookie, fields);
-  if (response.status !== 202) throw new Error(`upload answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 202)
+    throw new Error(`upload answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as DocumentJson;
 }
 
@@ -95,7 +106,11 @@ export async function search(
     cookie,
     json: body,
   });
-  const json = (await response.json()) as { mode?: string; data?: SearchHit[]; error?: { code: string; message: string } };
+  const json = (await response.json()) as {
+    mode?: string;
+    data?: SearchHit[];
+    error?: { code: string; message: string };
+  };
   return { status: response.status, data: json.data ?? [], ...json };
 }
 

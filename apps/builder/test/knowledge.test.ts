@@ -51,13 +51,26 @@ function storedFiles(): string[] {
 async function chunksOf(cookie: string, documentId: string) {
   const response = await builder.request(`/api/rag/documents/${documentId}/chunks?limit=100`, { cookie });
   expect(response.status).toBe(200);
-  return ((await response.json()) as {
-    data: { id: string; position: number; text: string; char_start: number; char_end: number; page: number | null; heading_path: string[]; token_count: number }[];
-  }).data;
+  return (
+    (await response.json()) as {
+      data: {
+        id: string;
+        position: number;
+        text: string;
+        char_start: number;
+        char_end: number;
+        page: number | null;
+        heading_path: string[];
+        token_count: number;
+      }[];
+    }
+  ).data;
 }
 
 async function documentsOf(cookie: string, knowledgeBaseId: string): Promise<DocumentJson[]> {
-  const response = await builder.request(`/api/knowledge-bases/${knowledgeBaseId}/documents?limit=100`, { cookie });
+  const response = await builder.request(`/api/knowledge-bases/${knowledgeBaseId}/documents?limit=100`, {
+    cookie,
+  });
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: DocumentJson[] }).data;
 }
@@ -79,7 +92,10 @@ describe("knowledge bases", () => {
     };
     expect(list.data.map((base) => base.id)).toContain(created.id);
     expect((await builder.request(`/api/knowledge-bases/${created.id}`, { cookie: alice })).status).toBe(200);
-    expect((await builder.request(`/api/knowledge-bases/${created.id}`, { method: "DELETE", cookie: alice })).status).toBe(204);
+    expect(
+      (await builder.request(`/api/knowledge-bases/${created.id}`, { method: "DELETE", cookie: alice }))
+        .status,
+    ).toBe(204);
     expect((await builder.request(`/api/knowledge-bases/${created.id}`, { cookie: alice })).status).toBe(404);
   });
 
@@ -114,7 +130,7 @@ describe("ingestion of every format", () => {
         bytes:
           "<html><head><title>T</title><style>.x{color:red}</style></head><body><script>var secretScript = 1;</script><h1>Billing</h1><p>Invoices are sent &amp; paid monthly via narwhal pay.</p></body></html>",
       },
-      { knowledgeBaseId: base, name: "people.csv", bytes: "name,city\nAda,Paris\n\"Grace, R.\",Arlington\n" },
+      { knowledgeBaseId: base, name: "people.csv", bytes: 'name,city\nAda,Paris\n"Grace, R.",Arlington\n' },
       {
         knowledgeBaseId: base,
         name: "config.json",
@@ -123,7 +139,10 @@ describe("ingestion of every format", () => {
       {
         knowledgeBaseId: base,
         name: "report.pdf",
-        bytes: await makePdf([["Quarterly report", "Revenue grew in the ocelot region."], ["Second page about tapir logistics."]]),
+        bytes: await makePdf([
+          ["Quarterly report", "Revenue grew in the ocelot region."],
+          ["Second page about tapir logistics."],
+        ]),
       },
       {
         knowledgeBaseId: base,
@@ -139,10 +158,20 @@ describe("ingestion of every format", () => {
   });
 
   it("answers 202 with the queued document and records format, size and checksum", async () => {
-    const response = await upload(builder, alice, { knowledgeBaseId: base, name: "small.txt", bytes: "tiny file" });
+    const response = await upload(builder, alice, {
+      knowledgeBaseId: base,
+      name: "small.txt",
+      bytes: "tiny file",
+    });
     expect(response.status).toBe(202);
     const document = (await response.json()) as DocumentJson;
-    expect(document).toMatchObject({ status: "queued", progress: 0, format: "text", size_bytes: 9, knowledge_base_id: base });
+    expect(document).toMatchObject({
+      status: "queued",
+      progress: 0,
+      format: "text",
+      size_bytes: 9,
+      knowledge_base_id: base,
+    });
     expect(document.checksum).toBe(createHash("sha256").update("tiny file").digest("hex"));
   });
 
@@ -215,7 +244,10 @@ describe("ingestion of every format", () => {
 describe("chunking options", () => {
   it("splits at chunk_size tokens with chunk_overlap tokens shared between neighbours", async () => {
     const base = await createBase(builder, alice, { name: "Chunks" });
-    const sentences = Array.from({ length: 60 }, (_, i) => `Sentence number ${i} talks about topic ${i % 7}.`);
+    const sentences = Array.from(
+      { length: 60 },
+      (_, i) => `Sentence number ${i} talks about topic ${i % 7}.`,
+    );
     const text = `${sentences.slice(0, 30).join(" ")}\n\n${sentences.slice(30).join(" ")}`;
     const document = await uploadOk(builder, alice, {
       knowledgeBaseId: base,
@@ -285,7 +317,11 @@ describe("upload errors leave nothing behind", () => {
       type: "image/png",
     });
     expect(png.status).toBe(415);
-    const fakePdf = await upload(builder, alice, { knowledgeBaseId: base, name: "fake.pdf", bytes: "just text, not a PDF" });
+    const fakePdf = await upload(builder, alice, {
+      knowledgeBaseId: base,
+      name: "fake.pdf",
+      bytes: "just text, not a PDF",
+    });
     expect(fakePdf.status).toBe(415);
     const binaryText = await upload(builder, alice, {
       knowledgeBaseId: base,
@@ -293,21 +329,35 @@ describe("upload errors leave nothing behind", () => {
       bytes: new Uint8Array([0x68, 0x69, 0x00, 0xff, 0xfe]),
     });
     expect(binaryText.status).toBe(415);
-    expect(((await binaryText.json()) as { error: { code: string } }).error.code).toBe("unsupported_file_type");
+    expect(((await binaryText.json()) as { error: { code: string } }).error.code).toBe(
+      "unsupported_file_type",
+    );
 
     const empty = await upload(builder, alice, { knowledgeBaseId: base, name: "empty.txt", bytes: "" });
     expect(empty.status).toBe(422);
     expect(((await empty.json()) as { error: { code: string } }).error.code).toBe("empty_file");
 
-    const unknownBase = await upload(builder, alice, { knowledgeBaseId: "kb_missing", name: "a.txt", bytes: "hello" });
+    const unknownBase = await upload(builder, alice, {
+      knowledgeBaseId: "kb_missing",
+      name: "a.txt",
+      bytes: "hello",
+    });
     expect(unknownBase.status).toBe(404);
 
-    const notMultipart = await builder.request("/api/rag/upload", { method: "POST", cookie: alice, json: { file: "x" } });
+    const notMultipart = await builder.request("/api/rag/upload", {
+      method: "POST",
+      cookie: alice,
+      json: { file: "x" },
+    });
     expect(notMultipart.status).toBe(415);
 
     const noFile = new FormData();
     noFile.set("knowledge_base_id", base);
-    const missingFile = await builder.request("/api/rag/upload", { method: "POST", cookie: alice, body: noFile });
+    const missingFile = await builder.request("/api/rag/upload", {
+      method: "POST",
+      cookie: alice,
+      body: noFile,
+    });
     expect(missingFile.status).toBe(422);
     expect(((await missingFile.json()) as { error: { param: string } }).error.param).toBe("file");
 
@@ -316,14 +366,25 @@ describe("upload errors leave nothing behind", () => {
   });
 
   it("409 for the same content twice in one base, but accepts it in another", async () => {
-    const first = await uploadOk(builder, alice, { knowledgeBaseId: base, name: "dup.txt", bytes: "duplicate me" });
-    const again = await upload(builder, alice, { knowledgeBaseId: base, name: "renamed.txt", bytes: "duplicate me" });
+    const first = await uploadOk(builder, alice, {
+      knowledgeBaseId: base,
+      name: "dup.txt",
+      bytes: "duplicate me",
+    });
+    const again = await upload(builder, alice, {
+      knowledgeBaseId: base,
+      name: "renamed.txt",
+      bytes: "duplicate me",
+    });
     expect(again.status).toBe(409);
     const error = ((await again.json()) as { error: { code: string; message: string } }).error;
     expect(error.code).toBe("duplicate_document");
     expect(error.message).toContain(first.id);
     const other = await createBase(builder, alice, { name: "Other" });
-    expect((await upload(builder, alice, { knowledgeBaseId: other, name: "dup.txt", bytes: "duplicate me" })).status).toBe(202);
+    expect(
+      (await upload(builder, alice, { knowledgeBaseId: other, name: "dup.txt", bytes: "duplicate me" }))
+        .status,
+    ).toBe(202);
     expect((await documentsOf(alice, base)).map((document) => document.id)).toEqual([first.id]);
   });
 
@@ -337,7 +398,9 @@ describe("upload errors leave nothing behind", () => {
     expect(failed.status).toBe("failed");
     expect(failed.error).toMatch(/^The PDF could not be read: /);
     expect(await chunksOf(alice, document.id)).toEqual([]);
-    expect((await search(builder, alice, base, { query: "really pdf body", mode: "fulltext" })).data).toEqual([]);
+    expect((await search(builder, alice, base, { query: "really pdf body", mode: "fulltext" })).data).toEqual(
+      [],
+    );
   });
 });
 
@@ -346,22 +409,37 @@ describe("search modes", () => {
   beforeAll(async () => {
     base = await createBase(builder, alice, { name: "Search" });
     const documents = [
-      ["rotate.md", "# API keys\n\nTo rotate an API key, create a new key, deploy it, then revoke the old key."],
+      [
+        "rotate.md",
+        "# API keys\n\nTo rotate an API key, create a new key, deploy it, then revoke the old key.",
+      ],
       ["billing.md", "# Billing\n\nInvoices are issued on the first day of every month in rupiah."],
       ["outage.md", "# Incidents\n\nDuring the outage the error code ZQX-9137 appeared on the status page."],
     ];
     for (const [name, text] of documents) {
-      const document = await uploadOk(builder, alice, { knowledgeBaseId: base, name: name as string, bytes: text as string });
+      const document = await uploadOk(builder, alice, {
+        knowledgeBaseId: base,
+        name: name as string,
+        bytes: text as string,
+      });
       expect((await waitForDocument(builder, alice, document.id)).status).toBe("ready");
     }
   });
 
   it("full-text search ranks the chunk holding the words, and min_score filters", async () => {
-    const result = await search(builder, alice, base, { query: "how do I rotate my key", mode: "fulltext", top_k: 3 });
+    const result = await search(builder, alice, base, {
+      query: "how do I rotate my key",
+      mode: "fulltext",
+      top_k: 3,
+    });
     expect(result.mode).toBe("fulltext");
     expect(result.data[0]?.document_name).toBe("rotate.md");
     expect(result.data.every((hit) => hit.document_name !== "billing.md")).toBe(true);
-    const strict = await search(builder, alice, base, { query: "rotate key", mode: "fulltext", min_score: 1000 });
+    const strict = await search(builder, alice, base, {
+      query: "rotate key",
+      mode: "fulltext",
+      min_score: 1000,
+    });
     expect(strict.data).toEqual([]);
   });
 
@@ -375,20 +453,26 @@ describe("search modes", () => {
     expect(hybrid.data[0]?.document_name).toBe("outage.md");
   });
 
-  it.skipIf(builder.hasVector)("without pgvector, vector and hybrid answer a clear 422 and fulltext is the default", async () => {
-    for (const mode of ["vector", "hybrid"]) {
-      const result = await search(builder, alice, base, { query: "rotate", mode });
-      expect(result.status).toBe(422);
-      expect(result.error?.code).toBe("vector_search_unavailable");
-      expect(result.error?.message).toContain("pgvector");
-    }
-    const defaulted = await search(builder, alice, base, { query: "rotate" });
-    expect(defaulted.mode).toBe("fulltext");
-    expect(defaulted.data[0]?.document_name).toBe("rotate.md");
-  });
+  it.skipIf(builder.hasVector)(
+    "without pgvector, vector and hybrid answer a clear 422 and fulltext is the default",
+    async () => {
+      for (const mode of ["vector", "hybrid"]) {
+        const result = await search(builder, alice, base, { query: "rotate", mode });
+        expect(result.status).toBe(422);
+        expect(result.error?.code).toBe("vector_search_unavailable");
+        expect(result.error?.message).toContain("pgvector");
+      }
+      const defaulted = await search(builder, alice, base, { query: "rotate" });
+      expect(defaulted.mode).toBe("fulltext");
+      expect(defaulted.data[0]?.document_name).toBe("rotate.md");
+    },
+  );
 
   it("serves agents and workflows with citations, only from the caller's workspace", async () => {
-    const [workspace] = await builder.deps.db.select().from(workspaces).where(eq(workspaces.ownerUserId, aliceUserId));
+    const [workspace] = await builder.deps.db
+      .select()
+      .from(workspaces)
+      .where(eq(workspaces.ownerUserId, aliceUserId));
     const workspaceId = workspace?.id as string;
     const forWorkflows = await builder.deps.workflowCapabilities?.knowledge?.search({
       workspaceId,
@@ -396,14 +480,21 @@ describe("search modes", () => {
       query: "invoices in rupiah",
       topK: 2,
     });
-    expect(forWorkflows?.[0]).toMatchObject({ document_name: "billing.md", document_id: expect.stringMatching(/^doc_/), chunk_id: expect.stringMatching(/^chk_/) });
+    expect(forWorkflows?.[0]).toMatchObject({
+      document_name: "billing.md",
+      document_id: expect.stringMatching(/^doc_/),
+      chunk_id: expect.stringMatching(/^chk_/),
+    });
     const forAgents = await builder.deps.agentTools.knowledge?.search({
       workspaceId,
       knowledgeBaseIds: [base],
       query: "invoices in rupiah",
       topK: 2,
     });
-    expect(forAgents?.[0]).toMatchObject({ documentName: "billing.md", chunkId: forWorkflows?.[0]?.chunk_id });
+    expect(forAgents?.[0]).toMatchObject({
+      documentName: "billing.md",
+      chunkId: forWorkflows?.[0]?.chunk_id,
+    });
     const otherWorkspace = await builder.deps.agentTools.knowledge?.search({
       workspaceId: "wsp_someone_else",
       knowledgeBaseIds: [base],
@@ -417,7 +508,11 @@ describe("search modes", () => {
 describe("tenancy and deletion", () => {
   it("another user's base and documents are not found, and cannot be written to", async () => {
     const base = await createBase(builder, alice, { name: "Private" });
-    const document = await uploadOk(builder, alice, { knowledgeBaseId: base, name: "secret.txt", bytes: "the vault code" });
+    const document = await uploadOk(builder, alice, {
+      knowledgeBaseId: base,
+      name: "secret.txt",
+      bytes: "the vault code",
+    });
     await waitForDocument(builder, alice, document.id);
     for (const path of [
       `/api/knowledge-bases/${base}`,
@@ -429,28 +524,46 @@ describe("tenancy and deletion", () => {
       expect((await builder.request(path, { cookie: bob })).status, path).toBe(404);
     }
     expect((await search(builder, bob, base, { query: "vault", mode: "fulltext" })).status).toBe(404);
-    expect((await upload(builder, bob, { knowledgeBaseId: base, name: "x.txt", bytes: "intruder" })).status).toBe(404);
-    expect((await builder.request(`/api/rag/documents/${document.id}`, { method: "DELETE", cookie: bob })).status).toBe(404);
-    expect((await builder.request(`/api/knowledge-bases/${base}`, { method: "DELETE", cookie: bob })).status).toBe(404);
+    expect(
+      (await upload(builder, bob, { knowledgeBaseId: base, name: "x.txt", bytes: "intruder" })).status,
+    ).toBe(404);
+    expect(
+      (await builder.request(`/api/rag/documents/${document.id}`, { method: "DELETE", cookie: bob })).status,
+    ).toBe(404);
+    expect(
+      (await builder.request(`/api/knowledge-bases/${base}`, { method: "DELETE", cookie: bob })).status,
+    ).toBe(404);
     expect((await builder.request(`/api/rag/documents/${document.id}`, { cookie: alice })).status).toBe(200);
   });
 
   it("deleting a document removes its chunks and file; deleting a base removes its documents", async () => {
     const base = await createBase(builder, alice, { name: "Disposable" });
-    const kept = await uploadOk(builder, alice, { knowledgeBaseId: base, name: "kept.txt", bytes: "the flamingo stays" });
-    const dropped = await uploadOk(builder, alice, { knowledgeBaseId: base, name: "dropped.txt", bytes: "the flamingo leaves" });
+    const kept = await uploadOk(builder, alice, {
+      knowledgeBaseId: base,
+      name: "kept.txt",
+      bytes: "the flamingo stays",
+    });
+    const dropped = await uploadOk(builder, alice, {
+      knowledgeBaseId: base,
+      name: "dropped.txt",
+      bytes: "the flamingo leaves",
+    });
     await waitForDocument(builder, alice, kept.id);
     await waitForDocument(builder, alice, dropped.id);
     const filesBefore = storedFiles();
     expect(filesBefore).toContain(dropped.id);
 
-    expect((await builder.request(`/api/rag/documents/${dropped.id}`, { method: "DELETE", cookie: alice })).status).toBe(204);
+    expect(
+      (await builder.request(`/api/rag/documents/${dropped.id}`, { method: "DELETE", cookie: alice })).status,
+    ).toBe(204);
     expect((await builder.request(`/api/rag/documents/${dropped.id}`, { cookie: alice })).status).toBe(404);
     expect(storedFiles()).not.toContain(dropped.id);
     const hits = await search(builder, alice, base, { query: "flamingo", mode: "fulltext" });
     expect(hits.data.map((hit) => hit.document_name)).toEqual(["kept.txt"]);
 
-    expect((await builder.request(`/api/knowledge-bases/${base}`, { method: "DELETE", cookie: alice })).status).toBe(204);
+    expect(
+      (await builder.request(`/api/knowledge-bases/${base}`, { method: "DELETE", cookie: alice })).status,
+    ).toBe(204);
     expect((await builder.request(`/api/rag/documents/${kept.id}`, { cookie: alice })).status).toBe(404);
     expect(storedFiles()).not.toContain(kept.id);
   });
@@ -459,7 +572,11 @@ describe("tenancy and deletion", () => {
 describe("progress stream and documentation", () => {
   it("streams the document until it is ready", async () => {
     const base = await createBase(builder, alice, { name: "Stream" });
-    const document = await uploadOk(builder, alice, { knowledgeBaseId: base, name: "s.txt", bytes: "streamed along" });
+    const document = await uploadOk(builder, alice, {
+      knowledgeBaseId: base,
+      name: "s.txt",
+      bytes: "streamed along",
+    });
     const response = await builder.request(`/api/rag/documents/${document.id}/events`, { cookie: alice });
     expect(response.headers.get("content-type")).toContain("text/event-stream");
     const text = await response.text();
@@ -491,6 +608,8 @@ describe("progress stream and documentation", () => {
     ] as const) {
       expect(spec.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     }
-    expect(Object.keys(spec.paths["/api/rag/upload"]?.post?.requestBody?.content ?? {})).toEqual(["multipart/form-data"]);
+    expect(Object.keys(spec.paths["/api/rag/upload"]?.post?.requestBody?.content ?? {})).toEqual([
+      "multipart/form-data",
+    ]);
   });
 });

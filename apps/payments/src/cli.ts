@@ -1,4 +1,5 @@
 // `npm run payments -- merchant:create --name "Toko Kopi"`: creates a merchant and prints its keys once.
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { systemClock } from "@app/core";
 import { loadPaymentsConfig } from "./config.ts";
@@ -18,7 +19,13 @@ if (!name) {
   console.error(USAGE);
   process.exit(2);
 }
-const config = loadPaymentsConfig(process.env);
+// npm runs workspace scripts inside apps/payments; a relative DATA_DIR (and the default ./data) means
+// the directory the command was typed in, so the CLI writes to the database `npm start` uses.
+const invokedFrom = process.env.INIT_CWD ?? process.cwd();
+const config = loadPaymentsConfig({
+  ...process.env,
+  DATA_DIR: resolve(invokedFrom, process.env.DATA_DIR || "./data"),
+});
 const database = await openPaymentsDatabase({ url: config.databaseUrl, dataDir: `${config.dataDir}/db` });
 try {
   const { merchant, keys } = await createMerchant({ db: database.db, clock: systemClock }, { name });

@@ -23,6 +23,7 @@ const envSchema = z.object({
     .transform((value) => value !== "0" && value !== "false"),
   PAYMENTS_DELIVERY_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).optional(),
   PAYMENTS_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(64),
+  PAYMENTS_WORKER_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(50),
   PAYMENTS_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PAYMENTS_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
@@ -40,6 +41,8 @@ export interface PaymentsConfig {
   /** How long a worker's claim on a delivery lasts; defaults to the engine's (30 s). */
   deliveryLeaseMs: number | undefined;
   workerConcurrency: number;
+  /** How often an idle worker looks for due deliveries (other processes cannot wake it). */
+  workerPollMs: number;
   dbPoolSize: number;
   publicUrl: string;
   logLevel: string | undefined;
@@ -64,6 +67,7 @@ export function loadPaymentsConfig(env: Record<string, string | undefined>): Pay
     isInlineWorker: e.PAYMENTS_INLINE_WORKER || !e.PAYMENTS_DATABASE_URL,
     deliveryLeaseMs: e.PAYMENTS_DELIVERY_LEASE_MS,
     workerConcurrency: e.PAYMENTS_WORKER_CONCURRENCY,
+    workerPollMs: e.PAYMENTS_WORKER_POLL_MS,
     dbPoolSize: e.PAYMENTS_DB_POOL_SIZE,
     publicUrl: (e.PAYMENTS_PUBLIC_URL ?? `http://localhost:${e.PAYMENTS_PORT}`).replace(/\/$/, ""),
     logLevel: e.LOG_LEVEL,

@@ -18,6 +18,7 @@ export function createPaymentsDeliveryEngine(
     userAgent: PRODUCT_USER_AGENT,
     allowPrivate: deps.config.allowPrivateWebhooks,
     concurrency: deps.config.workerConcurrency,
+    pollIntervalMs: deps.config.workerPollMs,
     ...(deps.config.deliveryLeaseMs === undefined ? {} : { leaseMs: deps.config.deliveryLeaseMs }),
     ...overrides,
     onError: (error) => deps.logger.error({ err: error }, "webhook delivery engine error"),

@@ -6,7 +6,7 @@ import { json, startTestPayments, type TestPayments } from "./harness.ts";
 
 /** Fixed by the issue: eight concurrent writers. */
 const WRITERS = 8;
-const PAYMENTS_PER_WRITER = 30;
+const PAYMENTS_PER_WRITER = 25;
 
 type EventList = { data: { id: string; type: string }[]; has_more: boolean };
 

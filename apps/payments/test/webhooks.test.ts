@@ -241,7 +241,8 @@ describe("deliveries through the running service", () => {
 
 describe("SSRF guard", () => {
   it("refuses private targets unless PAYMENTS_ALLOW_PRIVATE_WEBHOOKS=1", async () => {
-    const strict = await startTestPayments({ env: { PAYMENTS_ALLOW_PRIVATE_WEBHOOKS: "0" } });
+    // Same running service with the flag off (routes read the config per request), instead of a second instance.
+    payments.deps.config.allowPrivateWebhooks = false;
     try {
       for (const url of [
         "http://127.0.0.1:8080/hook",
@@ -249,7 +250,7 @@ describe("SSRF guard", () => {
         "http://169.254.169.254/latest",
         "http://[::1]/x",
       ]) {
-        const response = await strict.request("/v1/webhook_endpoints", {
+        const response = await payments.request("/v1/webhook_endpoints", {
           method: "POST",
           json: { url, enabled_events: ["*"] },
         });
@@ -257,7 +258,12 @@ describe("SSRF guard", () => {
         expect(await json(response)).toMatchObject({ error: { code: "invalid_webhook_url", param: "url" } });
       }
     } finally {
-      await strict.stop();
+      payments.deps.config.allowPrivateWebhooks = true;
     }
+    const allowed = await payments.request("/v1/webhook_endpoints", {
+      method: "POST",
+      json: { url: "http://127.0.0.1:8080/hook", enabled_events: ["*"] },
+    });
+    expect(allowed.status).toBe(201);
   });
 });

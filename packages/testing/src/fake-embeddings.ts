@@ -49,15 +49,23 @@ export async function startFakeEmbeddings(options: FakeEmbeddingsOptions = {}): 
     const apiKey = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
     if (options.apiKey !== undefined && apiKey !== options.apiKey) {
       return sendJson(response, 401, {
-        error: { message: "Incorrect API key provided.", type: "invalid_request_error", code: "invalid_api_key" },
+        error: {
+          message: "Incorrect API key provided.",
+          type: "invalid_request_error",
+          code: "invalid_api_key",
+        },
       });
     }
     if (request.method !== "POST" || request.path !== "/v1/embeddings") {
-      return sendJson(response, 404, { error: { message: `Unknown route ${request.method} ${request.path}` } });
+      return sendJson(response, 404, {
+        error: { message: `Unknown route ${request.method} ${request.path}` },
+      });
     }
     const body = asRecord(request.body);
     const rawInput = body.input;
-    const input = (Array.isArray(rawInput) ? asArray(rawInput) : [rawInput]).map((value) => String(value ?? ""));
+    const input = (Array.isArray(rawInput) ? asArray(rawInput) : [rawInput]).map((value) =>
+      String(value ?? ""),
+    );
     const call: FakeEmbeddingCall = { model: String(body.model ?? ""), input, apiKey, index: calls.length };
     calls.push(call);
     const reply = options.script?.(call) ?? { embed: true };

@@ -20,4 +20,16 @@ export {
   lastUserText,
 } from "./fake-model.ts";
 export { startFakeOpenAI } from "./fake-openai.ts";
+export {
+  FAKE_REPLICATE_MODELS,
+  type FakePrediction,
+  type FakeReplicate,
+  type FakeReplicateOptions,
+  type FakeReplicateOutcome,
+  type FakeWebhookDelivery,
+  signWebhook,
+  startFakeReplicate,
+  TINY_MP4,
+  TINY_PNG,
+} from "./fake-replicate.ts";
 export { freePort } from "./ports.ts";

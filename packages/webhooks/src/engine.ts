@@ -313,7 +313,9 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
 
   async function run(): Promise<void> {
     while (isRunning) {
-      if (inFlight >= concurrency) {
+      // Wait for half the slots to free up before claiming again: claiming one row per finished
+      // delivery would cost a query per delivery under load.
+      if (inFlight >= concurrency || (inFlight > 0 && concurrency - inFlight < Math.ceil(concurrency / 2))) {
         await new Promise<void>((resolve) => {
           slotFreed = () => {
             slotFreed = undefined;

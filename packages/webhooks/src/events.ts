@@ -1,7 +1,7 @@
 import { type Clock, newId, unixSeconds } from "@app/core";
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import { rowsOf, type WebhooksDb } from "./db.ts";
-import { events, webhookDeliveries, webhookEndpoints } from "./schema.ts";
+import { events } from "./schema.ts";
 
 /*
  * Ordering. Events are written by concurrent transactions, and a poller stores the highest id it
@@ -80,10 +80,15 @@ export async function recordEvent(
   input: { ownerId: string; environment: string; type: string; object: unknown },
 ): Promise<RecordedEvent> {
   const now = clock.now();
-  const [position] = rowsOf<{ xid: string; seq: string }>(
-    await tx.execute(
-      sql`select pg_current_xact_id()::text as xid, nextval('webhook_event_seq')::text as seq`,
-    ),
+  // One round trip for the position and the subscribed endpoints, one for the event and its
+  // deliveries: this runs inside every state-changing transaction, so round trips are its cost.
+  const [position] = rowsOf<{ xid: string; seq: string; endpoints: string[] | null }>(
+    await tx.execute(sql`
+      select pg_current_xact_id()::text as xid, nextval('webhook_event_seq')::text as seq,
+        (select array_agg(w.id order by w.id) from webhook_endpoints w
+          where w.owner_id = ${input.ownerId} and w.environment = ${input.environment} and not w.disabled
+            and (w.enabled_events @> ${JSON.stringify([input.type])}::jsonb or w.enabled_events @> '["*"]'::jsonb)
+        ) as endpoints`),
   );
   if (!position) throw new Error("no transaction id");
   const id = eventIdFor(BigInt(position.xid), BigInt(position.seq));
@@ -96,43 +101,21 @@ export async function recordEvent(
     data: { object: input.object },
   };
   const body = JSON.stringify(envelope);
-  await tx.insert(events).values({
-    id,
-    ownerId: input.ownerId,
-    environment: input.environment,
-    type: input.type,
-    xid: Number(position.xid),
-    seq: Number(position.seq),
-    createdAt: now,
-    body,
-  });
-  const endpoints = await tx
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.ownerId, input.ownerId),
-        eq(webhookEndpoints.environment, input.environment),
-        eq(webhookEndpoints.isDisabled, false),
-        sql`(${webhookEndpoints.enabledEvents} @> ${JSON.stringify([input.type])}::jsonb or ${webhookEndpoints.enabledEvents} @> '["*"]'::jsonb)`,
-      ),
-    );
-  if (endpoints.length > 0) {
-    await tx.insert(webhookDeliveries).values(
-      endpoints.map((endpoint) => ({
-        id: newId("wd", now.getTime()),
-        ownerId: input.ownerId,
-        environment: input.environment,
-        eventId: id,
-        eventType: input.type,
-        endpointId: endpoint.id,
-        status: "pending" as const,
-        nextAttemptAt: now,
-        createdAt: now,
-        updatedAt: now,
-      })),
-    );
-  }
+  const endpoints = position.endpoints ?? [];
+  const at = now.toISOString();
+  const deliveryRows = endpoints.map(
+    (endpointId) =>
+      sql`(${newId("wd", now.getTime())}, ${input.ownerId}, ${input.environment}, ${id}, ${input.type}, ${endpointId}, 'pending', ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz)`,
+  );
+  const insertEvent = sql`insert into events (id, owner_id, environment, type, xid, seq, created_at, body)
+    values (${id}, ${input.ownerId}, ${input.environment}, ${input.type}, ${position.xid}::bigint, ${position.seq}::bigint, ${at}::timestamptz, ${body})`;
+  await tx.execute(
+    deliveryRows.length === 0
+      ? insertEvent
+      : sql`with inserted_event as (${insertEvent} returning id)
+          insert into webhook_deliveries (id, owner_id, environment, event_id, event_type, endpoint_id, status, next_attempt_at, created_at, updated_at)
+          select v.* from (values ${sql.join(deliveryRows, sql`, `)}) as v, inserted_event`,
+  );
   return { id, type: input.type, body, deliveryCount: endpoints.length };
 }
 
