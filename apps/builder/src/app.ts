@@ -12,6 +12,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
+import { sandboxCodeRunner } from "./agents/sandbox-code-runner.ts";
 import { createAuth } from "./auth/auth.ts";
 import { PrincipalCache } from "./auth/principal-cache.ts";
 import { requireAuth } from "./auth/require-auth.ts";
@@ -24,6 +25,7 @@ import { apiKeyRoutes } from "./keys/routes.ts";
 import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
 import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
 import { providerRoutes } from "./providers/routes.ts";
+import { sandboxCodeCapability } from "./sandbox/capabilities.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { studioRoutes } from "./studio/serve-studio.ts";
 import { usageRoutes } from "./usage/routes.ts";
@@ -31,6 +33,7 @@ import { HOOK_BODY_LIMIT_BYTES, hookRoutes } from "./workflows/hook-routes.ts";
 import { createNodeServices } from "./workflows/node-services.ts";
 import { workflowRoutes } from "./workflows/routes.ts";
 import { WorkflowRunner } from "./workflows/runs/workflow-runner.ts";
+import { workflowToolRunner } from "./workflows/workflow-tool-runner.ts";
 
 /** JSON bodies of the API; uploads get their own, larger limit on their route. */
 const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -59,11 +62,25 @@ export interface BuilderApp {
  *
  * @example const builder = createBuilderApp(deps); await builder.start(); await listen(builder.app.fetch, { port: 3000 });
  */
-export function createBuilderApp(deps: Deps): BuilderApp {
+export function createBuilderApp(given: Deps): BuilderApp {
   let runner: WorkflowRunner | undefined;
   const getRunner = () => {
     if (!runner) throw new Error("the workflow runner is not ready");
     return runner;
+  };
+  // The sandbox and the workflow runner serve agents' code and workflow tools as well as Code nodes;
+  // what the caller passes explicitly wins (tests swap in their own).
+  const deps: Deps = {
+    ...given,
+    agentTools: {
+      ...(given.sandbox ? { code: sandboxCodeRunner(given.sandbox) } : {}),
+      workflows: workflowToolRunner(given, getRunner),
+      ...given.agentTools,
+    },
+    workflowCapabilities: {
+      ...(given.sandbox ? { code: sandboxCodeCapability(given.sandbox) } : {}),
+      ...given.workflowCapabilities,
+    },
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
   const knowledge = createKnowledgeFeature(deps);

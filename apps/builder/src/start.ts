@@ -36,8 +36,7 @@ export async function startBuilder(
     logger,
     config,
     ai: defaultAiSettings,
-    // Code tools wait for packages/sandbox, workflow tools
-    // for the workflow engine; until they are wired here those tools answer "unavailable".
+    // Code and workflow tools are wired by createBuilderApp from the sandbox and its workflow runner.
     agentTools: { knowledge: agentKnowledgeSearch(knowledge) },
     workflowCapabilities: { knowledge: workflowKnowledgeCapability(knowledge) },
     ...(sandbox ? { sandbox } : {}),

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSandbox, SandboxUnavailableError } from "./index.ts";
-import { eventually, killOwnedBy, processesOwnedBy } from "./testing/processes.ts";
+import { describeProcesses, eventually, killOwnedBy, processesOwnedBy } from "./testing/processes.ts";
 
 const FIXTURE_UID_BASE = 1_620_000_000;
 const FIXTURE_UID_LAST = FIXTURE_UID_BASE + 1024;
@@ -65,8 +65,12 @@ describe("when the service dies", () => {
     } finally {
       child.kill("SIGKILL");
     }
-    expect(
-      await eventually(() => processesOwnedBy(FIXTURE_UID_BASE, FIXTURE_UID_LAST).length === 0, 10_000),
-    ).toBe(true);
+    const isGone = await eventually(
+      () => processesOwnedBy(FIXTURE_UID_BASE, FIXTURE_UID_LAST).length === 0,
+      10_000,
+    );
+    expect(isGone, describeProcesses(processesOwnedBy(FIXTURE_UID_BASE, FIXTURE_UID_LAST)).join("\n")).toBe(
+      true,
+    );
   });
 });

@@ -24,8 +24,7 @@ export interface HostTools {
   hasDisableUserns: boolean;
   /** Runs inside the sandbox, so it must live under /usr. */
   prlimit: string;
-  /** Needed only when the service runs as root, to drop to a per-run uid before bwrap. */
-  setpriv: string | undefined;
+  /** As root, each sandbox is spawned as its own unprivileged uid; otherwise as the service's uid. */
   isRoot: boolean;
   arch: SeccompArch;
   /** Harmless parts of /etc the toolchains need (cc is /etc/alternatives/cc on Debian), bound read-only. */
@@ -45,7 +44,6 @@ export type HostProbe = { isReady: true; tools: HostTools } | { isReady: false; 
 export const INSTALL_HINTS = {
   bwrap: "bubblewrap (bwrap) is not installed; install it with `apt-get install bubblewrap`",
   prlimit: "prlimit is missing; install util-linux (`apt-get install util-linux`)",
-  setpriv: "setpriv is missing; install util-linux (`apt-get install util-linux`, or `setpriv` on Debian 13)",
 } as const;
 
 function executable(path: string): boolean {
@@ -62,7 +60,7 @@ function firstExecutable(candidates: readonly string[]): string | undefined {
 }
 
 /**
- * Finds bwrap, prlimit and setpriv and checks that bwrap can really create its namespaces here
+ * Finds bwrap and prlimit and checks that bwrap can really create its namespaces here
  * (inside Docker's default seccomp profile it cannot). Never throws: a host that cannot isolate
  * gets `isReady: false` and a reason that says what to install or allow.
  *
@@ -81,8 +79,6 @@ export async function probeHost(options: { bwrapPath?: string | undefined }): Pr
   const prlimit = firstExecutable(["/usr/bin/prlimit"]);
   if (!prlimit) return { isReady: false, reason: INSTALL_HINTS.prlimit };
   const isRoot = process.getuid?.() === 0;
-  const setpriv = firstExecutable(["/usr/bin/setpriv", "/usr/sbin/setpriv"]);
-  if (isRoot && !setpriv) return { isReady: false, reason: INSTALL_HINTS.setpriv };
 
   let bwrapVersion = "unknown";
   let hasDisableUserns = false;
@@ -111,7 +107,6 @@ export async function probeHost(options: { bwrapPath?: string | undefined }): Pr
       bwrapVersion,
       hasDisableUserns,
       prlimit,
-      setpriv,
       isRoot,
       arch,
       etcBinds,

@@ -110,21 +110,32 @@ def main(inputs):
     expect(await noLeftovers()).toBe(true);
   });
 
-  it("runs the code as an unprivileged uid with no capabilities, alone in its pid namespace", async () => {
+  it("runs the code as an unprivileged uid with no groups or capabilities, under seccomp, alone in its pid namespace", async () => {
     const result = await python(
       `
 import os
 def main(inputs):
     status = open("/proc/self/status").read()
-    caps = {line.split(":")[0]: line.split()[1] for line in status.splitlines() if line.startswith("Cap")}
-    return {"uid": os.getuid(), "caps": caps, "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+    fields = {line.split(":")[0]: line.split(":", 1)[1].strip() for line in status.splitlines()}
+    caps = {name: fields[name] for name in ("CapInh", "CapPrm", "CapEff", "CapAmb", "NoNewPrivs", "Seccomp")}
+    return {"uid": os.getuid(), "groups": os.getgroups(), "caps": caps,
+            "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
             "sees_host": os.path.exists("/proc/%d" % inputs["host_pid"])}
 `,
       { host_pid: process.pid },
     );
     expect(result.error).toBeNull();
     expect(result.output?.uid).not.toBe(0);
-    expect(result.output?.caps).toMatchObject({ CapEff: "0000000000000000", CapPrm: "0000000000000000" });
+    expect(result.output?.groups).toEqual([]);
+    expect(result.output?.caps).toEqual({
+      CapInh: "0000000000000000",
+      CapPrm: "0000000000000000",
+      CapEff: "0000000000000000",
+      CapAmb: "0000000000000000",
+      NoNewPrivs: "1",
+      // 2: a seccomp filter is loaded.
+      Seccomp: "2",
+    });
     expect(((result.output?.pids ?? [1000]) as number[]).every((pid) => pid < 100)).toBe(true);
     expect(result.output?.sees_host).toBe(false);
   });

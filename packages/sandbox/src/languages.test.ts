@@ -143,6 +143,8 @@ const GO_PROGRAM = source(
   "import (",
   '\t"errors"',
   '\t"fmt"',
+  '\t"io/fs"',
+  '\t"path/filepath"',
   ")",
   "",
   "func Main(inputs map[string]any) (map[string]any, error) {",
@@ -159,6 +161,15 @@ const GO_PROGRAM = source(
   '\tcase "loop":',
   "\t\tfor {",
   "\t\t}",
+  '\tcase "files":',
+  "\t\tvar files []any",
+  '\t\tfilepath.WalkDir("/sandbox", func(path string, entry fs.DirEntry, err error) error {',
+  "\t\t\tif err == nil && !entry.IsDir() {",
+  "\t\t\t\tfiles = append(files, path)",
+  "\t\t\t}",
+  "\t\t\treturn nil",
+  "\t\t})",
+  '\t\treturn map[string]any{"files": files}, nil',
   "\t}",
   '\ta, b := inputs["a"].(float64), inputs["b"].(float64)',
   '\treturn map[string]any{"sum": a + b, "greeting": "hello " + inputs["name"].(string)}, nil',
@@ -190,7 +201,7 @@ const RUST_PROGRAM = source(
 );
 
 describe.each([
-  { language: "go" as const, program: GO_PROGRAM, panicLine: 13, notObject: "nil" },
+  { language: "go" as const, program: GO_PROGRAM, panicLine: 15, notObject: "nil" },
   { language: "rust" as const, program: RUST_PROGRAM, panicLine: 10, notObject: "array" },
 ])("$language", ({ language, program, panicLine, notObject }) => {
   it("compiles once, then runs the cached binary: output, prints, errors and limits", async () => {
@@ -217,6 +228,23 @@ describe.each([
     const after = sandbox.stats();
     expect(after.compiles - before.compiles).toBe(1);
     expect(after.cacheHits - before.cacheHits).toBe(4);
+    // Default limits: the cached binary ran in pre-started sandboxes.
+    expect(after.warmStarts - before.warmStarts).toBeGreaterThan(0);
+  });
+});
+
+describe("go binaries", () => {
+  it("shows a run its own binary and nothing else of the cache, warm or cold", async () => {
+    const warm = await run("go", GO_PROGRAM, { ...INPUT, mode: "files" });
+    expect(warm.output).toEqual({ files: ["/sandbox/bin/main"] });
+    // Other limits than the defaults: a cold sandbox with the binary bound on its own.
+    const cold = await sandbox.run({
+      language: "go",
+      code: GO_PROGRAM,
+      input: { ...INPUT, mode: "files" },
+      memoryMb: 128,
+    });
+    expect(cold.output).toEqual({ files: ["/sandbox/main"] });
   });
 });
 

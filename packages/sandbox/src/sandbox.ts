@@ -1,5 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,8 +35,9 @@ import {
   RUN_LIMIT_BOUNDS,
   runLimits,
 } from "./limits.ts";
+import { reapOrphans } from "./orphans.ts";
 import { type RunError, type RunResult, toRunResult } from "./result.ts";
-import { SandboxedProcess, type SandboxSpec } from "./sandboxed-process.ts";
+import { type ProcessOutcome, SandboxedProcess, type SandboxSpec } from "./sandboxed-process.ts";
 import { seccompFilter } from "./seccomp.ts";
 import { UidPool } from "./uid-pool.ts";
 import { WarmPool } from "./warm-pool.ts";
@@ -39,7 +49,7 @@ export interface SandboxOptions {
   concurrency?: number;
   /** How long a run may wait for a slot before SandboxBusyError. Default 30 s. */
   queueTimeoutMs?: number;
-  /** Pre-started runners per interpreted language. Default: `concurrency`; 0 turns the pool off. */
+  /** Pre-started runners per language (interpreters, or sandboxes waiting for a cached binary). Default: `concurrency`; 0 turns the pools off. */
   warmPerLanguage?: number;
   /** Wall-time limit of a compile. Default 30 s. */
   compileTimeoutMs?: number;
@@ -97,7 +107,7 @@ export interface RuntimesReport {
 }
 
 export interface SandboxStats {
-  /** Warm runners ready now, per interpreted language. */
+  /** Warm runners started and waiting, per language. */
   warm: Partial<Record<Language, number>>;
   runs: number;
   warmStarts: number;
@@ -188,6 +198,16 @@ interface ChosenLimits {
   signal: AbortSignal | undefined;
 }
 
+let slotCounter = 0;
+
+/** Warm runners were started with the default limits: they fit any run that asks for no more. */
+function fitsWarmLimits(chosen: ChosenLimits): boolean {
+  return (
+    chosen.memoryMb === RUN_LIMIT_BOUNDS.memoryMb.default &&
+    chosen.timeoutMs <= RUN_LIMIT_BOUNDS.timeoutMs.default
+  );
+}
+
 /** Runs the process; an abort of the caller's signal kills it like a timeout would. */
 async function runUntilAborted(runner: SandboxedProcess, input: string, chosen: ChosenLimits) {
   const onAbort = () => runner.kill();
@@ -219,6 +239,8 @@ export class Sandbox {
   readonly #stats = { runs: 0, warmStarts: 0, coldStarts: 0, compiles: 0, cacheHits: 0 };
   readonly #live = new Set<SandboxedProcess>();
   readonly #warm = new Map<Language, WarmPool>();
+  /** The slot directory of each warm binary runner. */
+  readonly #slots = new Map<SandboxedProcess, string>();
   readonly #prepared = new Map<Language, Promise<void>>();
   readonly #compiling = new Map<string, Promise<CompileOutcome>>();
   #tools: HostTools | undefined;
@@ -272,6 +294,11 @@ export class Sandbox {
       return;
     }
     this.#tools = host.tools;
+    if (host.tools.isRoot) {
+      const reaped = reapOrphans(this.#compileUid, this.#compileUid + UID_RANGE);
+      if (reaped.length > 0)
+        this.#logger?.warn({ pids: reaped }, "killed sandboxes left by a previous service");
+    }
     this.#seccomp = seccompFilter(host.tools.arch);
     this.#mechanism = detectLimitMechanism(options.cgroup ?? "auto");
     const cacheDir = options.cacheDir ?? defaultCacheDir();
@@ -288,39 +315,83 @@ export class Sandbox {
       compileUid: host.tools.isRoot ? this.#compileUid : undefined,
     };
 
-    const smoke = await this.#start({
-      command: ["/usr/bin/true"],
-      limits: runLimits("python", {
-        timeoutMs: 10_000,
-        memoryMb: RUN_LIMIT_BOUNDS.memoryMb.default,
-      }),
-      env: {},
-    }).run("");
+    let smoke: { exitCode: number | null; stderr: string };
+    try {
+      smoke = await this.#start({
+        command: ["/usr/bin/true"],
+        limits: runLimits("python", { timeoutMs: 10_000, memoryMb: RUN_LIMIT_BOUNDS.memoryMb.default }),
+        env: {},
+      }).run("");
+    } catch (error) {
+      // spawn itself failed, e.g. the uid cannot be switched to.
+      smoke = { exitCode: null, stderr: (error as Error).message };
+    }
     if (smoke.exitCode !== 0) {
       const detail = smoke.stderr.trim() || `exit ${smoke.exitCode}`;
-      const hint = /setpriv|setres[ug]id/.test(detail)
+      const hint = /EINVAL|EPERM|setuid|setgid/i.test(detail)
         ? "the sandbox uids are not usable here (in a rootless container, pass a uidBase inside the mapped range)"
         : "inside a container, allow user namespaces (e.g. an unconfined seccomp profile)";
       this.#unavailableReason = `bubblewrap could not create a sandbox on this host (${detail}); ${hint}`;
       return;
     }
 
+    const slots = join(cacheDir, "slots");
+    ensurePrivateDir(slots, 0o711);
+    // Slots of a service that died (named <pid>-<n>); a live service's slots are left alone.
+    for (const name of readdirSync(slots)) {
+      const owner = Number(name.split("-")[0]);
+      if (!existsSync(`/proc/${owner}`)) rmSync(join(slots, name), { recursive: true, force: true });
+    }
     for (const language of LANGUAGES) {
+      if (!this.#toolchains.get(language)?.isAvailable || this.#options.warmPerLanguage <= 0) continue;
       const definition = DEFINITIONS[language];
-      if (definition.kind !== "interpreted" || !this.#toolchains.get(language)?.isAvailable) continue;
-      if (this.#options.warmPerLanguage <= 0) continue;
       const limits = runLimits(language, {
         timeoutMs: RUN_LIMIT_BOUNDS.timeoutMs.default,
         memoryMb: RUN_LIMIT_BOUNDS.memoryMb.default,
       });
-      const pool = new WarmPool(
-        () => this.#start(this.#interpreterSpec(language, limits)),
-        this.#options.warmPerLanguage,
-        (error) => this.#logger?.warn({ language, err: error }, "sandbox warm runners keep failing"),
+      const start =
+        definition.kind === "interpreted"
+          ? () => this.#start(this.#interpreterSpec(language, limits))
+          : () => this.#startBinaryRunner(definition, limits);
+      const pool = new WarmPool(start, this.#options.warmPerLanguage, (error) =>
+        this.#logger?.warn({ language, err: error }, "sandbox warm runners keep failing"),
       );
       this.#warm.set(language, pool);
       pool.refill();
     }
+  }
+
+  /**
+   * A warm runner for compiled code: a sandbox already set up around an empty slot directory,
+   * waiting for a line on stdin. The host then hard-links the cached binary into the slot (bound
+   * read-only, so only this one binary becomes visible inside) and the shell execs it, which leaves
+   * bwrap's start-up cost out of the run, as the interpreters' warm pool does.
+   */
+  #startBinaryRunner(definition: CompiledLanguage, limits: ReturnType<typeof runLimits>): SandboxedProcess {
+    const context = this.#context;
+    if (!context) throw new SandboxUnavailableError(this.#unavailableReason ?? "not initialised");
+    slotCounter += 1;
+    const slot = join(context.cacheDir, "slots", `${process.pid}-${slotCounter}`);
+    mkdirSync(slot, { mode: 0o755 });
+    let runner: SandboxedProcess;
+    try {
+      runner = this.#start({
+        // The shell sends the readiness byte; `read` fails on EOF, so a runner whose service died execs nothing.
+        command: ["/bin/sh", "-c", "printf '\\n' >&3; read -r _ && exec /sandbox/bin/main"],
+        limits,
+        env: definition.runEnv(limits),
+        readOnlyBinds: [[slot, "/sandbox/bin"]],
+      });
+    } catch (error) {
+      rmSync(slot, { recursive: true, force: true });
+      throw error;
+    }
+    this.#slots.set(runner, slot);
+    void runner.closed.then(() => {
+      this.#slots.delete(runner);
+      rmSync(slot, { recursive: true, force: true });
+    });
+    return runner;
   }
 
   /**
@@ -527,11 +598,7 @@ export class Sandbox {
 
   async #runInterpreted(language: Language, request: string, chosen: ChosenLimits): Promise<RunResult> {
     const limits = runLimits(language, chosen);
-    // Warm runners were started with the default limits: they fit any run that asks for no more.
-    const fitsWarm =
-      chosen.memoryMb === RUN_LIMIT_BOUNDS.memoryMb.default &&
-      chosen.timeoutMs <= RUN_LIMIT_BOUNDS.timeoutMs.default;
-    let runner = fitsWarm ? this.#warm.get(language)?.take() : undefined;
+    let runner = fitsWarmLimits(chosen) ? this.#warm.get(language)?.take() : undefined;
     if (runner) this.#stats.warmStarts++;
     else {
       runner = this.#start(this.#interpreterSpec(language, limits));
@@ -554,14 +621,25 @@ export class Sandbox {
     if (!compiled.isCompiled) return compiled.result;
     chosen.signal?.throwIfAborted();
     const limits = runLimits(definition.language, chosen);
-    this.#stats.coldStarts++;
-    const runner = this.#start({
-      command: ["/sandbox/main"],
-      limits,
-      env: definition.runEnv(limits),
-      readOnlyBinds: [[compiled.path, "/sandbox/main"]],
-    });
-    const outcome = await runUntilAborted(runner, inputJson, chosen);
+    const warm = fitsWarmLimits(chosen) ? this.#warm.get(definition.language)?.take() : undefined;
+    const slot = warm ? this.#slots.get(warm) : undefined;
+    let outcome: ProcessOutcome;
+    if (warm && slot) {
+      this.#stats.warmStarts++;
+      // Same filesystem as the cache, so a hard link: no copy of the binary per run.
+      linkSync(compiled.path, join(slot, "main"));
+      outcome = await runUntilAborted(warm, `go\n${inputJson}`, chosen);
+    } else {
+      warm?.kill();
+      this.#stats.coldStarts++;
+      const runner = this.#start({
+        command: ["/sandbox/main"],
+        limits,
+        env: definition.runEnv(limits),
+        readOnlyBinds: [[compiled.path, "/sandbox/main"]],
+      });
+      outcome = await runUntilAborted(runner, inputJson, chosen);
+    }
     const durationMs = Math.round((compiled.durationMs + outcome.durationMs) * 100) / 100;
     return toRunResult(outcome, { timeoutMs: chosen.timeoutMs, durationMs });
   }

@@ -109,8 +109,8 @@ export function bwrapArgs(tools: HostTools, spec: SandboxSpec): string[] {
 }
 
 /**
- * The full host command line: `setpriv` drops root before bwrap (root inside bwrap keeps its
- * capabilities and ignores RLIMIT_NPROC), then `prlimit` applies the rlimits inside.
+ * The host command line: bwrap, then `prlimit` applying the rlimits inside (after bwrap made the
+ * user namespace), then the program. The uid switch happens before, in the spawn itself.
  *
  * @example const [file, ...args] = sandboxCommand(tools, spec, { memoryByRlimit: true });
  */
@@ -119,7 +119,7 @@ export function sandboxCommand(
   spec: SandboxSpec,
   options: { memoryByRlimit: boolean },
 ): string[] {
-  const inner = [
+  return [
     tools.bwrap,
     ...bwrapArgs(tools, spec),
     "--",
@@ -128,21 +128,10 @@ export function sandboxCommand(
     "--",
     ...spec.command,
   ];
-  if (spec.uid === undefined) return inner;
-  if (!tools.setpriv) throw new Error("setpriv is required to drop root");
-  const drop = [
-    tools.setpriv,
-    `--reuid=${spec.uid}`,
-    `--regid=${spec.uid}`,
-    "--clear-groups",
-    "--inh-caps=-all",
-    "--",
-  ];
-  return [...drop, ...inner];
 }
 
 /**
- * A root shell in front of setpriv when needed: it closes descriptors this service inherited
+ * A shell in front of bwrap when needed: it closes descriptors this service inherited
  * without close-on-exec (they would otherwise reach the code), and with a cgroup it waits on fd 5
  * until the host has moved it into the run's cgroup, so every process of the tree is born inside.
  *
@@ -176,6 +165,9 @@ export class SandboxedProcess {
   readonly #stderr: Buffer[] = [];
   readonly #result: Buffer[] = [];
   readonly #closed: Promise<number | null>;
+  readonly #ready: Promise<void>;
+  #resolveReady: () => void = () => {};
+  #hasSignalledReady = false;
   #outputBytes = 0;
   #resultBytes = 0;
   #isTimedOut = false;
@@ -199,7 +191,11 @@ export class SandboxedProcess {
         resolve(null);
       });
     });
-    const [stdin, stdout, stderr, result] = [child.stdio[0], child.stdio[1], child.stdio[2], child.stdio[3]];
+    this.#ready = new Promise((resolve) => {
+      this.#resolveReady = resolve;
+    });
+    const pipes = child.stdio as readonly (Readable | Writable | null | undefined)[];
+    const [stdin, stdout, stderr, result] = [pipes[0], pipes[1], pipes[2], pipes[3]];
     // The child may die before reading its input; that shows in the outcome, not as an EPIPE crash.
     (stdin as Writable | null)?.on("error", () => {});
     (stdout as Readable | null)?.on("data", (chunk: Buffer) => this.#collectOutput(this.#stdout, chunk));
@@ -225,6 +221,10 @@ export class SandboxedProcess {
       env: { PATH: SANDBOX_PATH },
       // A process group of its own, so a timeout kills bwrap and whatever it forked in one signal.
       detached: true,
+      // Root must not enter bwrap: inside, root keeps every capability and RLIMIT_NPROC does not
+      // apply to it. libuv drops the supplementary groups, then the gid, then the uid, before exec
+      // (what setpriv would do, one process fewer).
+      ...(spec.uid === undefined ? {} : { uid: spec.uid, gid: spec.uid }),
       stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", ...(spec.cgroup ? (["pipe"] as const) : [])],
     });
     const sandboxed = new SandboxedProcess(child, spec);
@@ -251,6 +251,11 @@ export class SandboxedProcess {
     return !this.#hasExited && !this.#isRunning;
   }
 
+  /** Whether the program inside has started (sent its readiness byte) and is still alive. */
+  get isStarted(): boolean {
+    return this.#hasSignalledReady && !this.#hasExited;
+  }
+
   get uid(): number | undefined {
     return this.#spec.uid;
   }
@@ -273,7 +278,12 @@ export class SandboxedProcess {
       this.#isTimedOut = true;
       this.kill();
     }, wallMs);
-    (this.#child.stdin as Writable | null)?.end(input);
+    // Input goes in only after the program inside wrote its readiness byte on fd 3. By then bwrap has
+    // armed --die-with-parent in every process of the sandbox (its pid 1 does so right after forking
+    // the program), so if this service dies, the whole sandbox dies. Before it, a dying service leaves
+    // the program an empty stdin, and it exits instead of running code nothing would ever stop.
+    await Promise.race([this.#ready, this.#closed]);
+    if (!this.#hasExited) (this.#child.stdin as Writable | null)?.end(input);
     const code = await this.#closed;
     clearTimeout(timer);
     const durationMs = Math.round((performance.now() - started) * 100) / 100;
@@ -317,6 +327,13 @@ export class SandboxedProcess {
   }
 
   #collectResult(chunk: Buffer): void {
+    if (!this.#hasSignalledReady) {
+      this.#hasSignalledReady = true;
+      this.#resolveReady();
+      // The readiness byte is protocol, not result.
+      if (chunk[0] === 0x0a) chunk = chunk.subarray(1);
+      if (chunk.length === 0) return;
+    }
     if (this.#isResultTooLarge) return;
     this.#resultBytes += chunk.length;
     if (this.#resultBytes > this.#resultLimit) {

@@ -56,8 +56,9 @@ export class WarmPool {
     }
   }
 
+  /** Runners started and waiting for a request (not those still starting). */
   get size(): number {
-    return this.#ready.length;
+    return this.#ready.filter((runner) => runner.isStarted).length;
   }
 
   close(): void {

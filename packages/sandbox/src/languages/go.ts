@@ -92,6 +92,7 @@ export const go: CompiledLanguage = {
         "-c",
         [
           "set -e",
+          "printf '\\n' >&3",
           "mkdir -p /tmp/src /tmp/out",
           "cat > /tmp/src/main.go",
           "cp /sandbox/wrapper.go /tmp/src/sandbox_wrapper.go",

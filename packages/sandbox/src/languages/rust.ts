@@ -216,6 +216,7 @@ export const rust: CompiledLanguage = {
         "-c",
         [
           "set -e",
+          "printf '\\n' >&3",
           "mkdir -p /tmp/src /tmp/out",
           "cat - /sandbox/wrapper.rs > /tmp/src/main.rs",
           "cd /tmp/src",

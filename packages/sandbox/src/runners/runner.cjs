@@ -8,6 +8,10 @@ const vm = require("node:vm");
 const FILENAME = "main.js";
 const RESULT_FD = 3;
 
+// Readiness: the host sends the request only after this byte, which proves bwrap has armed
+// --die-with-parent for the whole sandbox (see SandboxedProcess.run).
+fs.writeSync(RESULT_FD, "\n");
+
 function send(text) {
   const data = Buffer.from(text, "utf8");
   let offset = 0;

@@ -1,9 +1,14 @@
 # Runs inside the sandbox. Started ahead of time (warm pool), it blocks on stdin until the host
 # sends {"code", "input"}, runs the user's main(inputs) once, writes one JSON result to fd 3 and exits.
 # The result never travels on stdout, so nothing the user prints can forge or break it.
+import os
+
+# Readiness: the host sends the request only after this byte, which proves bwrap has armed
+# --die-with-parent for the whole sandbox (see SandboxedProcess.run).
+os.write(3, b"\n")
+
 import json
 import linecache
-import os
 import sys
 import traceback
 import types

@@ -61,6 +61,8 @@ func sandboxCall(inputs map[string]any) (output map[string]any, err error) {
 }
 
 func main() {
+	// Readiness: the host sends the input only after this byte (see SandboxedProcess.run).
+	sandboxResult.Write([]byte("\n"))
 	raw, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		sandboxFail("invalid_input", "io", err.Error(), 0)

@@ -28,6 +28,12 @@ fn main() {
         finish(serde_json::Value::Object(result).to_string(), 1);
     }
 
+    // Readiness: the host sends the input only after this byte (see SandboxedProcess.run).
+    {
+        // SAFETY: fd 3 is the result pipe; ManuallyDrop keeps it open for `finish`.
+        let mut ready = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(3) });
+        let _ = ready.write_all(b"\n");
+    }
     let mut raw = String::new();
     if let Err(error) = std::io::stdin().read_to_string(&mut raw) {
         fail("invalid_input", "io", error.to_string(), None);

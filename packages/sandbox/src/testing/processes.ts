@@ -22,6 +22,25 @@ export function processesOwnedBy(first: number, last: number): number[] {
 }
 
 /**
+ * What each pid is running, to say which processes survived when a test fails.
+ *
+ * @example describeProcesses(processesOwnedBy(a, b)) // ["1234 (uid 1600000001): python3 -I -B /sandbox/runner.py"]
+ */
+export function describeProcesses(pids: readonly number[]): string[] {
+  return pids.map((pid) => {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      const uid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+      const parent = /^PPid:\s+(\d+)/m.exec(status)?.[1];
+      return `${pid} (uid ${uid}, parent ${parent}): ${command}`;
+    } catch {
+      return `${pid}: gone`;
+    }
+  });
+}
+
+/**
  * Polls `check` until it is true or `timeoutMs` passes; returns the last answer. For states that
  * converge (a process tree being reaped), never for asserting on durations.
  *

@@ -1,0 +1,26 @@
+import type { WorkflowRunner as WorkflowToolPort } from "../agents/ports.ts";
+import type { Deps } from "../deps.ts";
+import type { WorkflowRunner } from "./runs/workflow-runner.ts";
+import { findWorkflow } from "./workflows.ts";
+
+/**
+ * Workflows as agent tools: runs the workspace's workflow to the end and answers its outputs; a
+ * workflow that does not exist or does not succeed is an error the tool reports to the model.
+ *
+ * @example agentTools: { workflows: workflowToolRunner(deps, () => runner) }
+ */
+export function workflowToolRunner(deps: Pick<Deps, "db">, runner: () => WorkflowRunner): WorkflowToolPort {
+  return {
+    async runWorkflow({ workspaceId, workflowId, inputs }) {
+      const workflow = await findWorkflow(deps.db, workspaceId, workflowId);
+      if (!workflow) throw new Error(`There is no workflow ${workflowId} in this workspace.`);
+      const result = await runner().run({ workspaceId, workflow, inputs, trigger: "tool", depth: 1 });
+      if (result.status !== "succeeded") {
+        throw new Error(
+          `Workflow ${workflowId} ${result.status}: ${result.error?.message ?? "no reason given"}`,
+        );
+      }
+      return result.outputs ?? {};
+    },
+  };
+}
