@@ -75,6 +75,11 @@ try {
     url: `${base}/api/agents`,
     headers: { authorization: `Bearer ${key}` },
   });
+  const keyNoDb = await load("GET /api/keys?limit=1 (Bearer key, one small query)", {
+    ...common,
+    url: `${base}/api/keys?limit=1`,
+    headers: { authorization: `Bearer ${key}` },
+  });
   const signIn = await load("POST /api/auth/sign-in/email", {
     ...common,
     url: `${base}/api/auth/sign-in/email`,
@@ -86,7 +91,7 @@ try {
   console.log(`\nauth benchmark: ${connections} concurrent clients, ${seconds}s each, database ${dbKind}\n`);
   printTable(
     ["case", "requests/s", "p50 ms", "p99 ms", "p50 vs baseline", "errors", "non-2xx"],
-    [baseline, byCookie, byKey, signIn].map((r) => [
+    [baseline, byCookie, byKey, keyNoDb, signIn].map((r) => [
       r.name,
       r.requestsPerSecond,
       r.p50,
