@@ -168,9 +168,9 @@ describe("retry schedule (injected clock)", () => {
     expect(delivery.status).toBe("retrying");
     expect(delivery.lastResponseStatus).toBeNull();
     expect(delivery.lastError).toMatch(/DeliveryTimeoutError/);
+    // The seed's limit, not some shorter one, is what cut the attempt off.
+    expect(delivery.lastError).toContain("no answer within 10000 ms");
     expect(delivery.nextAttemptAt?.getTime()).toBe(start.getTime() + MINUTE);
-    const found = await findDelivery(database.db, { ownerId, environment: "test", id: delivery.id });
-    expect(found?.attempts[0]?.durationMs).toBeGreaterThanOrEqual(9_900);
   });
 });
 
