@@ -24,6 +24,8 @@ export interface TestBuilder {
   ): Promise<Response>;
   /** Registers a user and returns its session cookie. */
   signUp(email?: string, password?: string): Promise<{ cookie: string; userId: string; email: string }>;
+  /** Stops the app and its workers and starts a new one on the same port and database, as a process restart would. */
+  restart(whileStopped?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -38,7 +40,7 @@ export async function startTestBuilder(
   options: {
     env?: Record<string, string>;
     clock?: Clock;
-    deps?: Partial<Pick<Deps, "ai" | "agentTools" | "workflowCapabilities" | "sandbox">>;
+    deps?: Partial<Pick<Deps, "ai" | "agentTools" | "workflowCapabilities" | "sandbox" | "generation">>;
   } = {},
 ): Promise<TestBuilder> {
   const port = await freePort();
@@ -60,12 +62,16 @@ export async function startTestBuilder(
     config,
     ai: options.deps?.ai ?? defaultAiSettings,
     agentTools: { knowledge: agentKnowledgeSearch(knowledge), ...options.deps?.agentTools },
-    workflowCapabilities: { knowledge: workflowKnowledgeCapability(knowledge), ...options.deps?.workflowCapabilities },
+    workflowCapabilities: {
+      knowledge: workflowKnowledgeCapability(knowledge),
+      ...options.deps?.workflowCapabilities,
+    },
     ...(options.deps?.sandbox ? { sandbox: options.deps.sandbox } : {}),
+    ...(options.deps?.generation ? { generation: options.deps.generation } : {}),
   };
-  const builder = createBuilderApp(deps);
+  let builder = createBuilderApp(deps);
   await builder.start();
-  const server = await listen(builder.app.fetch, { port, hostname: "127.0.0.1" });
+  let server = await listen(builder.app.fetch, { port, hostname: "127.0.0.1" });
 
   const request: TestBuilder["request"] = (path, init = {}) => {
     const headers = new Headers(init.headers);
@@ -96,6 +102,14 @@ export async function startTestBuilder(
         throw new Error(`sign-up failed: ${response.status} ${await response.text()}`);
       const body = (await response.json()) as { user: { id: string } };
       return { cookie: sessionCookie(response), userId: body.user.id, email: address };
+    },
+    async restart(whileStopped) {
+      await server.close();
+      await builder.stop();
+      await whileStopped?.();
+      builder = createBuilderApp(deps);
+      await builder.start();
+      server = await listen(builder.app.fetch, { port, hostname: "127.0.0.1" });
     },
     async stop() {
       await server.close();

@@ -1,5 +1,5 @@
 import { newId } from "@app/core";
-import { and, eq, isNull, or } from "drizzle-orm";
+import type { Prediction } from "replicate";
 import { applyPrediction } from "./apply-prediction.ts";
 import { checkModelInput, parseModelRef } from "./check-model-input.ts";
 import { GenerationErrors } from "./errors.ts";
@@ -7,6 +7,7 @@ import type { GenerationContext } from "./generation-context.ts";
 import type { GenerationRow } from "./generation-json.ts";
 import { replicateErrorInfo } from "./replicate-access.ts";
 import { generations } from "./schema.ts";
+import { hasOutputUrls, settlePrediction, toStatus } from "./settle-prediction.ts";
 
 export interface CreateGenerationInput {
   kind: "image" | "video";
@@ -16,12 +17,12 @@ export interface CreateGenerationInput {
   wait?: number | undefined;
 }
 
-/** The path Replicate posts completions to; the generation id lets a webhook that outruns our own write find its row. */
+/** The path Replicate posts completions to; the generation id in its query names the generation. */
 export const REPLICATE_WEBHOOK_PATH = "/api/replicate/webhook";
 
 /**
- * Starts a generation: checks the input against the model's schema, records the generation, and
- * creates the prediction on Replicate (with our webhook when `PUBLIC_URL` is set). With `wait` the
+ * Starts a generation: checks the input against the model's schema, creates the prediction on
+ * Replicate (with our webhook when `PUBLIC_URL` is set) and records the generation. With `wait` the
  * request is held until Replicate finishes or the wait runs out; a finished prediction has its
  * outputs copied before this returns. Otherwise the polling worker or the webhook takes over.
  *
@@ -37,29 +38,11 @@ export async function createGeneration(
   const ref = parseModelRef(request.model);
   await checkModelInput(context, ref, request.input);
 
-  const now = clock.now();
-  const id = newId("gen", now.getTime());
+  const id = newId("gen", clock.now().getTime());
   const webhookUrl = config.hasPublicUrl
     ? `${config.publicUrl}${REPLICATE_WEBHOOK_PATH}?generation_id=${encodeURIComponent(id)}`
     : null;
-  const [inserted] = await db
-    .insert(generations)
-    .values({
-      id,
-      workspaceId,
-      kind: request.kind,
-      model: request.model,
-      status: "starting",
-      input: request.input,
-      webhookUrl,
-      nextPollAt: now,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  if (!inserted) throw new Error("insert returned no row");
-
-  let prediction: Awaited<ReturnType<typeof client.predictions.create>>;
+  let prediction: Prediction;
   try {
     prediction = await client.predictions.create({
       ...(ref.version ? { version: ref.version } : { model: `${ref.owner}/${ref.name}` }),
@@ -68,31 +51,44 @@ export async function createGeneration(
       ...(request.wait ? { wait: request.wait } : {}),
     });
   } catch (error) {
-    // Nothing was started on Replicate, so nothing is left to track or bill.
-    await db.delete(generations).where(eq(generations.id, id));
     throw toApiError(error, request.model);
   }
 
-  const afterCreate = clock.now();
-  const firstPollMs = webhookUrl ? settings.webhookFallbackMs : settings.pollBaseMs;
+  // The row is written after the prediction exists: one write when it is unfinished or finished
+  // without files. A success with outputs is written as `processing` before its outputs are copied, so
+  // a crash during a long copy leaves a generation the worker finishes, not an untracked prediction.
+  // A webhook that overtakes the write finds no generation, answers 404 and is delivered again.
+  const status = toStatus(prediction.status);
+  const hasOutputsToCopy = status === "succeeded" && hasOutputUrls(prediction.output);
+  const settlement = hasOutputsToCopy
+    ? undefined
+    : await settlePrediction(context, { id, workspaceId }, prediction);
+  const now = clock.now();
+  // While this request copies the outputs, the worker leaves the generation alone.
+  const firstPollMs = hasOutputsToCopy
+    ? settings.leaseMs
+    : webhookUrl
+      ? settings.webhookFallbackMs
+      : settings.pollBaseMs;
   const [row] = await db
-    .update(generations)
-    .set({
+    .insert(generations)
+    .values({
+      id,
+      workspaceId,
+      kind: request.kind,
+      model: request.model,
+      status: hasOutputsToCopy ? "processing" : status,
+      input: request.input,
       predictionId: prediction.id,
-      nextPollAt: new Date(afterCreate.getTime() + firstPollMs),
-      updatedAt: afterCreate,
+      webhookUrl,
+      nextPollAt: new Date(now.getTime() + firstPollMs),
+      createdAt: now,
+      updatedAt: now,
+      ...(settlement ? { ...settlement.change, completedAt: now } : {}),
     })
-    .where(
-      and(
-        eq(generations.id, id),
-        or(isNull(generations.predictionId), eq(generations.predictionId, prediction.id)),
-      ),
-    )
     .returning();
-  // A webhook that arrived first may already have finished it; that row is then the truth.
-  const [stored] = row ? [row] : await db.select().from(generations).where(eq(generations.id, id));
-  if (!stored) throw GenerationErrors.GENERATION_NOT_FOUND();
-  return applyPrediction(context, stored, prediction);
+  if (!row) throw new Error("insert returned no row");
+  return hasOutputsToCopy ? applyPrediction(context, row, prediction) : row;
 }
 
 function toApiError(error: unknown, model: string) {

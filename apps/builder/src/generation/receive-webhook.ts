@@ -10,7 +10,7 @@ export type WebhookOutcome = "applied" | "duplicate" | "ignored";
 /**
  * Applies a signed Replicate webhook: verified against the account's signing secret (401 and no
  * change otherwise), applied at most once per `webhook-id` (a replay answers `duplicate` and
- * changes nothing), and ignored when it names no generation of ours. The id is recorded only after
+ * changes nothing), 404 while its generation is not (yet) recorded. The id is recorded only after
  * the generation was updated, so a delivery that failed half-way is applied again on Replicate's retry.
  *
  * @example const outcome = await receiveWebhook(context, headers, rawBody, "gen_1");
@@ -37,12 +37,12 @@ export async function receiveWebhook(
   const [row] = generationId
     ? await db.select().from(generations).where(eq(generations.id, generationId))
     : await db.select().from(generations).where(eq(generations.predictionId, prediction.id));
-  // Our create call may not have stored the prediction id yet; a signed body for another prediction is not ours.
-  if (!row || (row.predictionId !== null && row.predictionId !== prediction.id)) return "ignored";
-  if (row.predictionId === null)
-    await db.update(generations).set({ predictionId: prediction.id }).where(eq(generations.id, row.id));
+  // The generation is written once the create call returns; a webhook that overtakes that write gets
+  // a 404 and Replicate delivers it again (the webhook id is not recorded, so the retry applies).
+  if (!row) throw GenerationErrors.GENERATION_NOT_FOUND();
+  if (row.predictionId !== prediction.id) return "ignored";
 
-  await applyPrediction(context, { ...row, predictionId: prediction.id }, prediction);
+  await applyPrediction(context, row, prediction);
   await db
     .insert(replicateWebhookEvents)
     .values({ id: webhookId, generationId: row.id, receivedAt: clock.now() })

@@ -68,7 +68,7 @@ const webhookRoute = createRoute({
   request: { query: webhookQuery },
   responses: {
     200: { description: "Received", content: json(webhookAnswerSchema) },
-    ...errorResponses(401, 424),
+    ...errorResponses(401, 404, 424),
   },
 });
 
