@@ -385,7 +385,9 @@ describe("agent chat", () => {
       return { text: `The tool said: ${(result.output as { error: string }).error}` };
     };
     const answer = await chatJson(alice, agentId, { message: "Summarise" });
-    expect(answer.message.content).toBe("The tool said: The tool failed: There is no workflow wf_1 in this workspace.");
+    expect(answer.message.content).toBe(
+      "The tool said: The tool failed: There is no workflow wf_1 in this workspace.",
+    );
     expect(answer.message.tool_calls[0]).toMatchObject({ name: "summarise", is_error: true });
   });
 });
