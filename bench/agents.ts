@@ -3,12 +3,10 @@
 // next to the AI SDK called directly against the same fake provider, which answers instantly.
 // The difference is what the builder adds per turn: auth, agent and key lookup, decryption,
 // conversation and memory reads, persisting the turn and recording usage.
-import { randomBytes } from "node:crypto";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { freePort, startFakeOpenAI } from "@app/testing";
 import { streamText } from "ai";
-import pg from "pg";
-import { option, printTable, startService, temporaryDataDir } from "./lib.ts";
+import { benchDatabase, option, printTable, startService, temporaryDataDir } from "./lib.ts";
 
 const turns = Number(option("turns", "200"));
 const warmup = Math.max(10, Math.floor(turns / 10));
@@ -24,24 +22,8 @@ const env: Record<string, string> = {
   PUBLIC_URL: base,
   ALLOW_PRIVATE_URLS: "1",
 };
-let dropDatabase: (() => Promise<void>) | undefined;
-if (dbKind === "postgres") {
-  const server = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-  const name = `bench_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  dropDatabase = async () => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
-  };
-}
+const database = await benchDatabase(dbKind);
+Object.assign(env, database.env);
 
 interface Sample {
   firstTokenMs: number;
@@ -214,5 +196,5 @@ try {
 } finally {
   await builder.stop();
   await fake.close();
-  await dropDatabase?.();
+  await database.drop();
 }

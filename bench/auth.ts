@@ -1,10 +1,8 @@
 // npm run bench -- auth [--seconds 10] [--connections 20] [--db pglite|postgres]
 // Sign-in and authenticated GET /api/agents (cookie and API key) at 20 concurrent clients, next to
 // /healthz on the same server (same middleware, no auth, no database) as the baseline.
-import { randomBytes } from "node:crypto";
 import { freePort } from "@app/testing";
-import pg from "pg";
-import { load, option, printTable, startService, temporaryDataDir } from "./lib.ts";
+import { benchDatabase, benchUser, load, option, printTable, startService, temporaryDataDir } from "./lib.ts";
 
 const seconds = Number(option("seconds", "10"));
 const connections = Number(option("connections", "20"));
@@ -18,40 +16,12 @@ const env: Record<string, string> = {
   PUBLIC_URL: base,
   AUTH_SIGN_IN_PER_MINUTE: "100000000",
 };
-let dropDatabase: (() => Promise<void>) | undefined;
-if (dbKind === "postgres") {
-  const server = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-  const name = `bench_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  dropDatabase = async () => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
-  };
-}
+const database = await benchDatabase(dbKind);
+Object.assign(env, database.env);
 
 const builder = await startService("apps/builder/src/server.ts", env, `${base}/healthz`);
 try {
-  const credentials = { email: "bench@example.com", password: "benchmark-password", name: "Bench" };
-  const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: base },
-    body: JSON.stringify(credentials),
-  });
-  const cookie = signUp.headers.getSetCookie()[0]?.split(";")[0] ?? "";
-  const keyResponse = await fetch(`${base}/api/keys`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: base, cookie },
-    body: JSON.stringify({ name: "bench" }),
-  });
-  const { key } = (await keyResponse.json()) as { key: string };
+  const { cookie, key } = await benchUser(base);
   for (let i = 0; i < 20; i++) {
     await fetch(`${base}/api/agents`, {
       method: "POST",
@@ -85,7 +55,7 @@ try {
     url: `${base}/api/auth/sign-in/email`,
     method: "POST",
     headers: { "content-type": "application/json", origin: base },
-    body: JSON.stringify({ email: credentials.email, password: credentials.password }),
+    body: JSON.stringify({ email: "bench@example.com", password: "benchmark-password" }),
   });
 
   console.log(`\nauth benchmark: ${connections} concurrent clients, ${seconds}s each, database ${dbKind}\n`);
@@ -104,5 +74,5 @@ try {
   console.log("\nTarget: authenticated GET p50 within 3x of the baseline's p50.");
 } finally {
   await builder.stop();
-  await dropDatabase?.();
+  await database.drop();
 }

@@ -1,10 +1,12 @@
 // Shared helpers of the benchmarks: load generation, child services, tables.
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import pg from "pg";
 
 export const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -99,4 +101,50 @@ function formatNumber(value: number): string {
 export function option(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
+}
+
+/**
+ * A fresh database for a benchmarked service: nothing for PGlite (the service makes its own in its
+ * data directory), or a new database on the server in `BENCH_DATABASE_URL` (default: the local one)
+ * for `--db postgres`, with its removal.
+ */
+export async function benchDatabase(
+  kind: string,
+): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (kind !== "postgres") return { env: {}, drop: async () => {} };
+  const server = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const name = `bench_${randomBytes(4).toString("hex")}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString() },
+    drop: () => admin(`drop database if exists ${name} with (force)`),
+  };
+}
+
+/** Signs a user up on a running builder and answers its session cookie and a new API key. */
+export async function benchUser(base: string): Promise<{ cookie: string; key: string }> {
+  const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify({ email: "bench@example.com", password: "benchmark-password", name: "Bench" }),
+  });
+  const cookie = signUp.headers.getSetCookie()[0]?.split(";")[0] ?? "";
+  const keyResponse = await fetch(`${base}/api/keys`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base, cookie },
+    body: JSON.stringify({ name: "bench" }),
+  });
+  const { key } = (await keyResponse.json()) as { key: string };
+  return { cookie, key };
 }

@@ -1,10 +1,8 @@
 // npm run bench -- workflows [--seconds 10] [--connections 20] [--db pglite|postgres]
 // Runs of a 7-node workflow (start → 3 tool nodes → condition → two ends) through the HTTP API, with
 // every run recorded, next to the engine alone calling the same kind of executors in-process.
-import { randomBytes } from "node:crypto";
 import { freePort } from "@app/testing";
-import pg from "pg";
-import { load, option, printTable, startService, temporaryDataDir } from "./lib.ts";
+import { benchDatabase, benchUser, load, option, printTable, startService, temporaryDataDir } from "./lib.ts";
 
 const seconds = Number(option("seconds", "10"));
 const connections = Number(option("connections", "20"));
@@ -17,24 +15,8 @@ const env: Record<string, string> = {
   DATA_DIR: temporaryDataDir("bench-wf"),
   PUBLIC_URL: base,
 };
-let dropDatabase: (() => Promise<void>) | undefined;
-if (dbKind === "postgres") {
-  const server = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-  const name = `bench_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  dropDatabase = async () => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
-  };
-}
+const database = await benchDatabase(dbKind);
+Object.assign(env, database.env);
 
 const tool = (id: string) => ({
   id,
@@ -88,18 +70,7 @@ const graph = {
 
 const builder = await startService("apps/builder/src/server.ts", env, `${base}/healthz`);
 try {
-  const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: base },
-    body: JSON.stringify({ email: "bench@example.com", password: "benchmark-password", name: "Bench" }),
-  });
-  const cookie = signUp.headers.getSetCookie()[0]?.split(";")[0] ?? "";
-  const keyResponse = await fetch(`${base}/api/keys`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: base, cookie },
-    body: JSON.stringify({ name: "bench" }),
-  });
-  const { key } = (await keyResponse.json()) as { key: string };
+  const { key } = await benchUser(base);
   const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const created = await fetch(`${base}/api/workflows`, {
     method: "POST",
@@ -128,5 +99,5 @@ try {
   );
 } finally {
   await builder.stop();
-  await dropDatabase?.();
+  await database.drop();
 }
