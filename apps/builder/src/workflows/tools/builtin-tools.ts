@@ -13,15 +13,35 @@ export function currentTimeTool(clock: Clock) {
     args: z.object({ timezone: z.string().max(64).default("UTC") }),
     run: async ({ timezone }) => {
       const now = clock.now();
-      let local: string;
-      try {
-        local = now.toLocaleString("sv-SE", { timeZone: timezone }).replace(" ", "T");
-      } catch {
-        throw new Error(`Unknown time zone ${timezone}.`);
-      }
+      const local = localTime(now, timezone);
       return { result: local, iso: now.toISOString(), unix: Math.floor(now.getTime() / 1000), timezone };
     },
   });
+}
+
+// Building an Intl formatter costs far more than using one; time zones are few, so keep them.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** `2026-11-22T10:15:00` in the zone, like sv-SE's ISO-looking local format. */
+function localTime(now: Date, timezone: string): string {
+  let formatter = formatters.get(timezone);
+  if (!formatter) {
+    try {
+      formatter = new Intl.DateTimeFormat("sv-SE", {
+        timeZone: timezone,
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+      });
+    } catch {
+      throw new Error(`Unknown time zone ${timezone}.`);
+    }
+    if (formatters.size < 1000) formatters.set(timezone, formatter);
+  }
+  return formatter.format(now).replace(" ", "T");
 }
 
 /** `http_request`: the HTTP node's request, as a tool (same SSRF guard, limits and retries). */
