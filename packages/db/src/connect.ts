@@ -66,6 +66,13 @@ async function openPostgres<TSchema extends Record<string, unknown>>(
   options: OpenDatabaseOptions<TSchema>,
 ): Promise<Database<TSchema>> {
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  // An idle client whose server connection dies (restart, failover, a dropped database) makes the
+  // pool emit "error"; unhandled, that would crash the process. The pool has already discarded the
+  // client and the next query reconnects, so it is reported, not fatal.
+  pool.on("error", (error: Error & { code?: string }) => {
+    if (error.code === "57P01") return; // terminated by an administrator command: expected at shutdown
+    process.emitWarning(`idle PostgreSQL connection lost: ${error.message}`);
+  });
   try {
     const available = await pool.query<{ count: string }>(
       "select count(*)::text as count from pg_available_extensions where name = 'vector'",
