@@ -68,6 +68,7 @@ export function createBuilderApp(given: Deps): BuilderApp {
     if (!runner) throw new Error("the workflow runner is not ready");
     return runner;
   };
+  const generation = createGenerationFeature(given);
   // The sandbox and the workflow runner serve agents' code and workflow tools as well as Code nodes;
   // what the caller passes explicitly wins (tests swap in their own).
   const deps: Deps = {
@@ -79,12 +80,12 @@ export function createBuilderApp(given: Deps): BuilderApp {
     },
     workflowCapabilities: {
       ...(given.sandbox ? { code: sandboxCodeCapability(given.sandbox) } : {}),
+      generation: generation.capability,
       ...given.workflowCapabilities,
     },
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
   const knowledge = createKnowledgeFeature(deps);
-  const generation = createGenerationFeature(deps);
   const app = createRoutes(deps, runner, knowledge.routes, generation);
   return {
     app,

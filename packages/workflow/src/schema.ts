@@ -75,11 +75,51 @@ export const codeDataSchema = z.object({
     .default([]),
 });
 
+const credentialIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe("A stored credential of the workspace whose secret is used (kept out of the workflow)");
+
+/** Exactly one of the inline secret or a stored credential's id. */
+function oneSecret<T extends z.ZodRawShape>(shape: T, secret: string) {
+  return z
+    .object(shape)
+    .refine(
+      (value: Record<string, unknown>) =>
+        (value[secret] === undefined) !== (value.credential_id === undefined),
+      { message: `give either ${secret} or credential_id`, path: [secret] },
+    );
+}
+
 export const httpAuthSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("none") }),
-  z.object({ type: z.literal("bearer"), token: z.string().max(10_000) }),
-  z.object({ type: z.literal("basic"), username: z.string().max(1000), password: z.string().max(1000) }),
-  z.object({ type: z.literal("api_key"), header: z.string().min(1).max(200), value: z.string().max(10_000) }),
+  oneSecret(
+    {
+      type: z.literal("bearer"),
+      token: z.string().max(10_000).optional(),
+      credential_id: credentialIdSchema.optional(),
+    },
+    "token",
+  ),
+  oneSecret(
+    {
+      type: z.literal("basic"),
+      username: z.string().max(1000),
+      password: z.string().max(1000).optional(),
+      credential_id: credentialIdSchema.optional(),
+    },
+    "password",
+  ),
+  oneSecret(
+    {
+      type: z.literal("api_key"),
+      header: z.string().min(1).max(200),
+      value: z.string().max(10_000).optional(),
+      credential_id: credentialIdSchema.optional(),
+    },
+    "value",
+  ),
 ]);
 
 export const httpDataSchema = z.object({

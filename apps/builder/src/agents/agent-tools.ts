@@ -15,6 +15,8 @@ export interface ToolContext {
   allowPrivateUrls: boolean;
   outboundFetch: FetchFunction;
   signal: AbortSignal;
+  /** 0 for a chat turn; more when a workflow's run_agent tool started this turn. */
+  depth: number;
 }
 
 type ToolOutput = Record<string, unknown>;
@@ -103,6 +105,7 @@ export function buildAgentTools(definitions: readonly AgentTool[], context: Tool
                 workspaceId: context.workspaceId,
                 workflowId: definition.workflow_id,
                 inputs,
+                depth: context.depth + 1,
               });
               return { outputs };
             }),

@@ -38,6 +38,8 @@ export interface WorkflowRunner {
     workspaceId: string;
     workflowId: string;
     inputs: Record<string, unknown>;
+    /** How deeply nested the calling turn is (a workflow's run_agent tool nests turns in runs). */
+    depth: number;
   }): Promise<Record<string, unknown>>;
 }
 

@@ -19,6 +19,8 @@ export interface PreparedTurn {
   /** The newest stored message's time; this turn's messages must sort after it. */
   lastAt: Date | null;
   message: string;
+  /** 0 for a chat turn; the nesting depth when a workflow's run_agent tool asked for it. */
+  depth: number;
 }
 
 /**
@@ -33,6 +35,7 @@ export async function prepareAgentTurn(
   workspaceId: string,
   agent: AgentRow,
   request: { message: string; conversation_id?: string | undefined },
+  depth = 0,
 ): Promise<PreparedTurn> {
   const access = await resolveProviderAccess(deps, workspaceId, { provider: agent.provider });
   if (request.conversation_id) {
@@ -50,6 +53,7 @@ export async function prepareAgentTurn(
       history,
       lastAt,
       message: request.message,
+      depth,
     };
   }
   const { row, stored } = startConversation(deps, workspaceId, agent.id, request.message);
@@ -62,5 +66,6 @@ export async function prepareAgentTurn(
     history: [],
     lastAt: null,
     message: request.message,
+    depth,
   };
 }

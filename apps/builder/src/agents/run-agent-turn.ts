@@ -76,6 +76,7 @@ export async function* runAgentTurn(
       allowPrivateUrls: deps.config.allowPrivateUrls,
       outboundFetch: outboundFetch({ allowPrivate: deps.config.allowPrivateUrls }),
       signal: turnSignal,
+      depth: turn.depth,
     });
     const hasTools = Object.keys(tools).length > 0;
     const result = streamText({

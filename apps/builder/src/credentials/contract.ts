@@ -1,20 +1,30 @@
 import { z } from "@hono/zod-openapi";
 import { PROVIDER_IDS } from "../providers/catalogue.ts";
 
+/**
+ * The credential kind that is not a model provider: a token, password or API key that HTTP nodes
+ * and the http_request tool send (`auth.credential_id`), so the secret stays out of the workflow.
+ */
+export const HTTP_SECRET_KIND = "http";
+const CREDENTIAL_KINDS = [...PROVIDER_IDS, HTTP_SECRET_KIND];
+
 export const createCredentialBody = z
   .object({
     provider: z
       .string()
-      .refine((value) => PROVIDER_IDS.includes(value), {
-        message: `must be one of the providers listed at GET /api/providers (${PROVIDER_IDS.join(", ")})`,
+      .refine((value) => CREDENTIAL_KINDS.includes(value), {
+        message: `must be one of the providers listed at GET /api/providers (${PROVIDER_IDS.join(", ")}) or "${HTTP_SECRET_KIND}"`,
       })
-      .openapi({ example: "openai" }),
+      .openapi({
+        example: "openai",
+        description: `A provider id, or "${HTTP_SECRET_KIND}" for a secret that HTTP nodes send`,
+      }),
     api_key: z
       .string()
       .trim()
       .min(1)
       .max(4096)
-      .openapi({ description: "Stored encrypted; never shown again." }),
+      .openapi({ description: "The key or secret; stored encrypted and never shown again." }),
     base_url: z
       .url({ protocol: /^https?$/ })
       .max(2048)

@@ -6,12 +6,10 @@ import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import type { ProviderAccess } from "../providers/language-model.ts";
 import { ProviderErrors } from "../providers/provider-errors.ts";
-import { credentialContext, credentialKey, decryptSecret } from "./encryption.ts";
+import { HTTP_SECRET_KIND } from "./contract.ts";
 import { CredentialErrors } from "./errors.ts";
+import { openCredential } from "./open-credential.ts";
 import { credentials } from "./schema.ts";
-
-/** Writing `last_used_at` on every chat turn would add a write per turn; once a minute is enough. */
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 export type ResolvedAccess = ProviderAccess & { credentialId: string | null };
 
@@ -42,16 +40,8 @@ export async function resolveProviderAccess(
     .limit(1);
   if (wanted.credentialId && !row) throw CredentialErrors.CREDENTIAL_NOT_FOUND();
   if (row) {
-    let apiKey: string;
-    try {
-      apiKey = decryptSecret(credentialKey(config.secretKey), row.encryptedKey, credentialContext(row));
-    } catch {
-      throw CredentialErrors.CREDENTIAL_UNREADABLE();
-    }
-    const now = clock.now();
-    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-      await db.update(credentials).set({ lastUsedAt: now }).where(eq(credentials.id, row.id));
-    }
+    if (row.provider === HTTP_SECRET_KIND) throw CredentialErrors.NOT_A_PROVIDER_KEY();
+    const apiKey = await openCredential({ db, clock, config }, row);
     return {
       provider: row.provider,
       apiKey,

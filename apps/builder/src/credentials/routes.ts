@@ -62,7 +62,7 @@ const checkCredentialRoute = createRoute({
   request: { params: idParam },
   responses: {
     200: { description: "The provider accepted the key", content: jsonContent(credentialCheckSchema) },
-    ...errorResponses(401, 404, 424, 429, 502, 504),
+    ...errorResponses(401, 404, 422, 424, 429, 502, 504),
   },
 });
 

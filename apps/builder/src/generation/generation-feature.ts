@@ -2,11 +2,14 @@ import type { Deps } from "../deps.ts";
 import { fileRoutes } from "../files/routes.ts";
 import { builderStorage } from "../knowledge/routes.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
+import type { GenerationCapability } from "../workflows/capabilities.ts";
+import { generateAndWait } from "./generate-and-wait.ts";
 import {
   DEFAULT_GENERATION_SETTINGS,
   type GenerationContext,
   type InputSchema,
 } from "./generation-context.ts";
+import { toGenerationJson } from "./generation-json.ts";
 import { createGenerationWorker, type GenerationWorker } from "./generation-worker.ts";
 import type { ModelList } from "./list-models.ts";
 import { replicateAccess } from "./replicate-access.ts";
@@ -15,8 +18,8 @@ import { TtlCache } from "./ttl-cache.ts";
 
 /**
  * Generation as the app mounts it: `/api/replicate` (generate, models, webhook),
- * `/api/generations`, `/api/files`, and the polling worker `start()` runs — sharing one Replicate
- * client, one storage and one set of caches.
+ * `/api/generations`, `/api/files`, the polling worker `start()` runs, and the capability workflow
+ * tools generate with — sharing one Replicate client, one storage and one set of caches.
  *
  * @example const generation = createGenerationFeature(deps); app.route("/api/replicate", generation.replicateRoutes); await generation.worker.start();
  */
@@ -25,6 +28,7 @@ export function createGenerationFeature(deps: Deps): {
   generationRoutes: ReturnType<typeof generationRoutes>;
   fileRoutes: ReturnType<typeof fileRoutes>;
   worker: GenerationWorker;
+  capability: GenerationCapability;
 } {
   const settings = { ...DEFAULT_GENERATION_SETTINGS, ...deps.generation };
   const storage = builderStorage(deps);
@@ -44,5 +48,17 @@ export function createGenerationFeature(deps: Deps): {
     generationRoutes: generationRoutes(context),
     fileRoutes: fileRoutes(deps, storage),
     worker: createGenerationWorker(context),
+    capability: {
+      async generate({ workspaceId, kind, model, input, signal }) {
+        const row = await generateAndWait(context, workspaceId, { kind, model, input }, signal);
+        const json = toGenerationJson(row, deps.config.publicUrl);
+        return {
+          id: json.id,
+          status: json.status,
+          outputs: json.outputs.map(({ url, content_type }) => ({ url, content_type })),
+          error: json.error,
+        };
+      },
+    },
   };
 }

@@ -23,7 +23,24 @@ export interface KnowledgeCapability {
   >;
 }
 
+/** Image (and video) generation on Replicate; resolves when the generation has finished. */
+export interface GenerationCapability {
+  generate(request: {
+    workspaceId: string;
+    kind: "image" | "video";
+    model: string;
+    input: Record<string, unknown>;
+    signal: AbortSignal;
+  }): Promise<{
+    id: string;
+    status: string;
+    outputs: { url: string; content_type: string }[];
+    error: string | null;
+  }>;
+}
+
 export interface WorkflowCapabilities {
   code?: CodeCapability | undefined;
   knowledge?: KnowledgeCapability | undefined;
+  generation?: GenerationCapability | undefined;
 }

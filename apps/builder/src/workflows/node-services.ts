@@ -1,4 +1,5 @@
 import { NodeExecutionError, type NodeExecutors } from "@app/workflow";
+import { readCredentialSecret } from "../credentials/open-credential.ts";
 import type { Deps } from "../deps.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { generateForWorkspace } from "../providers/generate-for-workspace.ts";
@@ -6,13 +7,13 @@ import type { WorkflowCapabilities } from "./capabilities.ts";
 import { codeNodeExecutor } from "./executors/code-node.ts";
 import { httpNodeExecutor } from "./executors/http-node.ts";
 import { llmNodeExecutor } from "./executors/llm-node.ts";
+import { checkNestingDepth } from "./nesting.ts";
 import type { NodeServices, WorkflowRunner } from "./runs/workflow-runner.ts";
 import { currentTimeTool, httpRequestTool } from "./tools/builtin-tools.ts";
+import { generateImageTool } from "./tools/generate-image-tool.ts";
 import { defineTool, ToolRegistry, z } from "./tools/registry.ts";
+import { runAgentTool } from "./tools/run-agent-tool.ts";
 import { findWorkflow } from "./workflows.ts";
-
-/** Workflows may call workflows; this keeps a cycle of them from recursing without end. */
-const MAX_WORKFLOW_DEPTH = 3;
 
 /**
  * The executors and tools of workflow nodes, built from what the builder offers. `runner` is asked
@@ -24,9 +25,13 @@ export function createNodeServices(
   runner: () => WorkflowRunner,
 ): NodeServices {
   const fetch = outboundFetch({ allowPrivate: deps.config.allowPrivateUrls });
+  const secrets = (workspaceId: string) => (credentialId: string) =>
+    readCredentialSecret(deps, workspaceId, credentialId);
   const tools = new ToolRegistry([
     currentTimeTool(deps.clock),
-    httpRequestTool(fetch),
+    httpRequestTool(fetch, secrets),
+    generateImageTool(capabilities.generation),
+    runAgentTool(deps),
     defineTool({
       name: "run_code",
       description: "Runs Python, JavaScript, Go or Rust in the sandbox: `main(inputs)` returns an object.",
@@ -58,12 +63,7 @@ export function createNodeServices(
         inputs: z.record(z.string(), z.unknown()).default({}),
       }),
       run: async (args, { workspaceId, depth }) => {
-        if (depth >= MAX_WORKFLOW_DEPTH) {
-          throw new NodeExecutionError(
-            "workflow_depth_exceeded",
-            `Workflows can nest at most ${MAX_WORKFLOW_DEPTH} deep.`,
-          );
-        }
+        checkNestingDepth(depth);
         const workflow = await findWorkflow(deps.db, workspaceId, args.workflow_id);
         if (!workflow)
           throw new NodeExecutionError(
@@ -115,7 +115,7 @@ export function createNodeServices(
   return {
     tools,
     executors: (workspaceId, depth): NodeExecutors => ({
-      http: httpNodeExecutor(fetch),
+      http: httpNodeExecutor(fetch, secrets(workspaceId)),
       code: codeNodeExecutor(capabilities.code, workspaceId),
       llm: llmNodeExecutor(
         (request) => generateForWorkspace(deps, { ...request, source: "workflow_llm" }),

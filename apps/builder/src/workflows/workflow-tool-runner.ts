@@ -1,5 +1,6 @@
 import type { WorkflowRunner as WorkflowToolPort } from "../agents/ports.ts";
 import type { Deps } from "../deps.ts";
+import { checkNestingDepth } from "./nesting.ts";
 import type { WorkflowRunner } from "./runs/workflow-runner.ts";
 import { findWorkflow } from "./workflows.ts";
 
@@ -11,10 +12,11 @@ import { findWorkflow } from "./workflows.ts";
  */
 export function workflowToolRunner(deps: Pick<Deps, "db">, runner: () => WorkflowRunner): WorkflowToolPort {
   return {
-    async runWorkflow({ workspaceId, workflowId, inputs }) {
+    async runWorkflow({ workspaceId, workflowId, inputs, depth }) {
+      checkNestingDepth(depth);
       const workflow = await findWorkflow(deps.db, workspaceId, workflowId);
       if (!workflow) throw new Error(`There is no workflow ${workflowId} in this workspace.`);
-      const result = await runner().run({ workspaceId, workflow, inputs, trigger: "tool", depth: 1 });
+      const result = await runner().run({ workspaceId, workflow, inputs, trigger: "tool", depth });
       if (result.status !== "succeeded") {
         throw new Error(
           `Workflow ${workflowId} ${result.status}: ${result.error?.message ?? "no reason given"}`,

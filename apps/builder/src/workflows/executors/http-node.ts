@@ -6,6 +6,9 @@ export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const RETRY_BASE_MS = 250;
 
+/** The secret of a stored credential of the run's workspace (`auth.credential_id`). */
+export type CredentialSecrets = (credentialId: string) => Promise<string>;
+
 export interface HttpResult {
   status: number;
   headers: Record<string, string>;
@@ -16,18 +19,20 @@ export interface HttpResult {
 /**
  * Sends the request an HTTP node (or the `http_request` tool) describes: templated method, URL,
  * headers, query and body (an object is sent as JSON, or as a form when the content type says so; a
- * string as is), auth, a timeout per attempt and retries on network errors, 429 and 5xx.
+ * string as is), auth (inline, or a stored credential's secret), a timeout per attempt and retries
+ * on network errors, 429 and 5xx.
  *
- * @example const result = await sendHttpRequest(fetch, data, signal);
+ * @example const result = await sendHttpRequest(fetch, data, signal, secrets);
  */
 export async function sendHttpRequest(
   fetch: FetchFunction,
   data: HttpData,
   signal: AbortSignal,
+  secrets: CredentialSecrets,
 ): Promise<HttpResult> {
   const url = buildUrl(data.url, data.query);
   const headers = new Headers(data.headers ?? {});
-  applyAuth(headers, data.auth);
+  await applyAuth(headers, data.auth, secrets);
   const body = encodeBody(data.body, headers, data.method);
   const attempts = (data.retries ?? 0) + 1;
   for (let attempt = 1; ; attempt++) {
@@ -56,9 +61,9 @@ export async function sendHttpRequest(
 }
 
 /** The node executor over `sendHttpRequest`. */
-export function httpNodeExecutor(fetch: FetchFunction) {
+export function httpNodeExecutor(fetch: FetchFunction, secrets: CredentialSecrets) {
   return async ({ inputs, signal }: ExecutorContext<"http">) => {
-    const result = await sendHttpRequest(fetch, inputs as HttpData, signal);
+    const result = await sendHttpRequest(fetch, inputs as HttpData, signal, secrets);
     return { outputs: { ...result } };
   };
 }
@@ -74,16 +79,24 @@ function buildUrl(raw: string, query: Record<string, string> | undefined): strin
   return url.toString();
 }
 
-function applyAuth(headers: Headers, auth: HttpData["auth"]): void {
+async function applyAuth(headers: Headers, auth: HttpData["auth"], secrets: CredentialSecrets) {
   if (!auth || auth.type === "none") return;
-  if (auth.type === "bearer") headers.set("authorization", `Bearer ${auth.token}`);
+  const inline = auth.type === "bearer" ? auth.token : auth.type === "basic" ? auth.password : auth.value;
+  const secret = auth.credential_id ? await credentialSecret(secrets, auth.credential_id) : (inline ?? "");
+  if (auth.type === "bearer") headers.set("authorization", `Bearer ${secret}`);
   if (auth.type === "basic") {
-    headers.set(
-      "authorization",
-      `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`,
-    );
+    headers.set("authorization", `Basic ${Buffer.from(`${auth.username}:${secret}`).toString("base64")}`);
   }
-  if (auth.type === "api_key") headers.set(auth.header, auth.value);
+  if (auth.type === "api_key") headers.set(auth.header, secret);
+}
+
+async function credentialSecret(secrets: CredentialSecrets, credentialId: string): Promise<string> {
+  try {
+    return await secrets(credentialId);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new NodeExecutionError("credential_unavailable", `auth.credential_id: ${message}`);
+  }
 }
 
 function encodeBody(body: unknown, headers: Headers, method: string): string | null {
