@@ -36,25 +36,33 @@ describe("hosted checkout", () => {
     expect(html).toContain("data:image/svg+xml;base64,");
     expect(html).toContain("Simulate payment");
     expect(html).toContain("Simulate failure");
+    const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const token = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "";
+    const simulate = (fields: Record<string, string>, withCookie = cookie) =>
+      fetch(`${payments.url}/checkout/${payment.id}/simulate`, {
+        method: "POST",
+        headers: { cookie: withCookie, "content-type": "application/x-www-form-urlencoded" },
+        body: form(fields),
+        redirect: "manual",
+      });
 
-    const paid = await fetch(`${payments.url}/checkout/${payment.id}/simulate`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: form({ action: "succeed" }),
-      redirect: "manual",
+    // Another site posting the form through a visitor's browser has no token cookie.
+    const forged = await simulate({ action: "succeed", form_token: token }, "");
+    expect(forged.status).toBe(403);
+    const guessed = await simulate({ action: "succeed", form_token: "guessed" });
+    expect(guessed.status).toBe(403);
+    expect(await json(await payments.request(`/v1/payments/${payment.id}`))).toMatchObject({
+      status: "pending",
     });
+
+    const paid = await simulate({ action: "succeed", form_token: token });
     expect(paid.status).toBe(303);
     expect(await json(await payments.request(`/v1/payments/${payment.id}`))).toMatchObject({
       status: "succeeded",
     });
     const after = await (await fetch(payment.checkout_url)).text();
     expect(after).not.toContain("Simulate payment");
-    const again = await fetch(`${payments.url}/checkout/${payment.id}/simulate`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: form({ action: "fail" }),
-      redirect: "manual",
-    });
+    const again = await simulate({ action: "fail", form_token: token });
     expect(again.status).toBe(409);
   });
 
@@ -80,15 +88,30 @@ describe("hosted checkout", () => {
 });
 
 describe("dashboard /dashboard/webhooks", () => {
-  async function signIn(key: string): Promise<{ cookie: string; csrf: string }> {
-    const response = await fetch(`${payments.url}/dashboard/login`, {
+  /** The login form's token and the cookie that must come back with it, as a browser would keep them. */
+  async function loginForm(): Promise<{ cookie: string; token: string }> {
+    const response = await fetch(`${payments.url}/dashboard/login`);
+    const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const token = /name="form_token" value="([^"]+)"/.exec(await response.text())?.[1] ?? "";
+    expect(cookie).toMatch(/^dashboard_login_token=/);
+    return { cookie, token };
+  }
+
+  async function postLogin(fields: Record<string, string>, cookie: string): Promise<Response> {
+    return fetch(`${payments.url}/dashboard/login`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: form({ secret_key: key }),
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+      body: form(fields),
       redirect: "manual",
     });
+  }
+
+  async function signIn(key: string): Promise<{ cookie: string; csrf: string }> {
+    const login = await loginForm();
+    const response = await postLogin({ secret_key: key, form_token: login.token }, login.cookie);
     expect(response.status).toBe(303);
-    const setCookie = response.headers.get("set-cookie") ?? "";
+    const setCookie =
+      response.headers.getSetCookie().find((value) => value.startsWith("payments_dashboard=")) ?? "";
     expect(setCookie).toMatch(/HttpOnly/i);
     expect(setCookie).toMatch(/SameSite=Lax/i);
     const cookie = setCookie.split(";")[0] ?? "";
@@ -110,12 +133,25 @@ describe("dashboard /dashboard/webhooks", () => {
     const anonymous = await fetch(`${payments.url}/dashboard/webhooks`, { redirect: "manual" });
     expect(anonymous.status).toBe(303);
     expect(anonymous.headers.get("location")).toBe("/dashboard/login");
-    const wrong = await fetch(`${payments.url}/dashboard/login`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: form({ secret_key: "sk_test_not_a_real_key_0000000" }),
-    });
+    const login = await loginForm();
+    const wrong = await postLogin(
+      { secret_key: "sk_test_not_a_real_key_0000000", form_token: login.token },
+      login.cookie,
+    );
     expect(wrong.status).toBe(401);
+  });
+
+  it("refuses a sign-in form posted without its token cookie (login CSRF), even with a valid key", async () => {
+    const merchant = await payments.newMerchant("Login CSRF merchant");
+    const login = await loginForm();
+    // A cross-site form: the browser does not send the SameSite=Strict cookie, or the attacker guesses.
+    const noCookie = await postLogin({ secret_key: merchant.testKey, form_token: login.token }, "");
+    expect(noCookie.status).toBe(403);
+    expect(noCookie.headers.getSetCookie().some((value) => value.startsWith("payments_dashboard="))).toBe(
+      false,
+    );
+    const wrongToken = await postLogin({ secret_key: merchant.testKey, form_token: "guessed" }, login.cookie);
+    expect(wrongToken.status).toBe(403);
   });
 
   it("lists endpoints and failed deliveries, shows attempts, replays one or all failed with CSRF, rotates the secret", async () => {

@@ -5,6 +5,7 @@ import type { Environment } from "../merchants/schema.ts";
 import { findPaymentById } from "../payments/payments.ts";
 import { type PaymentMethod, providerFor } from "../payments/providers.ts";
 import { type PaymentHelperAction, simulatePayment } from "../payments/routes.ts";
+import { formTokens } from "../shared/form-token.ts";
 import { escapeHtml, PAGE_HEADERS, page } from "../shared/html.ts";
 import { toAmount } from "../shared/money.ts";
 
@@ -18,6 +19,14 @@ const formatter = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, max
  */
 export function checkoutRoutes(deps: Deps) {
   const router = new Hono();
+  // The buttons need no sign-in (whoever holds the link may simulate, in test mode only), but
+  // another site must not press them through a visitor's browser.
+  const simulateTokens = (id: string) =>
+    formTokens({
+      cookie: "checkout_form_token",
+      path: `/checkout/${id}/simulate`,
+      isSecure: deps.config.publicUrl.startsWith("https://"),
+    });
   router.get("/:id", async (c) => {
     const payment = await findPaymentById(deps.db, c.req.param("id"));
     if (!payment) return c.html(page("Not found", "<h1>No such payment</h1>"), 404, PAGE_HEADERS);
@@ -30,12 +39,17 @@ export function checkoutRoutes(deps: Deps) {
       const svg = await QRCode.toString(payload, { type: "svg", margin: 1, width: 240 });
       qr = `<p><img alt="QRIS code" width="240" height="240" src="data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}"></p>`;
     }
-    const buttons =
-      payment.environment === "test" && (payment.status === "pending" || payment.status === "processing")
-        ? `<p class="muted">Test mode: nothing is charged.</p>
-<form class="inline" method="post" action="/checkout/${escapeHtml(payment.id)}/simulate"><input type="hidden" name="action" value="succeed"><button>Simulate payment</button></form>
-<form class="inline" method="post" action="/checkout/${escapeHtml(payment.id)}/simulate"><input type="hidden" name="action" value="fail"><button>Simulate failure</button></form>`
-        : "";
+    const canSimulate =
+      payment.environment === "test" && (payment.status === "pending" || payment.status === "processing");
+    let buttons = "";
+    if (canSimulate) {
+      const tokens = simulateTokens(payment.id);
+      const token = tokens.field(tokens.issue(c));
+      const action = `/checkout/${escapeHtml(payment.id)}/simulate`;
+      buttons = `<p class="muted">Test mode: nothing is charged.</p>
+<form class="inline" method="post" action="${action}">${token}<input type="hidden" name="action" value="succeed"><button>Simulate payment</button></form>
+<form class="inline" method="post" action="${action}">${token}<input type="hidden" name="action" value="fail"><button>Simulate failure</button></form>`;
+    }
     const body = `<h1>Pay ${escapeHtml(payment.description ?? "your order")}</h1>
 <p class="amount">${escapeHtml(payment.currency)} ${escapeHtml(formatter.format(toAmount(payment.amount)))}</p>
 <p>Method: ${escapeHtml(payment.method)} <span class="muted">(${escapeHtml(payment.provider)})</span></p>
@@ -52,6 +66,10 @@ ${buttons}`;
     if (payment.environment !== "test")
       return c.html(page("Forbidden", "<h1>Test mode only</h1>"), 403, PAGE_HEADERS);
     const form = await c.req.parseBody();
+    if (!simulateTokens(payment.id).isValid(c, form)) {
+      const body = `<h1>The page has expired</h1><p><a href="/checkout/${escapeHtml(payment.id)}">Reload the checkout</a> and try again.</p>`;
+      return c.html(page("Expired", body), 403, PAGE_HEADERS);
+    }
     const action = form.action === "fail" ? "fail" : form.action === "succeed" ? "succeed" : undefined;
     if (!action) return c.html(page("Bad request", "<h1>Unknown action</h1>"), 400, PAGE_HEADERS);
     const scope = { merchantId: payment.merchantId, environment: payment.environment as Environment };

@@ -9,10 +9,11 @@ import {
   replayFailedDeliveries,
   rotateEndpointSecret,
 } from "@app/webhooks";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Deps } from "../deps.ts";
 import { authenticateSecretKey } from "../merchants/merchants.ts";
+import { formTokens } from "../shared/form-token.ts";
 import { escapeHtml, PAGE_HEADERS, page } from "../shared/html.ts";
 import {
   createDashboardSession,
@@ -34,12 +35,13 @@ function csrfField(session: DashboardSession): string {
   return `<input type="hidden" name="csrf_token" value="${escapeHtml(session.csrfToken)}">`;
 }
 
-function loginPage(message = ""): string {
+function loginPage(tokenField: string, message = ""): string {
   return page(
     "Sign in",
     `<h1>Payment service dashboard</h1>
 ${message ? `<p class="failed badge">${escapeHtml(message)}</p>` : ""}
 <form method="post" action="/dashboard/login">
+${tokenField}
 <label>Secret key <input type="password" name="secret_key" autocomplete="off" size="50" placeholder="sk_test_…"></label>
 <button>Sign in</button></form>`,
   );
@@ -55,12 +57,22 @@ export function dashboardRoutes(deps: Deps) {
   const router = new Hono<DashboardEnv>();
   const isSecure = deps.config.publicUrl.startsWith("https://");
 
-  router.get("/login", (c) => c.html(loginPage(), 200, PAGE_HEADERS));
+  // No session exists before sign-in to hold a CSRF token; without one another site could sign a
+  // victim into the attacker's account (login CSRF).
+  const loginTokens = formTokens({ cookie: "dashboard_login_token", path: "/dashboard/login", isSecure });
+  const loginForm = (c: Context, message?: string) =>
+    loginPage(loginTokens.field(loginTokens.issue(c)), message);
+
+  router.get("/login", (c) => c.html(loginForm(c), 200, PAGE_HEADERS));
   router.post("/login", async (c) => {
     const form = await c.req.parseBody();
+    if (!loginTokens.isValid(c, form)) {
+      return c.html(loginForm(c, "The sign-in form has expired; try again."), 403, PAGE_HEADERS);
+    }
     const key = typeof form.secret_key === "string" ? form.secret_key.trim() : "";
     const scope = await authenticateSecretKey(deps.db, key);
-    if (!scope) return c.html(loginPage("That secret key is not valid."), 401, PAGE_HEADERS);
+    if (!scope) return c.html(loginForm(c, "That secret key is not valid."), 401, PAGE_HEADERS);
+    loginTokens.clear(c);
     const { cookieValue } = await createDashboardSession(deps, scope);
     setCookie(c, SESSION_COOKIE, cookieValue, {
       httpOnly: true,
