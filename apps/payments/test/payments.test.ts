@@ -242,4 +242,28 @@ describe("Idempotency-Key", () => {
     });
     expect((await json<Payment>(later)).id).not.toBe(firstBody.id);
   });
+
+  it("does not keep a request refused for invalid fields: the corrected request runs with the same key", async () => {
+    const key = `order-fix-${Date.now()}`;
+    const invalid = await payments.request("/v1/payments", {
+      method: "POST",
+      json: { amount: -5, method: "ewallet" },
+      headers: { "idempotency-key": key },
+    });
+    expect(invalid.status).toBe(422);
+    const corrected = await payments.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 5000, method: "ewallet" },
+      headers: { "idempotency-key": key },
+    });
+    expect(corrected.status).toBe(201);
+    expect(corrected.headers.get("idempotent-replayed")).toBeNull();
+    const replayed = await payments.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 5000, method: "ewallet" },
+      headers: { "idempotency-key": key },
+    });
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect((await json<Payment>(replayed)).id).toBe((await json<Payment>(corrected)).id);
+  });
 });

@@ -1,5 +1,5 @@
 import { sha256Hex } from "@app/core";
-import { defineErrors } from "@app/http";
+import { ApiError, CommonErrors, defineErrors } from "@app/http";
 import { and, eq, lt } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "../deps.ts";
@@ -24,7 +24,9 @@ export const IdempotencyErrors = defineErrors({
 /**
  * Makes a POST sent with `Idempotency-Key` run once: a repeat within 24 h gets the first answer
  * (status and body, with `Idempotent-Replayed: true`), a concurrent repeat a 409, and the same key
- * with another body a 422. Answers of 500 and above are not kept, so the request can be retried.
+ * with another body a 422. As at Stripe, only answers of requests that ran are kept: a request
+ * refused before running (malformed JSON, invalid fields, a body too large) and answers of 500 and
+ * above free the key, so the corrected request can be sent with the same key.
  *
  * @example app.use("/v1/*", idempotency(deps));
  */
@@ -72,7 +74,7 @@ export function idempotency(deps: Pick<Deps, "db" | "clock">): MiddlewareHandler
     let isStored = false;
     try {
       await next();
-      if (c.res.status < 500) {
+      if (c.res.status < 500 && !isRequestRejected(c.error)) {
         const responseBody = await c.res.clone().text();
         await deps.db
           .update(idempotencyKeys)
@@ -84,4 +86,15 @@ export function idempotency(deps: Pick<Deps, "db" | "clock">): MiddlewareHandler
       if (!isStored) await deps.db.delete(idempotencyKeys).where(where);
     }
   };
+}
+
+const REJECTED_BEFORE_RUNNING: readonly string[] = [
+  CommonErrors.codes.INVALID_JSON,
+  CommonErrors.codes.VALIDATION_FAILED,
+  CommonErrors.codes.BODY_TOO_LARGE,
+  CommonErrors.codes.UNSUPPORTED_MEDIA_TYPE,
+];
+
+function isRequestRejected(error: unknown): boolean {
+  return error instanceof ApiError && REJECTED_BEFORE_RUNNING.includes(error.code);
 }
