@@ -28,6 +28,7 @@ const maxChunks = Number(option("chunks", "100000"));
 const ingestMegabytes = Number(option("ingest-mb", "50"));
 const queryCount = Number(option("queries", "200"));
 const DIMENSIONS = 384;
+const ANN_RECALL_EPSILON = 1e-3;
 
 type EvalSet = {
   passages: { id: string; text: string }[];
@@ -187,6 +188,7 @@ try {
     const exactMs: number[] = [];
     const hybridMs: number[] = [];
     let overlap = 0;
+    let withinTies = 0;
     for (const [i, text] of queries.entries()) {
       const vector = localEmbedding(text);
       let started = performance.now();
@@ -197,6 +199,13 @@ try {
       exactMs.push(performance.now() - started);
       const exactIds = new Set(exact.map((hit) => hit.id));
       overlap += approximate.filter((hit) => exactIds.has(hit.id)).length / Math.max(1, exact.length);
+      // ann-benchmarks' k-NN recall: a hit counts when it is as near as the k-th true neighbour
+      // (within ε = 1e-3). Feature-hashed passages of one template tie at the k-th distance, and
+      // then which of the tied ids the exact scan lists is arbitrary.
+      const kthScore = exact.at(-1)?.score ?? 1;
+      withinTies +=
+        approximate.filter((hit) => hit.score >= kthScore - ANN_RECALL_EPSILON).length /
+        Math.max(1, exact.length);
       if (i < 50) {
         started = performance.now();
         await searchKnowledge(deps, workspaceId, {
@@ -215,6 +224,7 @@ try {
       percentile(exactMs, 50),
       percentile(exactMs, 99),
       overlap / queries.length,
+      withinTies / queries.length,
       percentile(hybridMs, 50),
       `${loadSeconds.toFixed(0)} s / ${buildSeconds.toFixed(0)} s`,
       plan,
@@ -230,7 +240,8 @@ try {
       "HNSW p99",
       "exact p50",
       "exact p99",
-      "HNSW recall@10",
+      "HNSW recall@10 (same ids)",
+      "HNSW recall@10 (ann-benchmarks, ε=1e-3)",
       "hybrid p50",
       "load / index build",
       "HNSW query plan",
