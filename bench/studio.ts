@@ -1,7 +1,7 @@
 // npm run bench -- studio
 // Initial load of the built studio (gzip KB of the first screen's JS and CSS, time to interactive in
-// headless Chromium) and frames per second while panning the editor with a 200-node workflow, next to
-// the same panning over an empty canvas as the baseline.
+// headless Chromium) and frames per second while panning the editor with a 200-node workflow, and while
+// dragging one of its nodes, next to the same over a 2-node workflow as the baseline.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -84,30 +84,60 @@ try {
   await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
   const timeToInteractive = Date.now() - loadStart;
 
-  const panFps = async (workflowId: string) => {
-    await page.goto(`${base}/workflows/${workflowId}`);
-    await page.locator(".react-flow__node").first().waitFor();
-    const canvas = await page.getByTestId("canvas").boundingBox();
-    if (!canvas) throw new Error("no canvas");
+  /** Frames per second while the mouse, pressed at `from`, sweeps back and forth. */
+  const sweepFps = async (from: { x: number; y: number }) => {
     // A string, not a function: tsx's transform would leave helper calls the page does not have.
     await page.evaluate(`
       window.frames_ = 0; window.counting_ = true;
       (function tick() { if (!window.counting_) return; window.frames_ += 1; requestAnimationFrame(tick); })();
     `);
     const started = Date.now();
-    await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
+    await page.mouse.move(from.x, from.y);
     await page.mouse.down();
     for (let i = 0; i < 120; i++) {
       const dx = Math.sin(i / 10) * 300;
-      await page.mouse.move(canvas.x + canvas.width / 2 + dx, canvas.y + canvas.height / 2 + dx / 3);
+      await page.mouse.move(from.x + dx, from.y + dx / 3);
     }
     await page.mouse.up();
     const seconds = (Date.now() - started) / 1000;
     const frames = Number(await page.evaluate("window.counting_ = false, window.frames_"));
     return frames / seconds;
   };
-  const baselineFps = await panFps(await workflow(2));
-  const bigFps = await panFps(await workflow(nodeCount));
+  const openEditor = async (workflowId: string) => {
+    await page.goto(`${base}/workflows/${workflowId}`);
+    await page.locator(".react-flow__node").first().waitFor();
+    const canvas = await page.getByTestId("canvas").boundingBox();
+    if (!canvas) throw new Error("no canvas");
+    return canvas;
+  };
+  const panFps = async (workflowId: string) => {
+    const canvas = await openEditor(workflowId);
+    // Panning starts on empty canvas: pressing on a node would drag the node instead.
+    const from = JSON.parse(
+      String(
+        await page.evaluate(`(() => {
+          for (let y = ${Math.round(canvas.y + 20)}; y < ${Math.round(canvas.y + canvas.height - 20)}; y += 10)
+            for (let x = ${Math.round(canvas.x + 20)}; x < ${Math.round(canvas.x + canvas.width - 20)}; x += 10)
+              if (document.elementFromPoint(x, y)?.classList.contains("react-flow__pane")) return JSON.stringify({ x, y });
+          return "null";
+        })()`),
+      ),
+    ) as { x: number; y: number } | null;
+    if (!from) throw new Error("no empty spot on the canvas to pan from");
+    return sweepFps(from);
+  };
+  const dragFps = async (workflowId: string) => {
+    await openEditor(workflowId);
+    const box = await page.locator(".react-flow__node").nth(1).boundingBox();
+    if (!box) throw new Error("no node to drag");
+    return sweepFps({ x: box.x + box.width / 2, y: box.y + box.height / 2 });
+  };
+  const smallWorkflow = await workflow(2);
+  const bigWorkflow = await workflow(nodeCount);
+  const baselineFps = await panFps(smallWorkflow);
+  const bigFps = await panFps(bigWorkflow);
+  const baselineDragFps = await dragFps(smallWorkflow);
+  const bigDragFps = await dragFps(bigWorkflow);
 
   console.log("\nstudio benchmark (headless Chromium, software rendering)\n");
   printTable(
@@ -120,6 +150,8 @@ try {
       ["time to interactive, agents page (ms)", timeToInteractive, ""],
       ["panning fps, 2-node workflow (baseline)", baselineFps, ""],
       [`panning fps, ${nodeCount}-node workflow`, bigFps, "≥ 50"],
+      ["dragging a node fps, 2-node workflow (baseline)", baselineDragFps, ""],
+      [`dragging a node fps, ${nodeCount}-node workflow`, bigDragFps, ""],
     ],
   );
 } finally {

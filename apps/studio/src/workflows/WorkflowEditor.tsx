@@ -12,7 +12,7 @@ import {
   useReactFlow,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { type DragEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { type DragEvent, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../api/client.ts";
 import { navigate } from "../router.ts";
 import { Button, ErrorBox, Loading } from "../ui/ui.tsx";
@@ -73,8 +73,12 @@ function Editor({ workflow }: { workflow: Workflow }) {
   const tools = useTools();
   const save = useSaveWorkflow(workflow.id);
 
-  const graph = useMemo(() => toApi(nodes, edges), [nodes, edges]);
-  const isDirty = fingerprint(name, graph) !== savedJson;
+  // Dragging a node changes `nodes` every frame; the API form, the unsaved-changes check and
+  // validation follow a frame or more behind instead of costing every frame their work.
+  const deferredNodes = useDeferredValue(nodes);
+  const deferredEdges = useDeferredValue(edges);
+  const graph = useMemo(() => toApi(deferredNodes, deferredEdges), [deferredNodes, deferredEdges]);
+  const isDirty = useMemo(() => fingerprint(name, graph) !== savedJson, [name, graph, savedJson]);
   const toolOutputs = useMemo(
     () => Object.fromEntries((tools.data?.data ?? []).map((tool) => [tool.name, tool.outputs])),
     [tools.data],
@@ -111,12 +115,18 @@ function Editor({ workflow }: { workflow: Workflow }) {
     return () => window.removeEventListener("beforeunload", warn);
   }, [isDirty]);
 
+  // A node keeps its display object while neither it, its issues nor its run status changed, so
+  // dragging one node re-renders that node alone.
+  const displayCache = useRef(new WeakMap<EditorNode, { key: string; node: EditorNode }>());
   const displayNodes = useMemo(
     () =>
       nodes.map((node) => {
         const nodeIssues = issues.filter((issue) => issue.node_id === node.id).map((issue) => issue.message);
         const runStatus = runStates[node.id]?.status;
-        return {
+        const key = `${runStatus ?? ""}\n${nodeIssues.join("\n")}`;
+        const cached = displayCache.current.get(node);
+        if (cached?.key === key) return cached.node;
+        const display = {
           ...node,
           data: {
             ...node.data,
@@ -124,6 +134,8 @@ function Editor({ workflow }: { workflow: Workflow }) {
             ...(runStatus ? { runStatus } : {}),
           },
         };
+        displayCache.current.set(node, { key, node: display });
+        return display;
       }),
     [nodes, issues, runStates],
   );
@@ -205,7 +217,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
 
   const saveNow = () => {
     save.mutate(
-      { name, graph },
+      { name, graph: toApi(nodes, edges) },
       {
         onSuccess: (saved) => setSavedJson(fingerprint(saved.name, saved.graph)),
         onError: (error) => {
