@@ -11,8 +11,17 @@ const IV_BYTES = 12;
  * @example const key = credentialKey(config.secretKey);
  */
 export function credentialKey(masterSecret: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", masterSecret, "builder", "credentials/aes-256-gcm/v1", 32));
+  // Derivation costs more than the decryption it serves (every chat turn opens a key), and a
+  // process has one master secret: derive once.
+  let key = derivedKeys.get(masterSecret);
+  if (!key) {
+    key = Buffer.from(hkdfSync("sha256", masterSecret, "builder", "credentials/aes-256-gcm/v1", 32));
+    derivedKeys.set(masterSecret, key);
+  }
+  return key;
 }
+
+const derivedKeys = new Map<string, Buffer>();
 
 /**
  * AES-256-GCM with a fresh 96-bit IV. `context` (the row's id and workspace) is authenticated

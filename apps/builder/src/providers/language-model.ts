@@ -22,13 +22,37 @@ export interface ProviderAccess {
   fetch: FetchFunction;
 }
 
+/** Models kept for reuse; more distinct key and model pairs than this are rare in one process. */
+const MODEL_CACHE_SIZE = 256;
+const models = new Map<string, LanguageModel>();
+
 /**
  * The AI SDK chat model of one of the catalogue's providers. OpenAI goes through `.chat()`
  * (chat completions, which every OpenAI-like endpoint speaks), not the default Responses API.
  *
+ * Models are reused per provider, endpoint, key and model id: building one builds the SDK's
+ * response schemas, which costs about a millisecond of every chat turn otherwise. The fetch of a
+ * given access depends only on whether it has a base URL (and the process's fixed outbound
+ * policy), so the key holds everything that can differ.
+ *
  * @example const model = createLanguageModel(access, "gpt-4o-mini");
  */
 export function createLanguageModel(access: ProviderAccess, modelId: string): LanguageModel {
+  const key = [access.provider, access.baseUrl ?? "", access.apiKey, modelId].join("\u0000");
+  const cached = models.get(key);
+  if (cached) {
+    // Map order is insertion order: re-inserting marks the entry as recently used.
+    models.delete(key);
+    models.set(key, cached);
+    return cached;
+  }
+  const model = buildLanguageModel(access, modelId);
+  models.set(key, model);
+  if (models.size > MODEL_CACHE_SIZE) models.delete(models.keys().next().value as string);
+  return model;
+}
+
+function buildLanguageModel(access: ProviderAccess, modelId: string): LanguageModel {
   const settings = {
     apiKey: access.apiKey,
     fetch: access.fetch,
