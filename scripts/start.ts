@@ -1,12 +1,27 @@
 // `npm start`: both services on this machine with their embedded databases.
 // Each runs in its own process (each PGlite is one in-process connection); Ctrl-C stops both.
+// The builder is a merchant of the payment service: both get the same secret key (PAYMENTS_SECRET_KEY,
+// or one generated once into DATA_DIR), the payment service makes sure that merchant exists, and the
+// builder registers its webhook endpoint there itself.
 import { type ChildProcess, spawn } from "node:child_process";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { newSecretToken, readOrCreateSecretFile } from "@app/core";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+const dataDir = resolve(process.env.DATA_DIR || "./data");
+const paymentsSecretKey =
+  process.env.PAYMENTS_SECRET_KEY ||
+  readOrCreateSecretFile(join(dataDir, "payments_secret_key"), () => newSecretToken("sk_test"));
+const shared = { ...process.env, DATA_DIR: dataDir, PAYMENTS_SECRET_KEY: paymentsSecretKey };
 const services = [
-  { name: "payments", entry: "apps/payments/src/server.ts" },
-  { name: "builder", entry: "apps/builder/src/server.ts" },
+  {
+    name: "payments",
+    entry: "apps/payments/src/server.ts",
+    // The builder's webhook endpoint is on this machine's loopback, which the service refuses by default.
+    env: { ...shared, PAYMENTS_ALLOW_PRIVATE_WEBHOOKS: process.env.PAYMENTS_ALLOW_PRIVATE_WEBHOOKS || "1" },
+  },
+  { name: "builder", entry: "apps/builder/src/server.ts", env: shared },
 ];
 
 const children = new Map<string, ChildProcess>();
@@ -15,7 +30,7 @@ let isStopping = false;
 for (const service of services) {
   const child = spawn(process.execPath, ["--import", "tsx", service.entry], {
     cwd: root,
-    env: process.env,
+    env: service.env,
     stdio: "inherit",
   });
   children.set(service.name, child);

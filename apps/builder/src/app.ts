@@ -17,9 +17,12 @@ import { createAuth } from "./auth/auth.ts";
 import { PrincipalCache } from "./auth/principal-cache.ts";
 import { requireAuth } from "./auth/require-auth.ts";
 import { authRoutes } from "./auth/routes.ts";
+import { BILLING_WEBHOOK_PATH, createBillingFeature } from "./billing/billing-feature.ts";
 import { credentialRoutes } from "./credentials/routes.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
+import { createEventDelivery } from "./events/event-delivery.ts";
+import { eventRoutes } from "./events/routes.ts";
 import { createGenerationFeature } from "./generation/generation-feature.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
@@ -29,6 +32,7 @@ import { sandboxCodeCapability } from "./sandbox/capabilities.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { studioRoutes } from "./studio/serve-studio.ts";
 import { usageRoutes } from "./usage/routes.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
 import { HOOK_BODY_LIMIT_BYTES, hookRoutes } from "./workflows/hook-routes.ts";
 import { createNodeServices } from "./workflows/node-services.ts";
 import { workflowRoutes } from "./workflows/routes.ts";
@@ -46,11 +50,13 @@ const PUBLIC_API_PATHS = [
   "/api/hooks/",
   // Replicate signs its webhooks; the route verifies them itself.
   "/api/replicate/webhook",
+  // So does the payment service (X-Service-Signature).
+  BILLING_WEBHOOK_PATH,
 ] as const;
 
 export interface BuilderApp {
   app: ReturnType<typeof createRoutes>;
-  /** Background work: recovery of interrupted runs, heartbeats. */
+  /** Background work: recovery of interrupted runs, heartbeats, workers, webhook delivery. */
   start(): Promise<void>;
   /** Stops background work and aborts what is still running in this process. */
   stop(): Promise<void>;
@@ -62,7 +68,10 @@ export interface BuilderApp {
  *
  * @example const builder = createBuilderApp(deps); await builder.start(); await listen(builder.app.fetch, { port: 3000 });
  */
-export function createBuilderApp(given: Deps): BuilderApp {
+export function createBuilderApp(input: Deps): BuilderApp {
+  // Features emit events in their own transactions and wake the engine that delivers them.
+  const events = createEventDelivery(input);
+  const given: Deps = { ...input, deliveries: events };
   let runner: WorkflowRunner | undefined;
   const getRunner = () => {
     if (!runner) throw new Error("the workflow runner is not ready");
@@ -74,30 +83,36 @@ export function createBuilderApp(given: Deps): BuilderApp {
   const deps: Deps = {
     ...given,
     agentTools: {
-      ...(given.sandbox ? { code: sandboxCodeRunner(given.sandbox) } : {}),
+      ...(given.sandbox ? { code: sandboxCodeRunner(given.sandbox, given) } : {}),
       workflows: workflowToolRunner(given, getRunner),
       ...given.agentTools,
     },
     workflowCapabilities: {
-      ...(given.sandbox ? { code: sandboxCodeCapability(given.sandbox) } : {}),
+      ...(given.sandbox ? { code: sandboxCodeCapability(given.sandbox, given) } : {}),
       generation: generation.capability,
       ...given.workflowCapabilities,
     },
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
   const knowledge = createKnowledgeFeature(deps);
-  const app = createRoutes(deps, runner, knowledge.routes, generation);
+  const billing = createBillingFeature(deps);
+  const app = createRoutes(deps, runner, knowledge.routes, generation, billing.routes);
   return {
     app,
     start: async () => {
       await getRunner().start();
       await knowledge.worker.start();
       await generation.worker.start();
+      events.start();
+      billing.worker.start();
     },
     stop: async () => {
+      await billing.worker.stop();
       await generation.worker.stop();
       await knowledge.worker.stop();
       await getRunner().stop();
+      // Last, so events the workers above committed while stopping still go out.
+      await events.stop();
     },
   };
 }
@@ -107,6 +122,7 @@ function createRoutes(
   runner: WorkflowRunner,
   knowledge: ReturnType<typeof createKnowledgeFeature>["routes"],
   generation: ReturnType<typeof createGenerationFeature>,
+  billing: ReturnType<typeof createBillingFeature>["routes"],
 ) {
   const { config, logger } = deps;
   const auth = createAuth({
@@ -150,6 +166,9 @@ function createRoutes(
   app.route("/api/replicate", generation.replicateRoutes);
   app.route("/api/generations", generation.generationRoutes);
   app.route("/api/files", generation.fileRoutes);
+  app.route("/api/billing", billing);
+  app.route("/api/webhooks", webhookRoutes(deps));
+  app.route("/api/events", eventRoutes(deps));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
@@ -166,7 +185,8 @@ function createRoutes(
     info: {
       title: "Builder API",
       version: "0.1.0",
-      description: "The AI application builder: accounts, agents, workflows, knowledge bases and generation.",
+      description:
+        "The AI application builder: accounts, agents, workflows, knowledge bases, generation, billing, and events with signed webhooks.",
     },
     servers: [{ url: config.publicUrl }],
     security: [{ bearerAuth: [] }, { cookieAuth: [] }],

@@ -11,7 +11,16 @@ describe("loadConfig", () => {
     expect(config.port).toBe(3000);
     expect(config.paymentsUrl).toBe("http://127.0.0.1:4000");
     expect(config.ragMaxUploadBytes).toBe(25 * 1024 * 1024);
-    expect(config.billing).toEqual({ enforce: false, reconcileIntervalSeconds: 600 });
+    expect(config.billing).toMatchObject({
+      enforce: false,
+      reconcileIntervalSeconds: 600,
+      starterCredits: 5_000,
+    });
+    expect(config.billing.packs.map((pack) => [pack.id, pack.credits, pack.priceMinor])).toEqual([
+      ["pack_50k", 50_000, 5_000_000n],
+      ["pack_100k", 105_000, 10_000_000n],
+      ["pack_500k", 550_000, 50_000_000n],
+    ]);
     expect(config.allowPrivateUrls).toBe(false);
   });
 
@@ -32,8 +41,104 @@ describe("loadConfig", () => {
     );
   });
 
+  it("reads the billing catalogue: packs in whole rupiah, prices merged over the defaults", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cfg-"));
+    const config = loadConfig({
+      DATA_DIR: dir,
+      BILLING_ENFORCE: "1",
+      BILLING_STARTER_CREDITS: "0",
+      BILLING_PACKS: '[{"id":"tiny","credits":10,"price":10000}]',
+      BILLING_PRICES: '{"tokens":{"openai/gpt-4o-mini":{"input":1,"output":2}},"sandbox_second":7}',
+    });
+    expect(config.billing.enforce).toBe(true);
+    expect(config.billing.starterCredits).toBe(0);
+    expect(config.billing.packs).toEqual([{ id: "tiny", credits: 10, priceMinor: 1_000_000n }]);
+    expect(config.billing.prices.tokens["openai/gpt-4o-mini"]).toEqual({ input: 1, output: 2 });
+    expect(config.billing.prices.tokens["*"]).toEqual({ input: 15_000, output: 60_000 });
+    expect(config.billing.prices.sandboxSecond).toBe(7);
+    expect(config.billing.prices.generations.image).toBe(800);
+  });
+
+  it("refuses a malformed billing catalogue, naming the variable", () => {
+    expect(() => loadConfig({ BILLING_PACKS: "not json" })).toThrow(/BILLING_PACKS: must be JSON/);
+    expect(() => loadConfig({ BILLING_PACKS: '[{"id":"a","credits":1,"price":1.5}]' })).toThrow(
+      /BILLING_PACKS/,
+    );
+    expect(() => loadConfig({ BILLING_PRICES: '{"sandbox_second":-1}' })).toThrow(/BILLING_PRICES/);
+  });
+
   it("treats empty variables as unset", () => {
     const dir = mkdtempSync(join(tmpdir(), "cfg-"));
     expect(loadConfig({ DATA_DIR: dir, PORT: "", DATABASE_URL: "" }).port).toBe(3000);
+  });
+});
+
+describe("file storage variables", () => {
+  const dir = () => mkdtempSync(join(tmpdir(), "cfg-"));
+
+  it("keeps files on local disk under DATA_DIR without S3_BUCKET", () => {
+    const dataDir = dir();
+    expect(loadConfig({ DATA_DIR: dataDir }).storage).toEqual({
+      kind: "local",
+      root: join(dataDir, "builder", "files"),
+    });
+  });
+
+  it("turns S3 on with S3_BUCKET, with the defaults of the configuration table", () => {
+    expect(loadConfig({ DATA_DIR: dir(), S3_BUCKET: "my-files" }).storage).toEqual({
+      kind: "s3",
+      bucket: "my-files",
+      region: "us-east-1",
+      endpoint: undefined,
+      forcePathStyle: false,
+      prefix: "",
+      credentials: undefined,
+    });
+    const minio = loadConfig({
+      DATA_DIR: dir(),
+      S3_BUCKET: "my-files",
+      S3_REGION: "auto",
+      S3_ENDPOINT: "http://minio:9000",
+      S3_ACCESS_KEY_ID: "minioadmin",
+      S3_SECRET_ACCESS_KEY: "minio-secret",
+      S3_FORCE_PATH_STYLE: "1",
+      S3_PREFIX: "/builder/files/",
+    });
+    expect(minio.storage).toEqual({
+      kind: "s3",
+      bucket: "my-files",
+      region: "auto",
+      endpoint: "http://minio:9000",
+      forcePathStyle: true,
+      prefix: "builder/files",
+      credentials: { accessKeyId: "minioadmin", secretAccessKey: "minio-secret" },
+    });
+  });
+
+  it("refuses S3 settings without a bucket, half a key pair, and bad names, naming each variable", () => {
+    expect(() => loadConfig({ DATA_DIR: dir(), S3_ENDPOINT: "http://minio:9000", S3_PREFIX: "x" })).toThrow(
+      /S3_BUCKET: required when S3_ENDPOINT, S3_PREFIX are set/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dir(), S3_BUCKET: "files", S3_ACCESS_KEY_ID: "AKID" })).toThrow(
+      /S3_SECRET_ACCESS_KEY: required with S3_ACCESS_KEY_ID/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dir(), S3_BUCKET: "files", S3_SECRET_ACCESS_KEY: "secret" })).toThrow(
+      /S3_ACCESS_KEY_ID: required with S3_SECRET_ACCESS_KEY/,
+    );
+    expect(() =>
+      loadConfig({ DATA_DIR: dir(), S3_BUCKET: "Not_A_Bucket", S3_PREFIX: "a/../b", S3_ENDPOINT: "ftp://x" }),
+    ).toThrow(/S3_BUCKET: must be a bucket name[\s\S]*S3_ENDPOINT:[\s\S]*S3_PREFIX: must not contain/);
+  });
+
+  it("never puts the secret key in a configuration error", () => {
+    const error = (() => {
+      try {
+        loadConfig({ DATA_DIR: dir(), S3_SECRET_ACCESS_KEY: "very-secret-value" });
+      } catch (caught) {
+        return caught as Error;
+      }
+    })();
+    expect(error?.message).toMatch(/S3_BUCKET: required/);
+    expect(error?.message).not.toContain("very-secret-value");
   });
 });

@@ -2,7 +2,18 @@ import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { configError, presentVariables, readOrCreateSecretFile } from "@app/core";
 import { z } from "zod";
+import {
+  type CreditPack,
+  DEFAULT_PACKS,
+  DEFAULT_PRICES,
+  DEFAULT_STARTER_CREDITS,
+  mergePrices,
+  type PriceTable,
+  packsInput,
+  pricesInput,
+} from "./billing/price-table.ts";
 import { PROVIDERS } from "./providers/catalogue.ts";
+import type { StorageSettings } from "./storage/open-storage.ts";
 
 const flag = z
   .enum(["0", "1", "true", "false", ""])
@@ -12,7 +23,87 @@ const flag = z
 const port = z.coerce.number().int().min(0).max(65535);
 const url = z.url({ protocol: /^https?$/ });
 
-/** The fixed variable names of spec/builder.md, plus LOG_LEVEL and the auth rate limit. */
+/** The S3-compatible file store; `S3_BUCKET` turns it on. */
+const s3Variables = z.object({
+  S3_BUCKET: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+      "must be a bucket name: 3-63 lower-case letters, digits, dots and hyphens",
+    )
+    .optional(),
+  S3_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/, "must be a region name such as us-east-1 (auto for Cloudflare R2)")
+    .optional(),
+  S3_ENDPOINT: url.optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: flag,
+  S3_PREFIX: z
+    .string()
+    .max(200)
+    .regex(
+      /^\/*[A-Za-z0-9_-][A-Za-z0-9_.-]*(\/[A-Za-z0-9_.-]+)*\/*$/,
+      "must be a key prefix such as builder/files",
+    )
+    .refine(
+      (prefix) => !prefix.split("/").some((part) => part === "." || part === ".."),
+      "must not contain . or ..",
+    )
+    .optional(),
+});
+
+/** S3 settings without a bucket would silently leave files on local disk; half a key pair signs nothing. */
+function checkS3Variables(e: z.output<typeof s3Variables>, ctx: z.RefinementCtx): void {
+  if (!e.S3_BUCKET) {
+    const given = Object.entries({
+      S3_REGION: e.S3_REGION !== undefined,
+      S3_ENDPOINT: e.S3_ENDPOINT !== undefined,
+      S3_ACCESS_KEY_ID: e.S3_ACCESS_KEY_ID !== undefined,
+      S3_SECRET_ACCESS_KEY: e.S3_SECRET_ACCESS_KEY !== undefined,
+      S3_FORCE_PATH_STYLE: e.S3_FORCE_PATH_STYLE,
+      S3_PREFIX: e.S3_PREFIX !== undefined,
+    })
+      .filter(([, isSet]) => isSet)
+      .map(([name]) => name);
+    if (given.length > 0)
+      ctx.addIssue({
+        code: "custom",
+        path: ["S3_BUCKET"],
+        message: `required when ${given.join(", ")} ${given.length > 1 ? "are" : "is"} set (files go to local disk without it)`,
+      });
+  }
+  if (e.S3_ACCESS_KEY_ID && !e.S3_SECRET_ACCESS_KEY)
+    ctx.addIssue({
+      code: "custom",
+      path: ["S3_SECRET_ACCESS_KEY"],
+      message: "required with S3_ACCESS_KEY_ID",
+    });
+  if (e.S3_SECRET_ACCESS_KEY && !e.S3_ACCESS_KEY_ID)
+    ctx.addIssue({
+      code: "custom",
+      path: ["S3_ACCESS_KEY_ID"],
+      message: "required with S3_SECRET_ACCESS_KEY",
+    });
+}
+
+/** A JSON value in a variable, checked against `schema`. */
+function jsonVariable<T extends z.ZodType>(schema: T) {
+  return z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+}
+
+/** The fixed variable names of spec/builder.md, plus LOG_LEVEL, the auth rate limit and the billing catalogue. */
 const envSchema = z.object({
   PORT: port.default(3000),
   PAYMENTS_PORT: port.default(4000),
@@ -31,8 +122,12 @@ const envSchema = z.object({
   RAG_MAX_UPLOAD_MB: z.coerce.number().positive().max(1024).default(25),
   BILLING_ENFORCE: flag,
   BILLING_RECONCILE_INTERVAL: z.coerce.number().int().positive().default(600),
+  BILLING_STARTER_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(DEFAULT_STARTER_CREDITS),
+  BILLING_PACKS: jsonVariable(packsInput).optional(),
+  BILLING_PRICES: jsonVariable(pricesInput).optional(),
   AUTH_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+  ...s3Variables.shape,
 });
 
 export type BuilderConfig = {
@@ -48,7 +143,16 @@ export type BuilderConfig = {
   paymentsSecretKey: string | undefined;
   replicate: { apiToken: string | undefined; baseUrl: string | undefined };
   ragMaxUploadBytes: number;
-  billing: { enforce: boolean; reconcileIntervalSeconds: number };
+  /** Where uploaded and generated files are kept: `<DATA_DIR>/builder/files`, or the S3 bucket of `S3_BUCKET`. */
+  storage: StorageSettings;
+  billing: {
+    enforce: boolean;
+    reconcileIntervalSeconds: number;
+    /** Credits a new workspace starts with. */
+    starterCredits: number;
+    packs: readonly CreditPack[];
+    prices: PriceTable;
+  };
   auth: { signInPerMinute: number };
   logLevel: string | undefined;
   /** Server-wide provider keys by provider id, from the variables the providers' own SDKs read. */
@@ -62,7 +166,7 @@ export type BuilderConfig = {
  * @example const config = loadConfig(process.env);
  */
 export function loadConfig(env: Record<string, string | undefined>): BuilderConfig {
-  const parsed = envSchema.safeParse(presentVariables(env));
+  const parsed = envSchema.superRefine(checkS3Variables).safeParse(presentVariables(env));
   if (!parsed.success) throw configError(parsed.error.issues);
   const e = parsed.data;
   const dataDir = resolve(e.DATA_DIR);
@@ -82,7 +186,28 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
     paymentsSecretKey: e.PAYMENTS_SECRET_KEY,
     replicate: { apiToken: e.REPLICATE_API_TOKEN, baseUrl: e.REPLICATE_BASE_URL },
     ragMaxUploadBytes: Math.floor(e.RAG_MAX_UPLOAD_MB * 1024 * 1024),
-    billing: { enforce: e.BILLING_ENFORCE, reconcileIntervalSeconds: e.BILLING_RECONCILE_INTERVAL },
+    storage: e.S3_BUCKET
+      ? {
+          kind: "s3",
+          bucket: e.S3_BUCKET,
+          region: e.S3_REGION ?? "us-east-1",
+          endpoint: e.S3_ENDPOINT,
+          forcePathStyle: e.S3_FORCE_PATH_STYLE,
+          prefix: (e.S3_PREFIX ?? "").replace(/^\/+|\/+$/g, ""),
+          // Both or neither (checked above); neither leaves the AWS SDK its default credential chain.
+          credentials:
+            e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY
+              ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY }
+              : undefined,
+        }
+      : { kind: "local", root: join(dataDir, "builder", "files") },
+    billing: {
+      enforce: e.BILLING_ENFORCE,
+      reconcileIntervalSeconds: e.BILLING_RECONCILE_INTERVAL,
+      starterCredits: e.BILLING_STARTER_CREDITS,
+      packs: e.BILLING_PACKS ?? DEFAULT_PACKS,
+      prices: e.BILLING_PRICES ? mergePrices(DEFAULT_PRICES, e.BILLING_PRICES) : DEFAULT_PRICES,
+    },
     auth: { signInPerMinute: e.AUTH_SIGN_IN_PER_MINUTE },
     logLevel: e.LOG_LEVEL,
     providerKeys: providerKeysFrom(presentVariables(env)),

@@ -4,6 +4,8 @@ import type { Sandbox } from "@app/sandbox";
 import type { AgentToolPorts } from "./agents/ports.ts";
 import type { BuilderConfig } from "./config.ts";
 import type { BuilderDb } from "./db/index.ts";
+import type { DeliveryNotifier } from "./events/emit-event.ts";
+import type { EventDeliverySettings } from "./events/event-delivery.ts";
 import type { GenerationSettings } from "./generation/generation-context.ts";
 import type { AiSettings } from "./providers/settings.ts";
 import type { Storage } from "./storage/storage.ts";
@@ -23,8 +25,12 @@ export interface Deps {
   workflowCapabilities?: WorkflowCapabilities;
   /** The one code sandbox (packages/sandbox); absent, the sandbox routes answer 503. */
   sandbox?: Sandbox;
-  /** Where files are kept; absent, the local disk under `<DATA_DIR>/builder/files`. */
+  /** Where files are kept; absent, the store `config.storage` names (local disk or S3). */
   storage?: Storage;
   /** Polling, size and cache limits of generation; absent, the defaults. */
   generation?: Partial<GenerationSettings>;
+  /** Whether and how this process delivers webhooks; absent, the defaults (inline). */
+  eventDelivery?: Partial<EventDeliverySettings>;
+  /** Wakes the webhook delivery engine after events are committed; set by `createBuilderApp`. */
+  deliveries?: DeliveryNotifier;
 }

@@ -7,6 +7,7 @@ import type { Deps } from "./deps.ts";
 import { agentKnowledgeSearch, workflowKnowledgeCapability } from "./knowledge/knowledge-ports.ts";
 import { defaultAiSettings } from "./providers/settings.ts";
 import { openSandbox } from "./sandbox/open-sandbox.ts";
+import { describeStorage, openStorage } from "./storage/open-storage.ts";
 
 export interface RunningBuilder {
   server: RunningServer;
@@ -23,6 +24,8 @@ export async function startBuilder(
   overrides: Partial<Pick<Deps, "clock" | "logger">> & { hostname?: string } = {},
 ): Promise<RunningBuilder> {
   const logger = overrides.logger ?? createLogger({ service: "builder", level: config.logLevel });
+  // Before the database: a wrong bucket or key stops the start with the variable to fix.
+  const storage = await openStorage(config.storage);
   const database = await openBuilderDatabase({
     url: config.databaseUrl,
     dataDir: `${config.dataDir}/builder/db`,
@@ -39,6 +42,7 @@ export async function startBuilder(
     // Code and workflow tools are wired by createBuilderApp from the sandbox and its workflow runner.
     agentTools: { knowledge: agentKnowledgeSearch(knowledge) },
     workflowCapabilities: { knowledge: workflowKnowledgeCapability(knowledge) },
+    storage,
     ...(sandbox ? { sandbox } : {}),
   };
   const builder = createBuilderApp(deps);
@@ -47,7 +51,10 @@ export async function startBuilder(
     port: config.port,
     ...(overrides.hostname ? { hostname: overrides.hostname } : {}),
   });
-  logger.info({ url: server.url, database: database.kind }, "builder listening");
+  logger.info(
+    { url: server.url, database: database.kind, storage: describeStorage(config.storage) },
+    "builder listening",
+  );
   return {
     server,
     deps,

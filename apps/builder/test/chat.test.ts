@@ -1,3 +1,4 @@
+import type { Sandbox } from "@app/sandbox";
 import {
   type FakeProvider,
   type FakeTurn,
@@ -8,8 +9,7 @@ import {
   startFakeOpenAI,
 } from "@app/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CodeRunner, KnowledgeSearch } from "../src/agents/ports.ts";
-import { sandboxCodeRunner } from "../src/agents/sandbox-code-runner.ts";
+import type { KnowledgeSearch } from "../src/agents/ports.ts";
 import { defaultAiSettings } from "../src/providers/settings.ts";
 import { startTestBuilder, type TestBuilder } from "./harness.ts";
 
@@ -56,7 +56,7 @@ const knowledge: KnowledgeSearch = {
 };
 
 /** The real sandbox of packages/sandbox when this host can run it; otherwise why not. */
-async function probeSandbox(): Promise<{ runner?: CodeRunner; close?: () => Promise<void>; reason: string }> {
+async function probeSandbox(): Promise<{ runner?: Sandbox; close?: () => Promise<void>; reason: string }> {
   try {
     const { createSandbox } = await import("@app/sandbox");
     const sandbox = await createSandbox({ concurrency: 1 });
@@ -66,7 +66,8 @@ async function probeSandbox(): Promise<{ runner?: CodeRunner; close?: () => Prom
       await sandbox.close();
       return { reason: `@app/sandbox cannot run javascript here: ${report.reason ?? javascript?.reason}` };
     }
-    return { runner: sandboxCodeRunner(sandbox), close: () => sandbox.close(), reason: "" };
+    // The app wires its code tools (metered, like every sandbox run) from the sandbox it is given.
+    return { runner: sandbox, close: () => sandbox.close(), reason: "" };
   } catch (error) {
     return { reason: `@app/sandbox is not usable: ${(error as Error).message}` };
   }
@@ -88,7 +89,7 @@ beforeAll(async () => {
   ]);
   builder = await startTestBuilder({
     env: { ALLOW_PRIVATE_URLS: "1" },
-    deps: { agentTools: { knowledge, ...(sandbox.runner ? { code: sandbox.runner } : {}) } },
+    deps: { agentTools: { knowledge }, ...(sandbox.runner ? { sandbox: sandbox.runner } : {}) },
   });
   alice = (await builder.signUp()).cookie;
   bob = (await builder.signUp()).cookie;

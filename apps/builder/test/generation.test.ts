@@ -406,6 +406,37 @@ describe("models", () => {
     expect(fake.requests.length).toBe(count);
     expect(fake.requests.some((request) => request.route === "QUERY /v1/models")).toBe(true);
   });
+
+  it("describes a model's inputs in its order, with enums resolved, for the studio's form", async () => {
+    const response = await builder.request(`/api/replicate/models/${IMAGE}`, { cookie: owner.cookie });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      model: string;
+      inputs: { name: string; type: string; enum: unknown[] | null; is_required: boolean }[];
+    };
+    expect(body.model).toBe(IMAGE);
+    expect(body.inputs.slice(0, 2).map((input) => input.name)).toEqual(["prompt", "num_outputs"]);
+    expect(body.inputs.find((input) => input.name === "prompt")).toMatchObject({
+      type: "string",
+      is_required: true,
+    });
+    expect(body.inputs.find((input) => input.name === "aspect_ratio")).toMatchObject({
+      type: "string",
+      enum: ["1:1", "16:9", "9:16"],
+      default: "1:1",
+      is_required: false,
+    });
+    expect(body.inputs.find((input) => input.name === "num_outputs")).toMatchObject({
+      minimum: 1,
+      maximum: 4,
+      default: 1,
+    });
+    const unknown = await builder.request("/api/replicate/models/fake-labs/no-such-model", {
+      cookie: owner.cookie,
+    });
+    expect(unknown.status).toBe(422);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe("model_not_found");
+  });
 });
 
 describe("output storage", () => {
@@ -428,6 +459,7 @@ describe("output storage", () => {
     for (const path of [
       "/api/replicate/generate/image",
       "/api/replicate/generate/video",
+      "/api/replicate/models/{owner}/{name}",
       "/api/replicate/models",
       "/api/replicate/webhook",
       "/api/generations",

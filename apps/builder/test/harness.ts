@@ -40,7 +40,9 @@ export async function startTestBuilder(
   options: {
     env?: Record<string, string>;
     clock?: Clock;
-    deps?: Partial<Pick<Deps, "ai" | "agentTools" | "workflowCapabilities" | "sandbox" | "generation">>;
+    deps?: Partial<
+      Pick<Deps, "ai" | "agentTools" | "workflowCapabilities" | "sandbox" | "generation" | "eventDelivery">
+    >;
   } = {},
 ): Promise<TestBuilder> {
   const port = await freePort();
@@ -68,6 +70,7 @@ export async function startTestBuilder(
     },
     ...(options.deps?.sandbox ? { sandbox: options.deps.sandbox } : {}),
     ...(options.deps?.generation ? { generation: options.deps.generation } : {}),
+    ...(options.deps?.eventDelivery ? { eventDelivery: options.deps.eventDelivery } : {}),
   };
   let builder = createBuilderApp(deps);
   await builder.start();

@@ -66,6 +66,41 @@ describe("hosted checkout", () => {
     expect(again.status).toBe(409);
   });
 
+  it("sends the customer back to the merchant's return_url after paying; refuses a non-http one", async () => {
+    const refused = await payments.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 1000, method: "qris", return_url: "javascript:alert(1)" },
+    });
+    expect(refused.status).toBe(422);
+    expect(await json(refused)).toMatchObject({ error: { param: "return_url" } });
+
+    const payment = await json<{ id: string; checkout_url: string; return_url: string }>(
+      await payments.request("/v1/payments", {
+        method: "POST",
+        json: { amount: 1000, method: "qris", return_url: "https://shop.example/orders/42?ref=a" },
+      }),
+    );
+    expect(payment.return_url).toBe("https://shop.example/orders/42?ref=a");
+    const page = await fetch(payment.checkout_url);
+    const html = await page.text();
+    expect(html).toContain("Cancel and return to the merchant");
+    const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const token = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "";
+    const paid = await fetch(`${payments.url}/checkout/${payment.id}/simulate`, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+      body: form({ action: "succeed", form_token: token }),
+      redirect: "manual",
+    });
+    expect(paid.status).toBe(303);
+    const back = new URL(paid.headers.get("location") ?? "");
+    expect(`${back.origin}${back.pathname}`).toBe("https://shop.example/orders/42");
+    expect(back.searchParams.get("ref")).toBe("a");
+    expect(back.searchParams.get("payment_id")).toBe(payment.id);
+    expect(back.searchParams.get("status")).toBe("succeeded");
+    expect(await (await fetch(payment.checkout_url)).text()).toContain("Return to the merchant");
+  });
+
   it("has no simulate buttons in live mode and refuses simulation there; unknown ids are 404", async () => {
     const live = await json<{ id: string }>(
       await payments.request("/v1/payments", {

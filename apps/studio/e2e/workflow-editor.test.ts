@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { type FakeProvider, lastUserText, startFakeOpenAI } from "@app/testing";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -143,6 +145,72 @@ describe("workflow editor", () => {
       .toBe(1);
     await screenshot(page, "editor-validation");
     await page.keyboard.press("Escape");
+  });
+
+  it("sends a stored credential chosen in an HTTP node's authentication settings", async () => {
+    const echo = createServer((req, res) => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ authorization: req.headers.authorization ?? null }));
+    });
+    await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/whoami`;
+      const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+      const secret = await builder.request("/api/credentials", {
+        method: "POST",
+        cookie,
+        json: { provider: "http", api_key: "crm-token-0123456789", name: "CRM token" },
+      });
+      expect(secret.status).toBe(201);
+      const created = await builder.request("/api/workflows", {
+        method: "POST",
+        cookie,
+        json: {
+          name: "call the CRM",
+          graph: {
+            nodes: [
+              { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [] } },
+              { id: "crm", type: "http", position: { x: 250, y: 0 }, data: { method: "GET", url } },
+              {
+                id: "done",
+                type: "end",
+                position: { x: 500, y: 0 },
+                data: { outputs: [{ name: "sent", value: "{{crm.json.authorization}}" }] },
+              },
+            ],
+            edges: [
+              { id: "a", source: "start", target: "crm" },
+              { id: "b", source: "crm", target: "done" },
+            ],
+          },
+        },
+      });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      const editor = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+      await editor.context().addCookies(await page.context().cookies());
+      await editor.goto(`${builder.url}/workflows/${id}`);
+      await editor.getByTestId("node-crm").click();
+      await editor.getByLabel("Type").selectOption("bearer");
+      await editor.getByLabel("Secret").selectOption({ label: "CRM token (crm-…6789)" });
+      await screenshot(editor, "editor-http-auth");
+      await editor.getByRole("button", { name: "Save" }).click();
+      await expect.poll(() => editor.getByText("saved", { exact: true }).isVisible()).toBe(true);
+      const saved = (await (await builder.request(`/api/workflows/${id}`, { cookie })).json()) as {
+        graph: { nodes: { id: string; data: { auth?: unknown } }[] };
+      };
+      const auth = saved.graph.nodes.find((node) => node.id === "crm")?.data.auth;
+      expect(auth).toMatchObject({ type: "bearer", credential_id: expect.stringMatching(/^cred_/) });
+      expect(JSON.stringify(saved)).not.toContain("crm-token-0123456789");
+      await editor.getByRole("button", { name: "Run", exact: true }).click();
+      await expect
+        .poll(() => editor.getByTestId("run-result").getAttribute("data-status"), { timeout: 15_000 })
+        .toBe("succeeded");
+      expect(await editor.getByTestId("run-result").textContent()).toContain("Bearer crm-token-0123456789");
+      await editor.close();
+    } finally {
+      await new Promise((resolve) => echo.close(resolve));
+    }
   });
 
   it("raised no errors in the page", () => {

@@ -1,4 +1,4 @@
-import { lazy, Suspense } from "react";
+import { lazy, type ReactNode, Suspense } from "react";
 import { AgentChat } from "./agents/AgentChat.tsx";
 import { AgentEditor } from "./agents/AgentEditor.tsx";
 import { AgentsPage } from "./agents/AgentsPage.tsx";
@@ -6,13 +6,26 @@ import { AuthPage } from "./auth/AuthPage.tsx";
 import { useSession } from "./auth/session.ts";
 import { Shell } from "./layout/Shell.tsx";
 import { match, navigate, usePath } from "./router.ts";
-import { SettingsPage } from "./settings/SettingsPage.tsx";
 import { ErrorBox, Loading } from "./ui/ui.tsx";
 import { WorkflowsPage } from "./workflows/WorkflowsPage.tsx";
 
-// The editor (React Flow) is the heaviest screen: loaded only when opened.
+// The editor (React Flow) is the heaviest screen: loaded only when opened. The other screens
+// beyond the first are split the same way, so signing in downloads only what the first page needs.
 const WorkflowEditor = lazy(() =>
   import("./workflows/WorkflowEditor.tsx").then((m) => ({ default: m.WorkflowEditor })),
+);
+const KnowledgePage = lazy(() =>
+  import("./knowledge/KnowledgePage.tsx").then((m) => ({ default: m.KnowledgePage })),
+);
+const KnowledgeBasePage = lazy(() =>
+  import("./knowledge/KnowledgeBasePage.tsx").then((m) => ({ default: m.KnowledgeBasePage })),
+);
+const GenerationPage = lazy(() =>
+  import("./generation/GenerationPage.tsx").then((m) => ({ default: m.GenerationPage })),
+);
+const BillingPage = lazy(() => import("./billing/BillingPage.tsx").then((m) => ({ default: m.BillingPage })));
+const SettingsPage = lazy(() =>
+  import("./settings/SettingsPage.tsx").then((m) => ({ default: m.SettingsPage })),
 );
 
 const PUBLIC_PATHS = ["/sign-in", "/sign-up"];
@@ -53,20 +66,23 @@ function route(path: string) {
       </div>
     );
   }
-  if (path === "/settings") return <SettingsPage />;
   if (path === "/workflows") return <WorkflowsPage />;
   const workflow = match("/workflows/:id", path);
-  if (workflow?.id) {
-    return (
-      <Suspense fallback={<Loading what="the editor" />}>
-        <WorkflowEditor key={workflow.id} id={workflow.id} />
-      </Suspense>
-    );
-  }
+  if (workflow?.id) return lazyPage(<WorkflowEditor key={workflow.id} id={workflow.id} />, "the editor");
+  if (path === "/knowledge") return lazyPage(<KnowledgePage />, "knowledge bases");
+  const base = match("/knowledge/:id", path);
+  if (base?.id) return lazyPage(<KnowledgeBasePage key={base.id} id={base.id} />, "the knowledge base");
+  if (path === "/generate") return lazyPage(<GenerationPage />, "generation");
+  if (path === "/billing") return lazyPage(<BillingPage />, "billing");
+  if (path === "/settings") return lazyPage(<SettingsPage />, "settings");
   return (
     <div className="empty">
       <h3>Nothing here</h3>
       <p>This page does not exist.</p>
     </div>
   );
+}
+
+function lazyPage(page: ReactNode, what: string) {
+  return <Suspense fallback={<Loading what={what} />}>{page}</Suspense>;
 }

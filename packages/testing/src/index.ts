@@ -32,4 +32,11 @@ export {
   TINY_MP4,
   TINY_PNG,
 } from "./fake-replicate.ts";
+export {
+  type FakeS3,
+  type FakeS3Object,
+  type FakeS3Options,
+  type FakeS3Request,
+  startFakeS3,
+} from "./fake-s3.ts";
 export { freePort } from "./ports.ts";

@@ -84,26 +84,29 @@ export function listDeliveries(
     .limit(query.limit + 1);
 }
 
+/** One delivery of the owner; with `endpointId`, only if it belongs to that endpoint. */
+type DeliveryScope = Scope & { id: string; endpointId?: string | undefined };
+
+function deliveryWhere(scope: DeliveryScope) {
+  return and(
+    eq(webhookDeliveries.id, scope.id),
+    eq(webhookDeliveries.ownerId, scope.ownerId),
+    eq(webhookDeliveries.environment, scope.environment),
+    scope.endpointId === undefined ? undefined : eq(webhookDeliveries.endpointId, scope.endpointId),
+  );
+}
+
 /**
- * One delivery with its attempt records (oldest first), or undefined.
+ * One delivery with its attempt records (oldest first), or undefined. With `endpointId`, a delivery
+ * of another endpoint is not found either (for APIs that nest deliveries under their endpoint).
  *
  * @example const found = await findDelivery(db, { ownerId, environment: "test", id: "wd_…" });
  */
 export async function findDelivery(
   db: WebhooksDb,
-  scope: Scope & { id: string },
+  scope: DeliveryScope,
 ): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] } | undefined> {
-  const [delivery] = await db
-    .select()
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.id, scope.id),
-        eq(webhookDeliveries.ownerId, scope.ownerId),
-        eq(webhookDeliveries.environment, scope.environment),
-      ),
-    )
-    .limit(1);
+  const [delivery] = await db.select().from(webhookDeliveries).where(deliveryWhere(scope)).limit(1);
   if (!delivery) return undefined;
   const attempts = await db
     .select()
@@ -120,26 +123,19 @@ export type ReplayResult =
 
 /**
  * Starts a new attempt series (same event id and body, due now) for a delivery that has finished,
- * delivered or failed; one still scheduled is left alone.
+ * delivered or failed; one still scheduled is left alone. `endpointId` scopes it as in `findDelivery`.
  *
  * @example const result = await replayDelivery({ db, clock }, { ownerId, environment: "test", id });
  */
 export async function replayDelivery(
   { db, clock }: { db: WebhooksDb; clock: Clock },
-  scope: Scope & { id: string },
+  scope: DeliveryScope,
 ): Promise<ReplayResult> {
   const now = clock.now();
   const [row] = await db
     .update(webhookDeliveries)
     .set(replaySet(now))
-    .where(
-      and(
-        eq(webhookDeliveries.id, scope.id),
-        eq(webhookDeliveries.ownerId, scope.ownerId),
-        eq(webhookDeliveries.environment, scope.environment),
-        inArray(webhookDeliveries.status, ["delivered", "failed"]),
-      ),
-    )
+    .where(and(deliveryWhere(scope), inArray(webhookDeliveries.status, ["delivered", "failed"])))
     .returning();
   if (row) return { kind: "replayed", delivery: row };
   const existing = await findDelivery(db, scope);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Clock, newId, unixSeconds } from "@app/core";
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, count, desc, eq, lt } from "drizzle-orm";
 import type { WebhooksDb } from "./db.ts";
 import { webhookEndpoints } from "./schema.ts";
 
@@ -111,6 +111,24 @@ export function listEndpoints(
     )
     .orderBy(desc(webhookEndpoints.id))
     .limit(query.limit + 1);
+}
+
+/**
+ * How many endpoints the owner has in this environment (for a per-owner cap).
+ *
+ * @example if ((await countEndpoints(db, { ownerId, environment: "live" })) >= 20) throw tooMany();
+ */
+export async function countEndpoints(
+  db: WebhooksDb,
+  scope: { ownerId: string; environment: string },
+): Promise<number> {
+  const [row] = await db
+    .select({ count: count() })
+    .from(webhookEndpoints)
+    .where(
+      and(eq(webhookEndpoints.ownerId, scope.ownerId), eq(webhookEndpoints.environment, scope.environment)),
+    );
+  return row?.count ?? 0;
 }
 
 /**

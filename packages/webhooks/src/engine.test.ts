@@ -276,6 +276,15 @@ describe("delivery engine", () => {
     const parked = await deliveryOf(event.id);
     expect(parked.status).toBe("failed");
     receiver.respondWith(() => 200);
+    const scope = { ownerId, environment: "test", id: parked.id };
+    // Scoped to another endpoint, the delivery is nobody's: not found, not replayed.
+    expect(await findDelivery(database.db, { ...scope, endpointId: "we_other" })).toBeUndefined();
+    expect(await replayDelivery({ db: database.db, clock }, { ...scope, endpointId: "we_other" })).toEqual({
+      kind: "not_found",
+    });
+    expect((await findDelivery(database.db, { ...scope, endpointId: parked.endpointId }))?.delivery.id).toBe(
+      parked.id,
+    );
     const result = await replayDelivery(
       { db: database.db, clock },
       { ownerId, environment: "test", id: parked.id },

@@ -84,6 +84,22 @@ describe("listEvents", () => {
     expect(before.hasMore).toBe(true);
   });
 
+  it("names the next cursor in the direction of travel, and none at the end", async () => {
+    const ids = await emit("own_next", "payment.pending", 5);
+    const scope = { ownerId: "own_next", environment: "test", limit: 2 };
+    const newest = await listEvents(database.db, scope);
+    expect(newest.nextCursor).toBe(ids[3]);
+    const older = await listEvents(database.db, { ...scope, endingBefore: newest.nextCursor ?? "" });
+    expect(idsOf(older)).toEqual([ids[2], ids[1]]);
+    expect(older.nextCursor).toBe(ids[1]);
+    const newer = await listEvents(database.db, { ...scope, startingAfter: ids[0] });
+    expect(idsOf(newer)).toEqual([ids[2], ids[1]]);
+    expect(newer.nextCursor).toBe(ids[2]);
+    const last = await listEvents(database.db, { ...scope, startingAfter: newer.nextCursor ?? "" });
+    expect(idsOf(last)).toEqual([ids[4], ids[3]]);
+    expect(last).toMatchObject({ hasMore: false, nextCursor: null });
+  });
+
   it("filters by type, scopes by owner and environment, and refuses unknown cursors", async () => {
     const [pending] = await emit("own_type", "payment.pending");
     const [succeeded] = await emit("own_type", "payment.succeeded");
@@ -119,6 +135,13 @@ describe("listEvents", () => {
     );
     expect(json).toBe(`{"object":"list","data":[${body}],"has_more":false}`);
     expect(JSON.parse(json)).toMatchObject({ object: "list", has_more: false });
+    const withCursor = eventListJson(
+      { bodies: [body ?? ""], hasMore: true, nextCursor: id ?? "" },
+      {
+        withNextCursor: true,
+      },
+    );
+    expect(withCursor).toBe(`{"object":"list","data":[${body}],"has_more":true,"next_cursor":"${id}"}`);
   });
 });
 

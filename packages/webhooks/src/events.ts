@@ -136,6 +136,18 @@ export interface ListEventsQuery {
   endingBefore?: string | undefined;
 }
 
+export interface EventPage {
+  /** The stored bodies, newest first. */
+  bodies: string[];
+  /** Whether more events exist beyond the page in the direction of travel. */
+  hasMore: boolean;
+  /**
+   * The id to pass again as the same cursor (`endingBefore` when none was given) to get the next
+   * page in the same direction; null when `hasMore` is false.
+   */
+  nextCursor: string | null;
+}
+
 /**
  * A page of events, newest first, as the stored JSON bodies (so the list carries the very bytes
  * that were delivered). `startingAfter`: the `limit` events right after the cursor (newer);
@@ -145,10 +157,7 @@ export interface ListEventsQuery {
  * @example
  * const page = await listEvents(db, { ownerId, environment: "test", limit: 10, startingAfter: "evt_…" });
  */
-export async function listEvents(
-  db: WebhooksDb,
-  query: ListEventsQuery,
-): Promise<{ bodies: string[]; hasMore: boolean }> {
+export async function listEvents(db: WebhooksDb, query: ListEventsQuery): Promise<EventPage> {
   const scope: SQL[] = [eq(events.ownerId, query.ownerId), eq(events.environment, query.environment)];
   if (query.type) scope.push(eq(events.type, query.type));
   scope.push(sql`${events.xid} < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
@@ -177,16 +186,18 @@ export async function listEvents(
     );
   }
   const rows = await db
-    .select({ body: events.body })
+    .select({ id: events.id, body: events.body })
     .from(events)
     .where(and(...scope))
     .orderBy(...(isForward ? [asc(events.xid), asc(events.seq)] : [desc(events.xid), desc(events.seq)]))
     .limit(query.limit + 1);
   const hasMore = rows.length > query.limit;
-  const page = rows.slice(0, query.limit).map((row) => row.body);
+  const page = rows.slice(0, query.limit);
+  // The row furthest from the cursor, in fetch order, is where the next page starts.
+  const nextCursor = hasMore ? (page.at(-1)?.id ?? null) : null;
   // Forward pages are fetched oldest first to find the events nearest the cursor, and shown newest first.
   if (isForward) page.reverse();
-  return { bodies: page, hasMore };
+  return { bodies: page.map((row) => row.body), hasMore, nextCursor };
 }
 
 /**
@@ -214,10 +225,16 @@ export async function findEventBody(
 
 /**
  * The list answer `{"object":"list","data":[…],"has_more":…}` assembled from stored bodies
- * without re-serialising them.
+ * without re-serialising them; with `withNextCursor`, also `"next_cursor"` (for APIs whose lists
+ * all carry one).
  *
  * @example c.body(eventListJson(page), 200, { "content-type": "application/json" })
  */
-export function eventListJson(page: { bodies: string[]; hasMore: boolean }): string {
-  return `{"object":"list","data":[${page.bodies.join(",")}],"has_more":${page.hasMore}}`;
+export function eventListJson(
+  page: Pick<EventPage, "bodies" | "hasMore"> & Partial<Pick<EventPage, "nextCursor">>,
+  options: { withNextCursor?: boolean } = {},
+): string {
+  const head = `{"object":"list","data":[${page.bodies.join(",")}],"has_more":${page.hasMore}`;
+  if (!options.withNextCursor) return `${head}}`;
+  return `${head},"next_cursor":${JSON.stringify(page.nextCursor ?? null)}}`;
 }

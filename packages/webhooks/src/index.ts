@@ -13,6 +13,7 @@ export {
   toDeliveryJson,
 } from "./deliveries.ts";
 export {
+  countEndpoints,
   createEndpoint,
   deleteEndpoint,
   type EndpointRow,
@@ -27,6 +28,7 @@ export {
 export { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from "./engine.ts";
 export {
   type EventEnvelope,
+  type EventPage,
   eventIdFor,
   eventListJson,
   findEventBody,

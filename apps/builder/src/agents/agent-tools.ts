@@ -68,6 +68,7 @@ export function buildAgentTools(definitions: readonly AgentTool[], context: Tool
               const runner = context.ports.code;
               if (!runner) return unavailable("Code tools are");
               const result = await runner.runCode({
+                workspaceId: context.workspaceId,
                 language: definition.language,
                 code: definition.code,
                 input,

@@ -51,7 +51,8 @@ const chatRoute = createRoute({
       description: "The agent's answer (JSON), or its events as they happen (SSE)",
       content: { ...jsonContent(chatAnswerSchema), "text/event-stream": { schema: chatEventStreamSchema } },
     },
-    ...errorResponses(400, 401, 404, 413, 422, 424, 429, 502, 504),
+    // 402: out of credits (with BILLING_ENFORCE=1), before the model is called.
+    ...errorResponses(400, 401, 402, 404, 413, 422, 424, 429, 502, 504),
   },
 });
 

@@ -6,7 +6,14 @@ export type CodeLanguage = "python" | "javascript" | "go" | "rust";
 
 /** One run of user code; `input` is the tool's arguments and `output` what the program returned. */
 export interface CodeRunner {
-  runCode(request: { language: CodeLanguage; code: string; input: unknown; timeoutMs: number }): Promise<{
+  runCode(request: {
+    /** Whose turn runs the code (its time is billed there). */
+    workspaceId: string;
+    language: CodeLanguage;
+    code: string;
+    input: unknown;
+    timeoutMs: number;
+  }): Promise<{
     output: unknown;
     stdout: string;
     stderr: string;

@@ -1,4 +1,5 @@
 import type { ModelMessage } from "ai";
+import { requireCredits } from "../billing/meter.ts";
 import { type ResolvedAccess, resolveProviderAccess } from "../credentials/resolve-provider-access.ts";
 import type { Deps } from "../deps.ts";
 import type { AgentRow } from "./agents.ts";
@@ -24,8 +25,8 @@ export interface PreparedTurn {
 }
 
 /**
- * Everything a turn needs before the model is called: the key, the conversation (new or the
- * caller's own) and its memory window. Failing here answers a plain HTTP error even to a
+ * Everything a turn needs before the model is called: credits (when enforced), the key, the
+ * conversation (new or the caller's own) and its memory window. Failing here answers a plain HTTP error even to a
  * streaming client, because no event has been sent yet.
  *
  * @example const prepared = await prepareAgentTurn(deps, workspaceId, agent, { message: "Hi" });
@@ -37,6 +38,7 @@ export async function prepareAgentTurn(
   request: { message: string; conversation_id?: string | undefined },
   depth = 0,
 ): Promise<PreparedTurn> {
+  await requireCredits(deps, workspaceId, { work: "This chat turn" });
   const access = await resolveProviderAccess(deps, workspaceId, { provider: agent.provider });
   if (request.conversation_id) {
     const conversation = await findConversation(deps.db, workspaceId, request.conversation_id, {

@@ -186,7 +186,7 @@ export async function* runAgentTurn(
     throw error;
   } finally {
     clearTimeout(timer);
-    await recordModelCalls(deps.db, origin, meter.settle()).catch((error: unknown) => {
+    await recordModelCalls(deps, origin, meter.settle()).catch((error: unknown) => {
       deps.logger.error({ err: error, conversation_id: conversation.id }, "model calls not recorded");
     });
   }

@@ -45,7 +45,7 @@ export function requireAuth(
     if (!principal) {
       const session = await auth.api.getSession({ headers: c.req.raw.headers }).catch(() => null);
       if (!session) throw CommonErrors.UNAUTHENTICATED();
-      const workspaceId = await personalWorkspaceId(deps.db, session.user);
+      const workspaceId = await personalWorkspaceId(deps, session.user);
       principal = { userId: session.user.id, workspaceId, via: "session" };
       principals.set(credential, principal);
     }

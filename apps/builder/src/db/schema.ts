@@ -1,6 +1,9 @@
-// Every table of the builder, for drizzle-kit and the typed query API.
+// Every table of the builder, for drizzle-kit and the typed query API. The webhook engine's tables
+// (events, endpoints, deliveries, attempts) come from packages/webhooks, as in the payment service.
+export * from "@app/webhooks/schema";
 export * from "../agents/schema.ts";
 export * from "../auth/schema.ts";
+export * from "../billing/schema.ts";
 export * from "../credentials/schema.ts";
 export * from "../files/schema.ts";
 export * from "../generation/schema.ts";

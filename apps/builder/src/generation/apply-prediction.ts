@@ -1,5 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { storedFiles } from "../files/schema.ts";
+import { emitGenerationEvent } from "./emit-generation-event.ts";
 import type { GenerationContext } from "./generation-context.ts";
 import { type GenerationRow, isFinished } from "./generation-json.ts";
 import { type GenerationStatus, generations } from "./schema.ts";
@@ -44,10 +45,13 @@ export async function applyPrediction(
       .set({ ...settlement.change, completedAt: now, updatedAt: now, leaseOwner: null, leaseExpiresAt: null })
       .where(and(eq(generations.id, generation.id), inArray(generations.status, UNFINISHED)))
       .returning();
-    if (updated && settlement.files.length > 0) await tx.insert(storedFiles).values(settlement.files);
+    if (!updated) return undefined;
+    if (settlement.files.length > 0) await tx.insert(storedFiles).values(settlement.files);
+    await emitGenerationEvent({ db: tx, clock, config: context.config }, updated);
     return updated;
   });
   if (row) {
+    context.deliveries?.wake();
     context.logger.info({ generation_id: row.id, status: row.status }, "generation finished");
     return row;
   }

@@ -47,7 +47,13 @@ export async function checkModelInput(
   });
 }
 
-async function inputSchemaFor(
+/**
+ * The model version's input schema (cached), undefined when it publishes none or Replicate cannot
+ * be asked; 422 on `model` when Replicate does not know the model.
+ *
+ * @example const schema = await inputSchemaFor(context, parseModelRef("owner/name"));
+ */
+export async function inputSchemaFor(
   context: Pick<GenerationContext, "replicate" | "schemas" | "logger">,
   ref: ModelRef,
 ): Promise<InputSchema | undefined> {

@@ -94,6 +94,42 @@ export const modelQuery = z.object({
     .openapi({ param: { name: "query", in: "query" } }),
 });
 
+export const modelInputSchema = z
+  .object({
+    name: z.string().openapi({ example: "aspect_ratio" }),
+    type: z.enum(["string", "integer", "number", "boolean", "array", "object"]).nullable(),
+    title: z.string(),
+    description: z.string(),
+    format: z.string().nullable().openapi({ description: "e.g. `uri` for an image input" }),
+    default: z.unknown().openapi({ description: "The model's default, null when it has none" }),
+    enum: z.array(z.unknown()).nullable(),
+    minimum: z.number().nullable(),
+    maximum: z.number().nullable(),
+    is_required: z.boolean(),
+  })
+  .openapi("ReplicateModelInput");
+
+export const modelInputsSchema = z
+  .object({
+    model: z.string(),
+    inputs: z.array(modelInputSchema).nullable().openapi({
+      description:
+        "In the model's order; null when the model publishes no input schema or Replicate cannot be asked now",
+    }),
+  })
+  .openapi("ReplicateModelInputs");
+
+export const modelParams = z.object({
+  owner: z
+    .string()
+    .max(100)
+    .openapi({ param: { name: "owner", in: "path" } }),
+  name: z
+    .string()
+    .max(100)
+    .openapi({ param: { name: "name", in: "path" } }),
+});
+
 export const generationFilters = z.object({
   kind: z
     .enum(["image", "video"])

@@ -1,7 +1,10 @@
 import { newId } from "@app/core";
 import type { Prediction } from "replicate";
+import { chargeGeneration, requireCredits } from "../billing/meter.ts";
+import { priceOfGeneration } from "../billing/price-table.ts";
 import { applyPrediction } from "./apply-prediction.ts";
 import { checkModelInput, parseModelRef } from "./check-model-input.ts";
+import { emitGenerationEvent } from "./emit-generation-event.ts";
 import { GenerationErrors } from "./errors.ts";
 import type { GenerationContext } from "./generation-context.ts";
 import type { GenerationRow } from "./generation-json.ts";
@@ -35,6 +38,10 @@ export async function createGeneration(
 ): Promise<GenerationRow> {
   const { db, clock, config, settings } = context;
   const client = context.replicate.client();
+  await requireCredits(context, workspaceId, {
+    work: `This ${request.kind} generation`,
+    cost: priceOfGeneration(config.billing.prices, request),
+  });
   const ref = parseModelRef(request.model);
   await checkModelInput(context, ref, request.input);
 
@@ -70,24 +77,33 @@ export async function createGeneration(
     : webhookUrl
       ? settings.webhookFallbackMs
       : settings.pollBaseMs;
-  const [row] = await db
-    .insert(generations)
-    .values({
-      id,
-      workspaceId,
-      kind: request.kind,
-      model: request.model,
-      status: hasOutputsToCopy ? "processing" : status,
-      input: request.input,
-      predictionId: prediction.id,
-      webhookUrl,
-      nextPollAt: new Date(now.getTime() + firstPollMs),
-      createdAt: now,
-      updatedAt: now,
-      ...(settlement ? { ...settlement.change, completedAt: now } : {}),
-    })
-    .returning();
-  if (!row) throw new Error("insert returned no row");
+  // The generation, its charge and (for a prediction that finished without files to copy) its event
+  // commit together.
+  const row = await db.transaction(async (tx) => {
+    const [inserted] = await tx
+      .insert(generations)
+      .values({
+        id,
+        workspaceId,
+        kind: request.kind,
+        model: request.model,
+        status: hasOutputsToCopy ? "processing" : status,
+        input: request.input,
+        predictionId: prediction.id,
+        webhookUrl,
+        nextPollAt: new Date(now.getTime() + firstPollMs),
+        createdAt: now,
+        updatedAt: now,
+        ...(settlement ? { ...settlement.change, completedAt: now } : {}),
+      })
+      .returning();
+    if (!inserted) throw new Error("insert returned no row");
+    // Replicate accepted the prediction: its compute is paid for whatever the outcome.
+    await chargeGeneration({ db: tx, clock, config }, inserted);
+    if (settlement) await emitGenerationEvent({ db: tx, clock, config }, inserted);
+    return inserted;
+  });
+  if (settlement) context.deliveries?.wake();
   return hasOutputsToCopy ? applyPrediction(context, row, prediction) : row;
 }
 

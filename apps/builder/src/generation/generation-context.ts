@@ -2,6 +2,7 @@ import type { Clock } from "@app/core";
 import type { Logger } from "@app/http";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
+import type { DeliveryNotifier } from "../events/emit-event.ts";
 import type { FetchFunction } from "../outbound/outbound-fetch.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { ReplicateAccess } from "./replicate-access.ts";
@@ -53,6 +54,8 @@ export interface GenerationContext {
   fetchOutput: FetchFunction;
   /** Model input schemas by model reference; `null` when the model publishes none. */
   schemas: TtlCache<InputSchema | null>;
+  /** Woken after a `generation.*` event is committed. */
+  deliveries?: DeliveryNotifier | undefined;
 }
 
 export type InputSchema = { input: Record<string, unknown>; components: Record<string, unknown> };

@@ -42,6 +42,7 @@ export function createGenerationFeature(deps: Deps): {
     settings,
     fetchOutput: outboundFetch({ allowPrivate: deps.config.allowPrivateUrls }),
     schemas: new TtlCache<InputSchema | null>(deps.clock, settings.cacheTtlMs),
+    deliveries: deps.deliveries,
   };
   return {
     replicateRoutes: replicateRoutes(context, new TtlCache<ModelList>(deps.clock, settings.cacheTtlMs)),

@@ -44,22 +44,26 @@ export function validateInput(
       continue;
     }
     if (value === null) continue;
-    const message = checkValue(value, resolve(asObject(property), schema.components));
+    const message = checkValue(value, resolveSchema(asObject(property), schema.components));
     if (message) issues.push({ path: `input.${name}`, message, code: "invalid" });
   }
   return issues;
 }
 
-/** Merges `$ref`s and `allOf` into one flat schema (Cog wraps enums as `allOf: [{ $ref }]`). */
-function resolve(schema: JsonSchema, components: JsonSchema, depth = 0): JsonSchema {
+/**
+ * Merges `$ref`s and `allOf` into one flat schema (Cog wraps enums as `allOf: [{ $ref }]`).
+ *
+ * @example resolveSchema({ allOf: [{ $ref: "#/components/schemas/size" }], default: "1:1" }, components) // { enum: [...], type: "string", default: "1:1" }
+ */
+export function resolveSchema(schema: JsonSchema, components: JsonSchema, depth = 0): JsonSchema {
   if (depth > 5) return schema;
   let merged: JsonSchema = { ...schema };
   const ref =
     typeof schema.$ref === "string" ? /^#\/components\/schemas\/(.+)$/.exec(schema.$ref)?.[1] : undefined;
-  if (ref) merged = { ...resolve(asObject(components[ref]), components, depth + 1), ...merged };
+  if (ref) merged = { ...resolveSchema(asObject(components[ref]), components, depth + 1), ...merged };
   if (Array.isArray(schema.allOf))
     for (const part of schema.allOf)
-      merged = { ...resolve(asObject(part), components, depth + 1), ...merged };
+      merged = { ...resolveSchema(asObject(part), components, depth + 1), ...merged };
   return merged;
 }
 

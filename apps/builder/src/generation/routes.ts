@@ -6,13 +6,16 @@ import {
   generateBody,
   generationFilters,
   generationSchema,
+  modelInputsSchema,
   modelListSchema,
+  modelParams,
   modelQuery,
   webhookAnswerSchema,
   webhookQuery,
 } from "./contract.ts";
 import { createGeneration } from "./create-generation.ts";
 import { deleteGeneration } from "./delete-generation.ts";
+import { describeModelInputs } from "./describe-model-inputs.ts";
 import { GenerationErrors } from "./errors.ts";
 import { findGeneration } from "./find-generation.ts";
 import type { GenerationContext } from "./generation-context.ts";
@@ -42,8 +45,9 @@ const generateRoute = (kind: "image" | "video") =>
     request: { body: { required: true, content: json(generateBody) } },
     responses: {
       201: { description: "The generation (finished when `wait` sufficed)", content: json(generationSchema) },
-      // 424: Replicate is not configured; 502: Replicate refused the request or could not be reached.
-      ...errorResponses(400, 401, 413, 415, 422, 424, 502),
+      // 402: out of credits (with BILLING_ENFORCE=1); 424: Replicate is not configured; 502: Replicate
+      // refused the request or could not be reached.
+      ...errorResponses(400, 401, 402, 413, 415, 422, 424, 502),
     },
   });
 
@@ -54,6 +58,19 @@ const modelsRoute = createRoute({
   summary: "Image or video models from Replicate's collections or search (cached), or a curated list offline",
   request: { query: modelQuery },
   responses: { 200: { description: "Models", content: json(modelListSchema) }, ...errorResponses(401, 422) },
+});
+
+const modelInputsRoute = createRoute({
+  method: "get",
+  path: "/models/{owner}/{name}",
+  tags: ["generation"],
+  summary: "The inputs a model accepts (from its latest version's input schema), for building a form",
+  request: { params: modelParams },
+  responses: {
+    200: { description: "The model's inputs", content: json(modelInputsSchema) },
+    // 424: Replicate is not configured.
+    ...errorResponses(401, 422, 424),
+  },
 });
 
 const webhookRoute = createRoute({
@@ -137,6 +154,10 @@ export function replicateRoutes(context: GenerationContext, modelCache: TtlCache
   router.openapi(modelsRoute, async (c) => {
     const query = c.req.valid("query");
     return c.json(await listModels(context, modelCache, { kind: query.type, query: query.query }), 200);
+  });
+  router.openapi(modelInputsRoute, async (c) => {
+    const { owner, name } = c.req.valid("param");
+    return c.json(await describeModelInputs(context, `${owner}/${name}`), 200);
   });
   router.openapi(webhookRoute, async (c) => {
     // The signature covers the exact bytes, so the body is read raw, never re-serialised.

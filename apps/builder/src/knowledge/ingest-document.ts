@@ -3,9 +3,11 @@ import { type Clock, newId } from "@app/core";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
+import type { DeliveryNotifier } from "../events/emit-event.ts";
 import type { Storage } from "../storage/storage.ts";
 import { chunkSections } from "./chunk-text.ts";
 import { EMBEDDING_BATCH_SIZE, EmbeddingError, embedderFor } from "./embedders.ts";
+import { emitDocumentEvent } from "./emit-document-event.ts";
 import type { DocumentFormat } from "./formats.ts";
 import type { DocumentRow } from "./knowledge-json.ts";
 import { parseDocument } from "./parse-document.ts";
@@ -20,6 +22,8 @@ export type IngestDeps = {
   storage: Storage;
   /** Told every committed status or progress change (for progress streams in this process). */
   onProgress?: ((event: ProgressEvent) => void) | undefined;
+  /** Woken after a `document.*` event is committed. */
+  deliveries?: DeliveryNotifier | undefined;
 };
 export type Lease = { owner: string; leaseMs: number };
 
@@ -69,13 +73,14 @@ async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lea
   const nowMs = clock.now().getTime();
   await db.transaction(async (tx) => {
     // Without pgvector there is nothing to embed: the chunks are searchable by full text at once.
-    await fencedUpdate({ db: tx, clock }, document.id, lease, {
+    const updated = await fencedUpdate({ db: tx, clock }, document.id, lease, {
       status: hasVector ? "embedding" : "ready",
       progress: hasVector ? CHUNKED_PROGRESS : 100,
       chunkCount: chunks.length,
       pageCount: parsed.pageCount,
       ...(hasVector ? {} : { leaseOwner: null, leaseExpiresAt: null }),
     });
+    if (!hasVector) await emitDocumentEvent({ db: tx, clock }, updated);
     // A retry after a crash mid-parse starts over, so earlier chunks of this document go first.
     await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, document.id));
     for (let i = 0; i < chunks.length; i += INSERT_BATCH_ROWS) {
@@ -96,6 +101,7 @@ async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lea
       );
     }
   });
+  if (!hasVector) deps.deliveries?.wake();
   report(deps, document.id, hasVector ? "embedding" : "ready", hasVector ? CHUNKED_PROGRESS : 100);
 }
 
@@ -170,7 +176,7 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
   const width = dimensions ?? 0;
   if (width > 0) await ensureVectorIndex(db, width);
   await db.transaction(async (tx) => {
-    await fencedUpdate({ db: tx, clock: deps.clock }, document.id, lease, {
+    const ready = await fencedUpdate({ db: tx, clock: deps.clock }, document.id, lease, {
       status: "ready",
       progress: 100,
       error: null,
@@ -183,7 +189,9 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
       .update(knowledgeChunks)
       .set({ dimensions: width })
       .where(eq(knowledgeChunks.documentId, document.id));
+    await emitDocumentEvent({ db: tx, clock: deps.clock }, ready);
   });
+  deps.deliveries?.wake();
   report(deps, document.id, "ready", 100);
 }
 
@@ -222,6 +230,7 @@ type DocumentChanges = Partial<
 
 /**
  * Updates the document only while this worker holds its lease, extending the lease as a heartbeat.
+ * Answers the document as updated.
  *
  * @example await fencedUpdate({ db, clock }, "doc_…", lease, { progress: 40 });
  */
@@ -230,12 +239,13 @@ export async function fencedUpdate(
   documentId: string,
   lease: Lease,
   changes: DocumentChanges,
-): Promise<void> {
+): Promise<DocumentRow> {
   const now = clock.now();
-  const updated = await db
+  const [updated] = await db
     .update(knowledgeDocuments)
     .set({ leaseExpiresAt: new Date(now.getTime() + lease.leaseMs), ...changes, updatedAt: now })
     .where(and(eq(knowledgeDocuments.id, documentId), eq(knowledgeDocuments.leaseOwner, lease.owner)))
-    .returning({ id: knowledgeDocuments.id });
-  if (updated.length === 0) throw new LeaseLostError(`lost the lease on ${documentId}`);
+    .returning();
+  if (!updated) throw new LeaseLostError(`lost the lease on ${documentId}`);
+  return updated;
 }

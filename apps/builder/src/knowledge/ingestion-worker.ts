@@ -3,9 +3,11 @@ import type { Logger } from "@app/http";
 import { and, eq } from "drizzle-orm";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
+import type { DeliveryNotifier } from "../events/emit-event.ts";
 import type { Storage } from "../storage/storage.ts";
 import { claimDocument } from "./claim-document.ts";
 import { EmbeddingError } from "./embedders.ts";
+import { emitDocumentEvent } from "./emit-document-event.ts";
 import { fencedUpdate, ingestDocument, LeaseLostError } from "./ingest-document.ts";
 import type { DocumentRow } from "./knowledge-json.ts";
 import { DocumentParseError } from "./parse-document.ts";
@@ -49,6 +51,8 @@ type WorkerDeps = {
   config: BuilderConfig;
   storage: Storage;
   events?: ProgressEvents | undefined;
+  /** Woken after a `document.*` event is committed. */
+  deliveries?: DeliveryNotifier | undefined;
 };
 
 /**
@@ -195,8 +199,8 @@ async function recordFailure(
   }
   const message = isPermanent ? reason : `Gave up after ${attempts} attempts: ${reason}`;
   logger.warn({ document_id: document.id, reason: message }, "ingestion failed");
-  await db.transaction(async (tx) => {
-    const failed = await tx
+  const isFailed = await db.transaction(async (tx) => {
+    const [failed] = await tx
       .update(knowledgeDocuments)
       .set({
         status: "failed",
@@ -207,11 +211,14 @@ async function recordFailure(
         updatedAt: clock.now(),
       })
       .where(and(eq(knowledgeDocuments.id, document.id), eq(knowledgeDocuments.leaseOwner, lease.owner)))
-      .returning({ id: knowledgeDocuments.id });
+      .returning();
+    if (!failed) return false;
     // A failed document keeps no chunks: nothing half-ingested is ever searchable.
-    if (failed.length > 0)
-      await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, document.id));
+    await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, document.id));
+    await emitDocumentEvent({ db: tx, clock }, failed);
+    return true;
   });
+  if (isFailed) deps.deliveries?.wake();
   deps.events?.publish({
     documentId: document.id,
     status: "failed",

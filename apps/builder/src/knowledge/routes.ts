@@ -1,10 +1,9 @@
-import { join } from "node:path";
 import { createRouter, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { localDiskStorage } from "../storage/local-disk-storage.ts";
+import { createStorage } from "../storage/open-storage.ts";
 import type { Storage } from "../storage/storage.ts";
 import {
   chunkSchema,
@@ -37,12 +36,13 @@ export const RAG_UPLOAD_PATH = "/api/rag/upload";
 const PROGRESS_POLL_MS = 250;
 
 /**
- * The files of the builder: `<DATA_DIR>/builder/files` unless Deps names another storage.
+ * The files of the builder: the storage Deps carries (opened and checked by `startBuilder`), else
+ * the one the configuration names (`<DATA_DIR>/builder/files`, or the bucket of `S3_BUCKET`).
  *
  * @example const storage = builderStorage(deps);
  */
 export function builderStorage(deps: Pick<Deps, "config" | "storage">): Storage {
-  return deps.storage ?? localDiskStorage(join(deps.config.dataDir, "builder", "files"));
+  return deps.storage ?? createStorage(deps.config.storage);
 }
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });

@@ -66,7 +66,7 @@ export async function generateForWorkspace(
     throw providerApiError(error, { provider: request.provider, apiKey: access.apiKey });
   } finally {
     await recordModelCalls(
-      deps.db,
+      deps,
       { workspaceId: request.workspaceId, source: request.source },
       meter.settle(),
     ).catch((error: unknown) => deps.logger.error({ err: error }, "model calls not recorded"));

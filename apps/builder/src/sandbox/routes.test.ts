@@ -1,18 +1,44 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { systemClock } from "@app/core";
+import { createTestDatabase } from "@app/db/testing";
 import { createLogger, errorHandler, notFoundHandler } from "@app/http";
 import { createSandbox } from "@app/sandbox";
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { creditLedger } from "../billing/schema.ts";
+import { loadConfig } from "../config.ts";
+import { builderMigrationsFolder, schema } from "../db/index.ts";
 import type { AppEnv } from "../env.ts";
 import { sandboxRoutes } from "./routes.ts";
 
 const logger = createLogger({ service: "sandbox-routes-test", level: "silent" });
+const config = loadConfig({
+  DATA_DIR: mkdtempSync(join(tmpdir(), "sandbox-routes-")),
+  SECRET_KEY: "test-secret-key-that-is-long-enough-0123456789",
+});
+const WORKSPACE = "wsp_sandbox_routes";
+let database: Awaited<ReturnType<typeof createTestDatabase<typeof schema>>>;
+
+beforeAll(async () => {
+  database = await createTestDatabase({ schema, migrationsFolder: builderMigrationsFolder });
+  await database.db.insert(schema.user).values({ id: "usr_1", name: "Ada", email: "ada@example.com" });
+  await database.db.insert(schema.workspaces).values({ id: WORKSPACE, ownerUserId: "usr_1", name: "Ada's" });
+});
+afterAll(() => database?.close());
 
 /** The routes in-process, behind the same error handler as the app (auth is the app's, tested over HTTP). */
 function appWith(sandbox: Parameters<typeof sandboxRoutes>[1]) {
   const app = new OpenAPIHono<AppEnv>();
   app.onError(errorHandler(logger));
   app.notFound(notFoundHandler);
-  app.route("/api/sandbox", sandboxRoutes({ logger }, sandbox));
+  app.use("*", async (c, next) => {
+    c.set("principal", { userId: "usr_1", workspaceId: WORKSPACE, via: "session" });
+    await next();
+  });
+  app.route("/api/sandbox", sandboxRoutes({ logger, db: database.db, clock: systemClock, config }, sandbox));
   return app;
 }
 
@@ -76,7 +102,17 @@ describe("sandbox routes on a host that cannot run code", () => {
       expect(response.status).toBe(503);
       expect(response.headers.get("retry-after")).toBe("1");
       expect(await response.json()).toMatchObject({ error: { code: "sandbox_busy" } });
-      expect((await long).status).toBe(200);
+      const finished = await long;
+      expect(finished.status).toBe(200);
+      // The run that went through is billed for its time.
+      const { duration_ms } = (await finished.json()) as { duration_ms: number };
+      const entries = await database.db
+        .select()
+        .from(creditLedger)
+        .where(eq(creditLedger.workspaceId, WORKSPACE));
+      expect(entries.map((entry) => [entry.kind, entry.credits, entry.details.duration_ms])).toEqual([
+        ["usage", -Math.ceil((duration_ms * config.billing.prices.sandboxSecond) / 1000), duration_ms],
+      ]);
     } finally {
       await sandbox.close();
     }

@@ -12,6 +12,7 @@ import {
   SandboxUnavailableError,
 } from "@app/sandbox";
 import { createRoute, z } from "@hono/zod-openapi";
+import { chargeSandboxRun, requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 
@@ -111,7 +112,8 @@ const runRoute = createRoute({
   request: { body: { required: true, content: json(runSandboxBody) } },
   responses: {
     200: { description: "The run's result", content: json(runResultSchema) },
-    ...errorResponses(400, 401, 413, 422, 503),
+    // 402: out of credits (with BILLING_ENFORCE=1); the run's time is billed either way.
+    ...errorResponses(400, 401, 402, 413, 422, 503),
   },
 });
 
@@ -202,27 +204,40 @@ function toApiError(error: unknown, deps: Pick<Deps, "logger">): unknown {
 }
 
 /**
- * `POST /run` and `GET /runtimes`, on the one sandbox that code nodes and code tools share.
+ * `POST /run` and `GET /runtimes`, on the one sandbox that code nodes and code tools share. Runs are
+ * metered by their duration.
  *
  * @example app.route("/api/sandbox", sandboxRoutes(deps, deps.sandbox));
  */
-export function sandboxRoutes(deps: Pick<Deps, "logger">, sandbox: Sandbox | undefined) {
+export function sandboxRoutes(
+  deps: Pick<Deps, "logger" | "db" | "clock" | "config">,
+  sandbox: Sandbox | undefined,
+) {
   const router = createRouter<AppEnv>();
   router.openapi(runRoute, async (c) => {
     if (!sandbox) throw SandboxErrors.SANDBOX_UNAVAILABLE();
     const body = c.req.valid("json");
+    const workspaceId = c.get("principal").workspaceId;
+    await requireCredits(deps, workspaceId, { work: "This sandbox run" });
+    let result: RunResult;
     try {
-      const result = await sandbox.run({
+      result = await sandbox.run({
         language: body.language,
         code: body.code,
         input: body.input,
         ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }),
         ...(body.memory_mb === undefined ? {} : { memoryMb: body.memory_mb }),
       });
-      return c.json(toResultJson(result), 200);
     } catch (error) {
       throw toApiError(error, deps);
     }
+    await chargeSandboxRun(deps, {
+      workspaceId,
+      durationMs: result.durationMs,
+      language: body.language,
+      source: "sandbox_run",
+    });
+    return c.json(toResultJson(result), 200);
   });
   router.openapi(runtimesRoute, (c) =>
     c.json(sandbox ? toRuntimesJson(sandbox.runtimes()) : NOT_CONFIGURED, 200),

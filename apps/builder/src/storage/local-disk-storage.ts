@@ -1,12 +1,10 @@
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { access, constants, mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { newId } from "@app/core";
-import { type ByteRange, type Storage, StorageNotFoundError } from "./storage.ts";
-
-const KEY_PATTERN = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_.-]+)*$/;
+import { assertStorageKey, type ByteRange, type Storage, StorageNotFoundError } from "./storage.ts";
 
 /**
  * Files on the local disk under `root` (`<DATA_DIR>/builder/files` by default). A write goes to
@@ -18,8 +16,7 @@ const KEY_PATTERN = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_.-]+)*$/;
 export function localDiskStorage(root: string): Storage {
   const base = resolve(root);
   const pathOf = (key: string) => {
-    if (!KEY_PATTERN.test(key) || key.split("/").some((part) => part === "." || part === ".."))
-      throw new Error(`invalid storage key ${JSON.stringify(key)}`);
+    assertStorageKey(key);
     const path = join(base, ...key.split("/"));
     if (!path.startsWith(base + sep)) throw new Error(`storage key escapes the root: ${key}`);
     return path;
@@ -57,6 +54,10 @@ export function localDiskStorage(root: string): Storage {
     },
     async delete(key) {
       await rm(pathOf(key), { force: true });
+    },
+    async check() {
+      await mkdir(base, { recursive: true });
+      await access(base, constants.W_OK);
     },
   };
 }

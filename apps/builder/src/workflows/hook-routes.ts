@@ -1,6 +1,7 @@
 import { ApiError, createRouter, defineErrors, errorResponses } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import { consumeRateLimit } from "../auth/rate-limit.ts";
+import { requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { checkRunnable, runSchema } from "./routes.ts";
@@ -53,7 +54,8 @@ const triggerRoute = createRoute({
         "application/json": { schema: z.object({ run_id: z.string(), status: z.literal("running") }) },
       },
     },
-    ...errorResponses(400, 404, 413, 422, 429),
+    // 402: the workflow's workspace is out of credits (with BILLING_ENFORCE=1).
+    ...errorResponses(400, 402, 404, 413, 422, 429),
   },
 });
 
@@ -88,6 +90,7 @@ export function hookRoutes(deps: Deps, runner: WorkflowRunner) {
     }
     const inputs = (c.req.valid("json") as Record<string, unknown> | undefined) ?? {};
     checkRunnable(runner, workflow, inputs);
+    await requireCredits(deps, workflow.workspaceId, { work: "This workflow run" });
     const request = { workspaceId: workflow.workspaceId, workflow, inputs, trigger: "hook" as const };
     if (c.req.valid("query").wait === "true") {
       const result = await runner.run(request);

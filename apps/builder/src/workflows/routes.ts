@@ -17,6 +17,7 @@ import {
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
+import { requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import {
@@ -218,7 +219,8 @@ const routes = {
         description: "The finished run, or an event stream",
         content: { ...json(runSchema), "text/event-stream": { schema: z.string() } },
       },
-      ...errorResponses(400, 401, 404, 422),
+      // 402: out of credits (with BILLING_ENFORCE=1), before any node runs.
+      ...errorResponses(400, 401, 402, 404, 422),
     },
   }),
   listRuns: createRoute({
@@ -357,6 +359,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     const inputs = (c.req.valid("json") as { inputs?: Record<string, unknown> } | undefined)?.inputs ?? {};
     const workspaceId = c.get("principal").workspaceId;
     checkRunnable(runner, workflow, inputs);
+    await requireCredits(deps, workspaceId, { work: "This workflow run" });
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
       return streamSSE(c, async (stream) => {
         // Writes are chained so events keep their order and the last one is out before the stream ends.

@@ -55,7 +55,8 @@ export function checkoutRoutes(deps: Deps) {
 <p>Method: ${escapeHtml(payment.method)} <span class="muted">(${escapeHtml(payment.provider)})</span></p>
 <p>Status: <span class="badge" id="status">${escapeHtml(payment.status)}</span></p>
 ${isOpen ? `<p>${escapeHtml(provider.instructions(payment))}</p>${qr}<p class="muted">Pay before ${escapeHtml(payment.expiresAt.toISOString())}.</p>` : ""}
-${buttons}`;
+${buttons}
+${payment.returnUrl ? `<p><a href="${escapeHtml(returnTo(payment))}">${isOpen ? "Cancel and return to the merchant" : "Return to the merchant"}</a></p>` : ""}`;
     return c.html(page(`Checkout ${payment.id}`, body), 200, PAGE_HEADERS);
   });
 
@@ -83,7 +84,17 @@ ${buttons}`;
         PAGE_HEADERS,
       );
     }
-    return c.redirect(`/checkout/${payment.id}`, 303);
+    // Like a real provider's redirect after paying: straight back to the merchant when it said where.
+    const settled = await findPaymentById(deps.db, payment.id);
+    return c.redirect(settled?.returnUrl ? returnTo(settled) : `/checkout/${payment.id}`, 303);
   });
   return router;
+}
+
+/** The merchant's return URL with the payment's id and current status added to its query. */
+function returnTo(payment: { id: string; status: string; returnUrl: string | null }): string {
+  const url = new URL(payment.returnUrl ?? "");
+  url.searchParams.set("payment_id", payment.id);
+  url.searchParams.set("status", payment.status);
+  return url.toString();
 }

@@ -19,6 +19,15 @@ export const createPaymentBody = z
     method: z.enum(PAYMENT_METHODS),
     description: z.string().max(1000).optional(),
     metadata: z.record(z.string().max(40), z.string().max(500)).optional(),
+    return_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional()
+      .openapi({
+        description:
+          "Where the hosted checkout sends the customer back, with `payment_id` and `status` in the query",
+        example: "https://shop.example/orders/42",
+      }),
     /** Seconds until an unpaid payment expires (default 24 h). */
     expires_in: z
       .number()
@@ -62,6 +71,7 @@ export const paymentSchema = z
     failure_reason: z.string().nullable(),
     environment: z.string(),
     checkout_url: z.string(),
+    return_url: z.string().nullable(),
     expires_at: z.number().int(),
     created: z.number().int(),
   })

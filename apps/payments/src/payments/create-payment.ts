@@ -36,6 +36,7 @@ export async function createPayment(
         feeAmount: fee,
         netAmount: input.amount - fee,
         description: input.description ?? null,
+        returnUrl: input.return_url ?? null,
         metadata: input.metadata ?? {},
         expiresAt: new Date(now.getTime() + input.expires_in * 1000),
         createdAt: now,

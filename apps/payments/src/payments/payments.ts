@@ -42,6 +42,7 @@ export function toPaymentJson(row: PaymentRow, publicUrl: string) {
     failure_reason: row.failureReason,
     environment: row.environment,
     checkout_url: `${publicUrl}/checkout/${row.id}`,
+    return_url: row.returnUrl,
     expires_at: unixSeconds(row.expiresAt),
     created: unixSeconds(row.createdAt),
   };

@@ -18,6 +18,8 @@ export const payments = pgTable(
     netAmount: bigint("net_amount", { mode: "bigint" }).notNull(),
     amountRefunded: bigint("amount_refunded", { mode: "bigint" }).notNull().default(sql`0`),
     description: text("description"),
+    /** Where the checkout page sends the customer back; the merchant's own URL. */
+    returnUrl: text("return_url"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     failureReason: text("failure_reason"),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),

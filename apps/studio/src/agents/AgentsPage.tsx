@@ -1,5 +1,5 @@
 import { navigate } from "../router.ts";
-import { Button, EmptyState, ErrorBox, Loading, PageHeader } from "../ui/ui.tsx";
+import { Button, EmptyState, ErrorBox, Link, Loading, PageHeader } from "../ui/ui.tsx";
 import { useAgents } from "./queries.ts";
 
 export function AgentsPage() {
@@ -22,15 +22,9 @@ export function AgentsPage() {
         {agents.data?.data.map((agent) => (
           <div className="card list-item" key={agent.id}>
             <div>
-              <a
-                href={`/agents/${agent.id}`}
-                onClick={(e) => {
-                  e.preventDefault();
-                  navigate(`/agents/${agent.id}`);
-                }}
-              >
+              <Link to={`/agents/${agent.id}`}>
                 <strong>{agent.name}</strong>
-              </a>
+              </Link>
               <div className="muted">{agent.description || agent.instructions.slice(0, 120)}</div>
             </div>
             <span className="badge">

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from "react";
 import { ApiError } from "../api/client.ts";
 import { navigate } from "../router.ts";
-import { Button, ErrorBox, Field } from "../ui/ui.tsx";
+import { Button, ErrorBox, Field, Link } from "../ui/ui.tsx";
 import { useSignIn, useSignUp } from "./session.ts";
 
 /** Sign-in and sign-up share one form; `mode` picks which. */
@@ -72,15 +72,9 @@ export function AuthPage({ mode }: { mode: "sign-in" | "sign-up" }) {
         </Button>
         <p className="muted">
           {mode === "sign-in" ? "New here? " : "Have an account? "}
-          <a
-            href={mode === "sign-in" ? "/sign-up" : "/sign-in"}
-            onClick={(e) => {
-              e.preventDefault();
-              navigate(mode === "sign-in" ? "/sign-up" : "/sign-in");
-            }}
-          >
+          <Link to={mode === "sign-in" ? "/sign-up" : "/sign-in"}>
             {mode === "sign-in" ? "Create an account" : "Sign in"}
-          </a>
+          </Link>
         </p>
       </form>
     </div>

@@ -1,10 +1,14 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { useSession, useSignOut } from "../auth/session.ts";
 import { navigate, usePath } from "../router.ts";
+import { Link } from "../ui/ui.tsx";
 
 const SECTIONS = [
   { path: "/agents", label: "Agents" },
   { path: "/workflows", label: "Workflows" },
+  { path: "/knowledge", label: "Knowledge" },
+  { path: "/generate", label: "Generate" },
+  { path: "/billing", label: "Billing" },
   { path: "/settings", label: "Settings" },
 ];
 
@@ -32,17 +36,13 @@ export function Shell({ children }: { children: ReactNode }) {
       <nav className="sidebar" aria-label="Main">
         <div className="brand">Builder studio</div>
         {SECTIONS.map((section) => (
-          <a
+          <Link
             key={section.path}
-            href={section.path}
+            to={section.path}
             aria-current={path.startsWith(section.path) ? "page" : undefined}
-            onClick={(e) => {
-              e.preventDefault();
-              navigate(section.path);
-            }}
           >
             {section.label}
-          </a>
+          </Link>
         ))}
         <div className="spacer" />
         <span className="muted">{session.data?.user.email}</span>

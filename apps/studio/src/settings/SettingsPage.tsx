@@ -1,107 +1,22 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
-import { api, type Page } from "../api/client.ts";
-import type { ApiKey } from "../api/types.ts";
-import { Button, EmptyState, ErrorBox, Field, Loading, PageHeader } from "../ui/ui.tsx";
+import { PageHeader } from "../ui/ui.tsx";
+import { ApiKeys } from "./ApiKeys.tsx";
+import { Credentials } from "./Credentials.tsx";
+import { Webhooks } from "./Webhooks.tsx";
 
 export function SettingsPage() {
   return (
     <>
       <PageHeader title="Settings" />
-      <ApiKeys />
+      <nav className="settings-nav" aria-label="Settings sections">
+        <a href="#credentials">Provider credentials</a>
+        <a href="#api-keys">API keys</a>
+        <a href="#webhooks">Outgoing webhooks</a>
+      </nav>
+      <div className="settings">
+        <Credentials />
+        <ApiKeys />
+        <Webhooks />
+      </div>
     </>
-  );
-}
-
-function ApiKeys() {
-  const client = useQueryClient();
-  const keys = useQuery({ queryKey: ["keys"], queryFn: () => api<Page<ApiKey>>("/api/keys?limit=100") });
-  const [name, setName] = useState("");
-  const [revealed, setRevealed] = useState<string | null>(null);
-  const create = useMutation({
-    mutationFn: (keyName: string) => api<ApiKey & { key: string }>("/api/keys", { json: { name: keyName } }),
-    onSuccess: (created) => {
-      setRevealed(created.key);
-      setName("");
-      void client.invalidateQueries({ queryKey: ["keys"] });
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: (id: string) => api<void>(`/api/keys/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["keys"] }),
-  });
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate(name);
-  };
-
-  return (
-    <section className="card" aria-labelledby="keys-title">
-      <h2 id="keys-title">API keys</h2>
-      <p className="muted">
-        Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to call the API from scripts.
-      </p>
-      <ErrorBox error={create.error ?? revoke.error ?? keys.error} />
-      {revealed ? (
-        <div role="status">
-          <p>Copy this key now; it will not be shown again.</p>
-          <div className="secret" data-testid="new-api-key">
-            {revealed}
-          </div>
-          <Button variant="secondary" onClick={() => setRevealed(null)}>
-            Done
-          </Button>
-        </div>
-      ) : null}
-      <form className="row" onSubmit={submit}>
-        <Field label="New key name">
-          <input
-            name="key-name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            required
-            maxLength={100}
-          />
-        </Field>
-        <div style={{ alignSelf: "center", flex: 0 }}>
-          <Button type="submit" isBusy={create.isPending}>
-            Create key
-          </Button>
-        </div>
-      </form>
-      {keys.isPending ? <Loading what="keys" /> : null}
-      {keys.data?.data.length === 0 ? <EmptyState title="No API keys" /> : null}
-      {keys.data && keys.data.data.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Key</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.data.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name}</td>
-                <td>
-                  <code>{key.prefix}…</code>
-                </td>
-                <td>{new Date(key.created_at).toLocaleString()}</td>
-                <td>{key.last_used_at ? new Date(key.last_used_at).toLocaleString() : "never"}</td>
-                <td>
-                  <Button variant="danger" onClick={() => revoke.mutate(key.id)}>
-                    Revoke
-                  </Button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-    </section>
   );
 }

@@ -1,5 +1,14 @@
-import { type ButtonHTMLAttributes, cloneElement, type ReactElement, type ReactNode, useId } from "react";
+import {
+  type AnchorHTMLAttributes,
+  type ButtonHTMLAttributes,
+  cloneElement,
+  type ReactElement,
+  type ReactNode,
+  useId,
+  useState,
+} from "react";
 import { ApiError } from "../api/client.ts";
+import { navigate } from "../router.ts";
 
 export function Button({
   variant = "primary",
@@ -91,5 +100,91 @@ export function PageHeader({ title, actions }: { title: string; actions?: ReactN
       <h1>{title}</h1>
       <div className="page-actions">{actions}</div>
     </header>
+  );
+}
+
+/** A link to a studio path: a real `<a href>` (opens in a new tab, keyboard-reachable) that navigates in place on a plain click. */
+export function Link({ to, children, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { to: string }) {
+  return (
+    <a
+      {...rest}
+      href={to}
+      onClick={(e) => {
+        rest.onClick?.(e);
+        if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+export type Tone = "neutral" | "busy" | "ok" | "danger";
+
+/** A status word with its colour; the word itself carries the meaning, the colour only repeats it. */
+export function StatusBadge({ tone, children }: { tone: Tone; children: ReactNode }) {
+  return (
+    <span className={`badge badge-${tone}`}>
+      {tone === "busy" ? <Spinner /> : null}
+      {children}
+    </span>
+  );
+}
+
+const BYTE_UNITS = ["B", "KB", "MB", "GB"];
+
+/** `1536` → `1.5 KB`. */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${BYTE_UNITS[unit]}`;
+}
+
+/** An ISO timestamp in the reader's locale. */
+export function formatDate(iso: string): string {
+  return new Date(iso).toLocaleString();
+}
+
+/** A secret the server shows only once: the value, a copy button, and Done to hide it for good. */
+export function SecretOnce({
+  message,
+  secret,
+  testId,
+  onDone,
+}: {
+  message: string;
+  secret: string;
+  testId: string;
+  onDone: () => void;
+}) {
+  const [isCopied, setCopied] = useState(false);
+  return (
+    <div role="status" className="secret-once">
+      <p>{message}</p>
+      <div className="secret" data-testid={testId}>
+        {secret}
+      </div>
+      <div className="actions">
+        {navigator.clipboard ? (
+          <Button
+            variant="secondary"
+            onClick={() => {
+              void navigator.clipboard.writeText(secret).then(() => setCopied(true));
+            }}
+          >
+            {isCopied ? "Copied" : "Copy"}
+          </Button>
+        ) : null}
+        <Button variant="secondary" onClick={onDone}>
+          Done
+        </Button>
+      </div>
+    </div>
   );
 }

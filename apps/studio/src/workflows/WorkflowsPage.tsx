@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef } from "react";
 import { api } from "../api/client.ts";
 import { navigate } from "../router.ts";
-import { Button, EmptyState, ErrorBox, Loading, PageHeader } from "../ui/ui.tsx";
+import { Button, EmptyState, ErrorBox, Link, Loading, PageHeader } from "../ui/ui.tsx";
 import { useWorkflows, type Workflow } from "./queries.ts";
 
 const STARTER_GRAPH = {
@@ -86,15 +86,9 @@ export function WorkflowsPage() {
       <div className="list">
         {workflows.data?.data.map((workflow) => (
           <div className="card list-item" key={workflow.id}>
-            <a
-              href={`/workflows/${workflow.id}`}
-              onClick={(e) => {
-                e.preventDefault();
-                navigate(`/workflows/${workflow.id}`);
-              }}
-            >
+            <Link to={`/workflows/${workflow.id}`}>
               <strong>{workflow.name}</strong>
-            </a>
+            </Link>
             <span className="badge">{workflow.graph.nodes.length} nodes</span>
           </div>
         ))}

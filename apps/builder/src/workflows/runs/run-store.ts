@@ -1,7 +1,11 @@
+import type { Clock } from "@app/core";
+import type { WebhooksDb } from "@app/webhooks";
 import type { NodeError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
 import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { BuilderDb } from "../../db/index.ts";
+import { emitEvent } from "../../events/emit-event.ts";
 import { type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
+import { runJson } from "./run-json.ts";
 
 export type RunRow = typeof workflowRuns.$inferSelect;
 export type NodeRunRow = typeof workflowNodeRuns.$inferSelect;
@@ -21,20 +25,41 @@ export async function insertRun(db: BuilderDb, values: NewRun): Promise<void> {
   await db.insert(workflowRuns).values({ ...values, status: "running", heartbeatAt: values.startedAt });
 }
 
-/** Records a run that finished before its row was written: the row and its nodes in one transaction. */
+type RunStoreDeps = { db: BuilderDb; clock: Clock };
+
+/**
+ * Records a run that finished before its row was written: the row, its nodes and its
+ * `workflow.run.*` event in one transaction.
+ */
 export async function recordFinishedRun(
-  db: BuilderDb,
+  { db, clock }: RunStoreDeps,
   run: NewRun,
   finished: RunFinishedEvent,
   nodes: NodeRunValues[],
 ): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.insert(workflowRuns).values({
-      ...run,
-      ...finishedColumns(finished),
-      heartbeatAt: finished.finished_at,
-    });
+    const [row] = await tx
+      .insert(workflowRuns)
+      .values({
+        ...run,
+        ...finishedColumns(finished),
+        heartbeatAt: finished.finished_at,
+      })
+      .returning();
     await saveNodeRuns(tx as unknown as BuilderDb, nodes);
+    if (row) await emitRunEvent({ db: tx, clock }, row);
+  });
+}
+
+/**
+ * The event of a finished run: `workflow.run.succeeded`, or `workflow.run.failed` for a failed or
+ * cancelled one (the snapshot's `status` tells which), with the run as GET /api/runs/{id} shows it.
+ */
+function emitRunEvent(deps: { db: WebhooksDb; clock: Clock }, row: RunRow) {
+  return emitEvent(deps, {
+    workspaceId: row.workspaceId,
+    type: row.status === "succeeded" ? "workflow.run.succeeded" : "workflow.run.failed",
+    data: runJson(row, undefined),
   });
 }
 
@@ -76,15 +101,20 @@ export async function saveNodeRuns(db: BuilderDb, rows: NodeRunValues[]): Promis
     });
 }
 
-/** Records the end of a run together with its last node records. */
+/** Records the end of a run together with its last node records and its `workflow.run.*` event. */
 export async function finishRun(
-  db: BuilderDb,
+  { db, clock }: RunStoreDeps,
   finished: RunFinishedEvent,
   lastNodes: NodeRunValues[],
 ): Promise<void> {
   await db.transaction(async (tx) => {
     await saveNodeRuns(tx as unknown as BuilderDb, lastNodes);
-    await tx.update(workflowRuns).set(finishedColumns(finished)).where(eq(workflowRuns.id, finished.run_id));
+    const [row] = await tx
+      .update(workflowRuns)
+      .set(finishedColumns(finished))
+      .where(eq(workflowRuns.id, finished.run_id))
+      .returning();
+    if (row) await emitRunEvent({ db: tx, clock }, row);
   });
 }
 
@@ -155,20 +185,22 @@ export async function requestCancel(
 
 /**
  * Marks runs whose process stopped (no heartbeat since `staleBefore`) as failed, so no run stays
- * "running" forever after a crash. Answers how many it closed.
+ * "running" forever after a crash, each with its `workflow.run.failed` event. Answers how many it closed.
  */
-export async function failInterruptedRuns(db: BuilderDb, staleBefore: Date, now: Date): Promise<number> {
+export async function failInterruptedRuns({ db, clock }: RunStoreDeps, staleBefore: Date): Promise<number> {
+  const now = clock.now();
   const error: NodeError & { node_id?: string } = {
     code: "run_interrupted",
     message: "The process running this workflow stopped before it finished.",
   };
-  const rows = await db
-    .update(workflowRuns)
-    .set({ status: "failed", error, finishedAt: now })
-    .where(and(eq(workflowRuns.status, "running"), lt(workflowRuns.heartbeatAt, staleBefore)))
-    .returning({ id: workflowRuns.id });
-  if (rows.length > 0) {
-    await db
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(workflowRuns)
+      .set({ status: "failed", error, finishedAt: now })
+      .where(and(eq(workflowRuns.status, "running"), lt(workflowRuns.heartbeatAt, staleBefore)))
+      .returning();
+    if (rows.length === 0) return 0;
+    await tx
       .update(workflowNodeRuns)
       .set({ status: "failed", error, finishedAt: now })
       .where(
@@ -180,6 +212,7 @@ export async function failInterruptedRuns(db: BuilderDb, staleBefore: Date, now:
           eq(workflowNodeRuns.status, "running"),
         ),
       );
-  }
-  return rows.length;
+    for (const row of rows) await emitRunEvent({ db: tx, clock }, row);
+    return rows.length;
+  });
 }

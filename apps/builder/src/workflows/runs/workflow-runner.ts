@@ -156,10 +156,11 @@ export class WorkflowRunner {
       clearTimeout(timer);
       if (persisted) {
         await persisted;
-        await finishRun(db, result, recorder.takePending());
+        await finishRun(this.deps, result, recorder.takePending());
       } else {
-        await recordFinishedRun(db, row, result, recorder.takePending());
+        await recordFinishedRun(this.deps, row, result, recorder.takePending());
       }
+      this.deps.deliveries?.wake();
       request.onEvent?.({ event: "run_finished", data: runFinishedData(result) });
       return result;
     } finally {
@@ -201,8 +202,10 @@ export class WorkflowRunner {
 
   private async sweep(): Promise<void> {
     const now = this.deps.clock.now();
-    const closed = await failInterruptedRuns(this.deps.db, new Date(now.getTime() - STALE_AFTER_MS), now);
-    if (closed > 0) this.deps.logger.warn({ runs: closed }, "marked interrupted workflow runs as failed");
+    const closed = await failInterruptedRuns(this.deps, new Date(now.getTime() - STALE_AFTER_MS));
+    if (closed === 0) return;
+    this.deps.logger.warn({ runs: closed }, "marked interrupted workflow runs as failed");
+    this.deps.deliveries?.wake();
   }
 }
 

@@ -1,0 +1,108 @@
+import { newId } from "@app/core";
+import { and, desc, eq, lt, sql } from "drizzle-orm";
+import type { BuilderDb } from "../db/index.ts";
+import { creditLedger, type LedgerKind } from "./schema.ts";
+
+export type LedgerRow = typeof creditLedger.$inferSelect;
+
+export interface LedgerEntry {
+  workspaceId: string;
+  kind: LedgerKind;
+  credits: number;
+  description: string;
+  /** Unique: an entry whose reference is already booked is skipped. */
+  reference: string;
+  orderId?: string | null;
+  details?: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/**
+ * Appends entries to the ledger; those whose reference is already booked are skipped. Answers the
+ * rows written. Call it with the transaction that records what the entries are for.
+ *
+ * @example await appendLedgerEntries(tx, [{ workspaceId, kind: "usage", credits: -12, description: "…", reference: "model_call:mcall_1", createdAt: now }]);
+ */
+export async function appendLedgerEntries(
+  db: BuilderDb,
+  entries: readonly LedgerEntry[],
+): Promise<LedgerRow[]> {
+  if (entries.length === 0) return [];
+  return db
+    .insert(creditLedger)
+    .values(
+      entries.map((entry) => ({
+        id: newId("led", entry.createdAt.getTime()),
+        workspaceId: entry.workspaceId,
+        kind: entry.kind,
+        credits: entry.credits,
+        description: entry.description,
+        reference: entry.reference,
+        orderId: entry.orderId ?? null,
+        details: entry.details ?? {},
+        createdAt: entry.createdAt,
+      })),
+    )
+    .onConflictDoNothing({ target: creditLedger.reference })
+    .returning();
+}
+
+/**
+ * The workspace's balance: the sum of its ledger.
+ *
+ * @example const balance = await creditBalance(db, workspaceId);
+ */
+export async function creditBalance(db: BuilderDb, workspaceId: string): Promise<number> {
+  const [row] = await db
+    .select({ balance: sql<string>`coalesce(sum(${creditLedger.credits}), 0)` })
+    .from(creditLedger)
+    .where(eq(creditLedger.workspaceId, workspaceId));
+  return Number(row?.balance ?? 0);
+}
+
+/**
+ * The workspace's ledger, newest first; fetches `limit + 1` rows for the list envelope.
+ *
+ * @example const rows = await listLedger(db, workspaceId, { limit: 20 });
+ */
+export function listLedger(
+  db: BuilderDb,
+  workspaceId: string,
+  page: { limit: number; cursor?: string | undefined },
+) {
+  return db
+    .select()
+    .from(creditLedger)
+    .where(
+      and(
+        eq(creditLedger.workspaceId, workspaceId),
+        page.cursor ? lt(creditLedger.id, page.cursor) : undefined,
+      ),
+    )
+    .orderBy(desc(creditLedger.id))
+    .limit(page.limit + 1);
+}
+
+/**
+ * The credits an order's purchase booked, or undefined when it was never credited.
+ *
+ * @example const credited = await creditedForOrder(tx, order.id);
+ */
+export async function creditedForOrder(db: BuilderDb, orderId: string): Promise<number | undefined> {
+  const [row] = await db
+    .select({ credits: creditLedger.credits })
+    .from(creditLedger)
+    .where(eq(creditLedger.reference, purchaseReference(orderId)))
+    .limit(1);
+  return row?.credits;
+}
+
+/** The ledger reference of an order's purchase. */
+export function purchaseReference(orderId: string): string {
+  return `order:${orderId}:purchase`;
+}
+
+/** The ledger reference of an order's refund. */
+export function refundReference(orderId: string): string {
+  return `order:${orderId}:refund`;
+}

@@ -1,0 +1,135 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, type Page } from "../api/client.ts";
+
+export interface KnowledgeBase {
+  id: string;
+  name: string;
+  description: string;
+  embedding: { provider: string; model: string; dimensions: number | null };
+  created_at: string;
+  updated_at: string;
+}
+
+export type DocumentStatus = "queued" | "parsing" | "embedding" | "ready" | "failed";
+
+export interface KnowledgeDocument {
+  id: string;
+  knowledge_base_id: string;
+  name: string;
+  format: string;
+  content_type: string;
+  size_bytes: number;
+  status: DocumentStatus;
+  progress: number;
+  error: string | null;
+  chunk_count: number;
+  page_count: number | null;
+  chunk_size: number;
+  chunk_overlap: number;
+  created_at: string;
+}
+
+export interface Chunk {
+  id: string;
+  position: number;
+  text: string;
+  page: number | null;
+  heading_path: string[];
+  token_count: number;
+}
+
+export type SearchMode = "hybrid" | "vector" | "fulltext";
+
+export interface SearchHit {
+  chunk_id: string;
+  document_id: string;
+  document_name: string;
+  position: number;
+  page: number | null;
+  heading_path: string[];
+  text: string;
+  score: number;
+}
+
+export const isDocumentFinished = (document: Pick<KnowledgeDocument, "status">) =>
+  document.status === "ready" || document.status === "failed";
+
+/** How often the documents list is read again while a document is still being ingested. */
+const INGESTION_POLL_MS = 1000;
+
+export function useKnowledgeBases() {
+  return useQuery({
+    queryKey: ["knowledge-bases"],
+    queryFn: () => api<Page<KnowledgeBase>>("/api/knowledge-bases?limit=100"),
+  });
+}
+
+export function useKnowledgeBase(id: string) {
+  return useQuery({
+    queryKey: ["knowledge-bases", id],
+    queryFn: () => api<KnowledgeBase>(`/api/knowledge-bases/${id}`),
+  });
+}
+
+export function useCreateKnowledgeBase() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: {
+      name: string;
+      description: string;
+      embedding: { provider: string; model: string };
+    }) => api<KnowledgeBase>("/api/knowledge-bases", { json: input }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["knowledge-bases"] }),
+  });
+}
+
+export function useDeleteKnowledgeBase() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<void>(`/api/knowledge-bases/${id}`, { method: "DELETE" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["knowledge-bases"] }),
+  });
+}
+
+export const documentsKey = (baseId: string) => ["knowledge-bases", baseId, "documents"] as const;
+
+/**
+ * The base's documents, read again every second while any is still queued, parsing or embedding.
+ * One list poll rather than a progress stream per document: a browser holds at most six connections
+ * to a host, and a batch of uploads would otherwise starve every other request.
+ */
+export function useDocuments(baseId: string) {
+  return useQuery({
+    queryKey: documentsKey(baseId),
+    queryFn: () => api<Page<KnowledgeDocument>>(`/api/knowledge-bases/${baseId}/documents?limit=100`),
+    refetchInterval: (query) =>
+      query.state.data?.data.some((document) => !isDocumentFinished(document)) ? INGESTION_POLL_MS : false,
+  });
+}
+
+export function useDeleteDocument(baseId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<void>(`/api/rag/documents/${id}`, { method: "DELETE" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: documentsKey(baseId) }),
+  });
+}
+
+export function useChunks(documentId: string) {
+  return useInfiniteQuery({
+    queryKey: ["documents", documentId, "chunks"],
+    queryFn: ({ pageParam }) =>
+      api<Page<Chunk>>(
+        `/api/rag/documents/${documentId}/chunks?limit=20${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ""}`,
+      ),
+    initialPageParam: "",
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
+}
+
+export function useSearch(baseId: string) {
+  return useMutation({
+    mutationFn: (input: { query: string; mode: SearchMode; top_k: number; min_score?: number }) =>
+      api<{ mode: SearchMode; data: SearchHit[] }>(`/api/knowledge-bases/${baseId}/search`, { json: input }),
+  });
+}

@@ -1,0 +1,236 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { useProviders } from "../agents/queries.ts";
+import { ApiError, api } from "../api/client.ts";
+import { Button, EmptyState, ErrorBox, Field, formatDate, Loading, StatusBadge } from "../ui/ui.tsx";
+import { type Credential, HTTP_SECRET, useCredentials } from "./credential-queries.ts";
+
+interface CredentialCheck {
+  ok: true;
+  provider: string;
+  model_count: number;
+  latency_ms: number;
+}
+
+interface CheckResult {
+  isOk: boolean;
+  text: string;
+}
+
+/** Provider keys of the workspace: stored encrypted, shown only as a hint, checkable without spending tokens. */
+export function Credentials() {
+  const client = useQueryClient();
+  const providers = useProviders();
+  const credentials = useCredentials();
+  const [form, setForm] = useState({ provider: "openai", api_key: "", base_url: "", name: "" });
+  const [checks, setChecks] = useState<Record<string, CheckResult | "checking">>({});
+  const create = useMutation({
+    mutationFn: () =>
+      api<Credential>("/api/credentials", {
+        json: {
+          provider: form.provider,
+          api_key: form.api_key,
+          ...(form.base_url.trim() ? { base_url: form.base_url.trim() } : {}),
+          ...(form.name.trim() ? { name: form.name.trim() } : {}),
+        },
+      }),
+    onSuccess: () => {
+      setForm({ ...form, api_key: "", base_url: "", name: "" });
+      void client.invalidateQueries({ queryKey: ["credentials"] });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api<void>(`/api/credentials/${id}`, { method: "DELETE" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["credentials"] }),
+  });
+
+  const check = async (id: string) => {
+    setChecks((current) => ({ ...current, [id]: "checking" }));
+    try {
+      const result = await api<CredentialCheck>(`/api/credentials/${id}/test`, { method: "POST" });
+      setChecks((current) => ({
+        ...current,
+        [id]: {
+          isOk: true,
+          text: `Works: ${result.model_count} model${result.model_count === 1 ? "" : "s"} listed in ${result.latency_ms} ms.`,
+        },
+      }));
+    } catch (error) {
+      setChecks((current) => ({
+        ...current,
+        [id]: { isOk: false, text: error instanceof Error ? error.message : String(error) },
+      }));
+    }
+  };
+
+  const error = create.error instanceof ApiError ? create.error : undefined;
+  const provider = providers.data?.data.find((candidate) => candidate.id === form.provider);
+  const nameOf = (id: string) =>
+    id === HTTP_SECRET ? "HTTP secret" : (providers.data?.data.find((p) => p.id === id)?.name ?? id);
+  const needsBaseUrl = provider?.requires_base_url ?? false;
+  const canHaveBaseUrl = form.provider !== HTTP_SECRET;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+
+  return (
+    <section className="card" aria-labelledby="credentials-title" id="credentials">
+      <h2 id="credentials-title">Provider credentials</h2>
+      <p className="muted">
+        Keys for AI providers, used by agents, workflows and knowledge bases before the server's own keys.
+        They are stored encrypted and never shown again, only their last characters.
+      </p>
+      <ErrorBox error={credentials.error ?? remove.error} />
+      <form onSubmit={submit} aria-label="Add a credential">
+        {error && !error.details.length ? <ErrorBox error={error} /> : null}
+        <div className="row">
+          <Field label="Provider" error={error?.fieldMessage("provider")}>
+            <select
+              name="provider"
+              value={form.provider}
+              onChange={(e) => setForm({ ...form, provider: e.target.value, base_url: "" })}
+            >
+              {providers.data?.data.map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {candidate.name}
+                </option>
+              ))}
+              <option value={HTTP_SECRET}>HTTP secret (for HTTP nodes)</option>
+            </select>
+          </Field>
+          <Field label="Label" error={error?.fieldMessage("name")} hint="Optional, to tell keys apart.">
+            <input
+              name="name"
+              value={form.name}
+              onChange={(e) => setForm({ ...form, name: e.target.value })}
+              maxLength={100}
+            />
+          </Field>
+        </div>
+        <Field
+          label={form.provider === HTTP_SECRET ? "Secret" : "API key"}
+          error={error?.fieldMessage("api_key")}
+        >
+          <input
+            name="api_key"
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            value={form.api_key}
+            onChange={(e) => setForm({ ...form, api_key: e.target.value })}
+            required
+          />
+        </Field>
+        {canHaveBaseUrl ? (
+          <Field
+            label={needsBaseUrl ? "Base URL (required)" : "Base URL"}
+            error={error?.fieldMessage("base_url")}
+            hint={
+              needsBaseUrl
+                ? "Where the server speaks OpenAI's API, e.g. http://localhost:11434/v1 for Ollama."
+                : "Leave empty for the provider's own endpoint."
+            }
+          >
+            <input
+              name="base_url"
+              type="url"
+              value={form.base_url}
+              onChange={(e) => setForm({ ...form, base_url: e.target.value })}
+              required={needsBaseUrl}
+              placeholder="https://…"
+            />
+          </Field>
+        ) : null}
+        <Button type="submit" isBusy={create.isPending}>
+          Add credential
+        </Button>
+      </form>
+      {credentials.isPending ? <Loading what="credentials" /> : null}
+      {credentials.data?.data.length === 0 ? (
+        <EmptyState title="No credentials">
+          <p>Without one, providers use the server's environment keys, if any.</p>
+        </EmptyState>
+      ) : null}
+      {credentials.data && credentials.data.data.length > 0 ? (
+        <div className="table-scroll">
+          <table aria-label="Credentials">
+            <thead>
+              <tr>
+                <th>Provider</th>
+                <th>Key</th>
+                <th>Added</th>
+                <th>Last used</th>
+                <th>
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {credentials.data.data.map((credential) => {
+                const result = checks[credential.id];
+                return (
+                  <tr key={credential.id} data-testid="credential-row">
+                    <td>
+                      <div className="cell-title">{nameOf(credential.provider)}</div>
+                      {isOwnLabel(credential, nameOf(credential.provider)) ? (
+                        <div className="muted">{credential.name}</div>
+                      ) : null}
+                      {credential.base_url ? <div className="muted">{credential.base_url}</div> : null}
+                    </td>
+                    <td>
+                      <code>{credential.key_hint}</code>
+                      {result && result !== "checking" ? (
+                        <div role="status">
+                          <StatusBadge tone={result.isOk ? "ok" : "danger"}>
+                            {result.isOk ? "OK" : "Failed"}
+                          </StatusBadge>{" "}
+                          <span className={result.isOk ? "muted" : "field-error"}>{result.text}</span>
+                        </div>
+                      ) : null}
+                    </td>
+                    <td>{formatDate(credential.created_at)}</td>
+                    <td>{credential.last_used_at ? formatDate(credential.last_used_at) : "never"}</td>
+                    <td className="cell-actions">
+                      {credential.provider !== HTTP_SECRET ? (
+                        <Button
+                          variant="secondary"
+                          isBusy={result === "checking"}
+                          onClick={() => void check(credential.id)}
+                          aria-label={`Test the ${nameOf(credential.provider)} key ${credential.key_hint}`}
+                        >
+                          Test
+                        </Button>
+                      ) : null}
+                      <Button
+                        variant="danger"
+                        isBusy={remove.isPending && remove.variables === credential.id}
+                        onClick={() => {
+                          if (
+                            confirm(`Delete the ${nameOf(credential.provider)} key ${credential.key_hint}?`)
+                          )
+                            remove.mutate(credential.id);
+                        }}
+                        aria-label={`Delete the ${nameOf(credential.provider)} key ${credential.key_hint}`}
+                      >
+                        Delete
+                      </Button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+/** Whether the user named the credential, rather than the server's default "<Provider> key". */
+function isOwnLabel(credential: Credential, providerName: string): boolean {
+  return (
+    credential.name !== "" && credential.name !== `${providerName} key` && credential.name !== providerName
+  );
+}

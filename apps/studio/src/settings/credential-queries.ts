@@ -1,0 +1,23 @@
+import { useQuery } from "@tanstack/react-query";
+import { api, type Page } from "../api/client.ts";
+
+export interface Credential {
+  id: string;
+  provider: string;
+  name: string;
+  base_url: string | null;
+  key_hint: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** A secret for HTTP nodes rather than a provider key (docs/agents.md). */
+export const HTTP_SECRET = "http";
+
+/** The workspace's stored credentials (masked), for the settings list and the HTTP node's auth picker. */
+export function useCredentials() {
+  return useQuery({
+    queryKey: ["credentials"],
+    queryFn: () => api<Page<Credential>>("/api/credentials?limit=100"),
+  });
+}
