@@ -8,14 +8,19 @@ import { join } from "node:path";
 import { manualClock, newSecretToken, unixSeconds } from "@app/core";
 import { freePort } from "@app/testing";
 import { signatureHeader } from "@app/webhooks";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPaymentsConfig } from "../../payments/src/config.ts";
 import { startPayments } from "../../payments/src/start.ts";
 import { json, startTestPayments, type TestPayments } from "../../payments/test/harness.ts";
 import { connectPaymentService } from "../src/billing/connect-payment-service.ts";
 import { webhookSecrets } from "../src/billing/payment-link.ts";
-import { paymentServiceEvents, paymentServiceLink } from "../src/billing/schema.ts";
+import {
+  creditLedger,
+  creditOrders,
+  paymentServiceEvents,
+  paymentServiceLink,
+} from "../src/billing/schema.ts";
 import { startTestBuilder, type TestBuilder } from "./harness.ts";
 
 interface Order {
@@ -349,6 +354,17 @@ describe("the builder as a merchant of the payment service", () => {
       { kind: "refund", credits: -50_000 },
       { kind: "purchase", credits: 50_000 },
     ]);
+    // The balance read is the one the ledger's trigger keeps: it equals the ledger's sum.
+    const [entries] = await builder.deps.db
+      .select({ credits: sql<string>`sum(${creditLedger.credits})` })
+      .from(creditLedger)
+      .where(
+        eq(
+          creditLedger.workspaceId,
+          sql`(select ${creditOrders.workspaceId} from ${creditOrders} where ${creditOrders.id} = ${bought.order.id})`,
+        ),
+      );
+    expect(Number(entries?.credits)).toBe(after.balance);
   });
 
   it("a failed payment and an expired one close their orders and credit nothing", async () => {

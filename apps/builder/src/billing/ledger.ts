@@ -1,7 +1,7 @@
 import { newId } from "@app/core";
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, lt } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import { creditLedger, type LedgerKind } from "./schema.ts";
+import { creditBalances, creditLedger, type LedgerKind } from "./schema.ts";
 
 export type LedgerRow = typeof creditLedger.$inferSelect;
 
@@ -48,16 +48,17 @@ export async function appendLedgerEntries(
 }
 
 /**
- * The workspace's balance: the sum of its ledger.
+ * The workspace's balance: the sum of its ledger, as the ledger's insert trigger keeps it in
+ * `billing_balances` (migration 0008).
  *
  * @example const balance = await creditBalance(db, workspaceId);
  */
 export async function creditBalance(db: BuilderDb, workspaceId: string): Promise<number> {
   const [row] = await db
-    .select({ balance: sql<string>`coalesce(sum(${creditLedger.credits}), 0)` })
-    .from(creditLedger)
-    .where(eq(creditLedger.workspaceId, workspaceId));
-  return Number(row?.balance ?? 0);
+    .select({ credits: creditBalances.credits })
+    .from(creditBalances)
+    .where(eq(creditBalances.workspaceId, workspaceId));
+  return row?.credits ?? 0;
 }
 
 /**

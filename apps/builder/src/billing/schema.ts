@@ -32,6 +32,18 @@ export const creditLedger = pgTable(
   ],
 );
 
+/**
+ * Each workspace's balance: the running sum of its ledger, kept by a trigger on every ledger insert
+ * (in the inserting transaction, so it cannot drift), so reading it does not sum a ledger that grows
+ * with every model call. The row lock also orders concurrent charges of one workspace.
+ */
+export const creditBalances = pgTable("billing_balances", {
+  workspaceId: text("workspace_id")
+    .primaryKey()
+    .references(() => workspaces.id, { onDelete: "cascade" }),
+  credits: bigint("credits", { mode: "number" }).notNull(),
+});
+
 export type OrderStatus = "pending" | "paid" | "failed" | "expired" | "refunded";
 
 /** A credit pack being bought: one payment on the payment service, its amount in integer minor units. */

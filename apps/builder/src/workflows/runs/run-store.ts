@@ -29,15 +29,16 @@ type RunStoreDeps = { db: BuilderDb; clock: Clock };
 
 /**
  * Records a run that finished before its row was written: the row, its nodes and its
- * `workflow.run.*` event in one transaction.
+ * `workflow.run.*` event in one transaction. Answers how many webhook deliveries the event scheduled
+ * (the delivery engine needs waking only when there are some).
  */
 export async function recordFinishedRun(
   { db, clock }: RunStoreDeps,
   run: NewRun,
   finished: RunFinishedEvent,
   nodes: NodeRunValues[],
-): Promise<void> {
-  await db.transaction(async (tx) => {
+): Promise<number> {
+  return db.transaction(async (tx) => {
     const [row] = await tx
       .insert(workflowRuns)
       .values({
@@ -47,7 +48,7 @@ export async function recordFinishedRun(
       })
       .returning();
     await saveNodeRuns(tx as unknown as BuilderDb, nodes);
-    if (row) await emitRunEvent({ db: tx, clock }, row);
+    return row ? (await emitRunEvent({ db: tx, clock }, row)).deliveryCount : 0;
   });
 }
 
@@ -101,20 +102,23 @@ export async function saveNodeRuns(db: BuilderDb, rows: NodeRunValues[]): Promis
     });
 }
 
-/** Records the end of a run together with its last node records and its `workflow.run.*` event. */
+/**
+ * Records the end of a run together with its last node records and its `workflow.run.*` event;
+ * answers how many webhook deliveries the event scheduled.
+ */
 export async function finishRun(
   { db, clock }: RunStoreDeps,
   finished: RunFinishedEvent,
   lastNodes: NodeRunValues[],
-): Promise<void> {
-  await db.transaction(async (tx) => {
+): Promise<number> {
+  return db.transaction(async (tx) => {
     await saveNodeRuns(tx as unknown as BuilderDb, lastNodes);
     const [row] = await tx
       .update(workflowRuns)
       .set(finishedColumns(finished))
       .where(eq(workflowRuns.id, finished.run_id))
       .returning();
-    if (row) await emitRunEvent({ db: tx, clock }, row);
+    return row ? (await emitRunEvent({ db: tx, clock }, row)).deliveryCount : 0;
   });
 }
 

@@ -154,13 +154,15 @@ export class WorkflowRunner {
         missingValues: "empty",
       });
       clearTimeout(timer);
+      let deliveries: number;
       if (persisted) {
         await persisted;
-        await finishRun(this.deps, result, recorder.takePending());
+        deliveries = await finishRun(this.deps, result, recorder.takePending());
       } else {
-        await recordFinishedRun(this.deps, row, result, recorder.takePending());
+        deliveries = await recordFinishedRun(this.deps, row, result, recorder.takePending());
       }
-      this.deps.deliveries?.wake();
+      // A wake costs the engine a query; most workspaces have no webhook listening.
+      if (deliveries > 0) this.deps.deliveries?.wake();
       request.onEvent?.({ event: "run_finished", data: runFinishedData(result) });
       return result;
     } finally {
