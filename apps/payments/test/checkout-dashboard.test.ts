@@ -84,6 +84,8 @@ describe("hosted checkout", () => {
     const page = await fetch(payment.checkout_url);
     const html = await page.text();
     expect(html).toContain("Cancel and return to the merchant");
+    // The browser may follow the form's redirect to the merchant: its origin is allowed as a form target.
+    expect(page.headers.get("content-security-policy")).toContain("form-action 'self' https://shop.example;");
     const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
     const token = /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? "";
     const paid = await fetch(`${payments.url}/checkout/${payment.id}/simulate`, {

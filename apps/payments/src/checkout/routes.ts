@@ -57,7 +57,7 @@ export function checkoutRoutes(deps: Deps) {
 ${isOpen ? `<p>${escapeHtml(provider.instructions(payment))}</p>${qr}<p class="muted">Pay before ${escapeHtml(payment.expiresAt.toISOString())}.</p>` : ""}
 ${buttons}
 ${payment.returnUrl ? `<p><a href="${escapeHtml(returnTo(payment))}">${isOpen ? "Cancel and return to the merchant" : "Return to the merchant"}</a></p>` : ""}`;
-    return c.html(page(`Checkout ${payment.id}`, body), 200, PAGE_HEADERS);
+    return c.html(page(`Checkout ${payment.id}`, body), 200, checkoutHeaders(payment.returnUrl));
   });
 
   router.post("/:id/simulate", async (c) => {
@@ -89,6 +89,20 @@ ${payment.returnUrl ? `<p><a href="${escapeHtml(returnTo(payment))}">${isOpen ? 
     return c.redirect(settled?.returnUrl ? returnTo(settled) : `/checkout/${payment.id}`, 303);
   });
   return router;
+}
+
+/**
+ * The page's headers: its form posts only to this service (`form-action 'self'`), and, when the
+ * merchant gave a return URL, the redirect after posting may lead there (CSP checks redirects of a
+ * form submission against `form-action` too).
+ */
+function checkoutHeaders(returnUrl: string | null): Record<string, string> {
+  if (!returnUrl) return PAGE_HEADERS;
+  const csp = PAGE_HEADERS["content-security-policy"].replace(
+    "form-action 'self'",
+    `form-action 'self' ${new URL(returnUrl).origin}`,
+  );
+  return { ...PAGE_HEADERS, "content-security-policy": csp };
 }
 
 /** The merchant's return URL with the payment's id and current status added to its query. */

@@ -1,6 +1,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { api } from "../api/client.ts";
+import { navigate } from "../router.ts";
 import {
   Button,
   EmptyState,
@@ -149,6 +150,8 @@ export function BillingPage() {
             isAwaitedDone
               ? () => {
                   sessionStorage.removeItem(PENDING_ORDER);
+                  // The checkout's return URL names the order (and payment): a reload must not bring the notice back.
+                  navigate("/billing", { replace: true });
                   setAwaited(null);
                 }
               : undefined
