@@ -1,28 +1,38 @@
-import { type FakeProvider, startFakeAnthropic, startFakeGoogle, startFakeOpenAI } from "@app/testing";
+import {
+  type FakeProvider,
+  type FakeReplicate,
+  startFakeAnthropic,
+  startFakeGoogle,
+  startFakeOpenAI,
+  startFakeReplicate,
+} from "@app/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentials } from "../src/credentials/schema.ts";
 import { startTestBuilder, type TestBuilder } from "./harness.ts";
 
 const OPENAI_KEY = "sk-proj-PLAINTEXT-never-stored-4242";
+const REPLICATE_TOKEN = "r8_PLAINTEXTreplicateToken0000009876";
 
 let builder: TestBuilder;
 let strictBuilder: TestBuilder;
 let openai: FakeProvider;
 let anthropic: FakeProvider;
 let google: FakeProvider;
+let replicate: FakeReplicate;
 let alice: string;
 let bob: string;
 
 beforeAll(async () => {
-  [openai, anthropic, google] = await Promise.all([
+  [openai, anthropic, google, replicate] = await Promise.all([
     startFakeOpenAI({ apiKey: OPENAI_KEY, models: ["gpt-4o-mini", "gpt-fake-live-only"] }),
     startFakeAnthropic({ apiKey: "sk-ant-good-key-0002" }),
     startFakeGoogle({ apiKey: "g-good-key-0003" }),
+    startFakeReplicate({ apiToken: REPLICATE_TOKEN }),
   ]);
   // The fakes listen on loopback, which only a builder allowing private URLs may reach.
   [builder, strictBuilder] = await Promise.all([
-    startTestBuilder({ env: { ALLOW_PRIVATE_URLS: "1" } }),
+    startTestBuilder({ env: { ALLOW_PRIVATE_URLS: "1", REPLICATE_BASE_URL: replicate.baseUrl } }),
     startTestBuilder(),
   ]);
   alice = (await builder.signUp()).cookie;
@@ -30,7 +40,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([builder?.stop(), strictBuilder?.stop()]);
-  await Promise.all([openai?.close(), anthropic?.close(), google?.close()]);
+  await Promise.all([openai?.close(), anthropic?.close(), google?.close(), replicate?.close()]);
 });
 
 async function addCredential(cookie: string, body: Record<string, unknown>, target = builder) {
@@ -79,7 +89,12 @@ describe("credentials", () => {
       cookie: alice,
     });
     expect(checked.status).toBe(200);
-    expect(await checked.json()).toMatchObject({ ok: true, provider: "openai", model_count: 2 });
+    expect(await checked.json()).toMatchObject({
+      ok: true,
+      provider: "openai",
+      model_count: 2,
+      account: null,
+    });
 
     const bad = (await (
       await addCredential(alice, {
@@ -227,5 +242,64 @@ describe("credentials", () => {
       (await builder.request(`/api/credentials/${created.id}/test`, { method: "POST", cookie: alice }))
         .status,
     ).toBe(404);
+  });
+
+  it("stores a Replicate token without a base_url and checks it with Replicate's account call", async () => {
+    const withUrl = await addCredential(alice, {
+      provider: "replicate",
+      api_key: REPLICATE_TOKEN,
+      base_url: replicate.baseUrl,
+    });
+    expect(withUrl.status).toBe(422);
+    expect(await withUrl.json()).toMatchObject({ error: { code: "base_url_refused", param: "base_url" } });
+
+    const response = await addCredential(alice, { provider: "replicate", api_key: REPLICATE_TOKEN });
+    expect(response.status).toBe(201);
+    const text = await response.text();
+    expect(text).not.toContain("PLAINTEXT");
+    const created = JSON.parse(text) as { id: string };
+    expect(created).toMatchObject({
+      provider: "replicate",
+      name: "Replicate key",
+      key_hint: "r8_…9876",
+      base_url: null,
+    });
+    const checked = await builder.request(`/api/credentials/${created.id}/test`, {
+      method: "POST",
+      cookie: alice,
+    });
+    expect(checked.status).toBe(200);
+    expect(await checked.json()).toMatchObject({
+      ok: true,
+      provider: "replicate",
+      model_count: null,
+      account: "fake-account-1",
+    });
+    expect(replicate.requests.at(-1)).toMatchObject({ route: "GET /v1/account", token: REPLICATE_TOKEN });
+
+    // Someone else's token, like a refused provider key, is a 424 that names the refusal, not the token.
+    const wrong = "r8_PLAINTEXTnotAnAccountToken000001234";
+    const bad = (await (await addCredential(alice, { provider: "replicate", api_key: wrong })).json()) as {
+      id: string;
+    };
+    const refused = await builder.request(`/api/credentials/${bad.id}/test`, {
+      method: "POST",
+      cookie: alice,
+    });
+    expect(refused.status).toBe(424);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("provider_rejected_credentials");
+    expect(body.error.message).toContain("You did not pass a valid authentication token");
+    expect(body.error.message).not.toContain("PLAINTEXT");
+
+    // Another workspace can neither check nor delete it, and a Replicate token is no model provider's key.
+    expect(
+      (await builder.request(`/api/credentials/${created.id}/test`, { method: "POST", cookie: bob })).status,
+    ).toBe(404);
+    const asOpenAi = await builder.request(`/api/providers/openai/models?credential_id=${created.id}`, {
+      cookie: alice,
+    });
+    expect(asOpenAi.status).toBe(422);
+    expect(((await asOpenAi.json()) as { error: { code: string } }).error.code).toBe("not_a_provider_key");
   });
 });

@@ -25,10 +25,14 @@ interface GenerationJson {
   error: string | null;
   metrics: { predict_time?: number; output_count?: number; output_bytes?: number };
   prediction_id: string | null;
+  credential_id: string | null;
 }
 
 const IMAGE = `${FAKE_REPLICATE_MODELS.image.owner}/${FAKE_REPLICATE_MODELS.image.name}`;
 const VIDEO = `${FAKE_REPLICATE_MODELS.video.owner}/${FAKE_REPLICATE_MODELS.video.name}`;
+const SERVER_TOKEN = "r8_test";
+/** A workspace's own Replicate token: another account of the fake, with its own webhook secret. */
+const WORKSPACE_TOKEN = "r8_WorkspaceOwnToken-abcdefghijkl7788";
 
 let fake: FakeReplicate;
 let builder: TestBuilder;
@@ -37,10 +41,10 @@ let stranger: { cookie: string };
 const clock = manualClock(new Date());
 
 beforeAll(async () => {
-  fake = await startFakeReplicate({ apiToken: "r8_test" });
+  fake = await startFakeReplicate({ apiToken: SERVER_TOKEN, otherAccounts: [WORKSPACE_TOKEN] });
   builder = await startTestBuilder({
     clock,
-    env: { REPLICATE_API_TOKEN: "r8_test", REPLICATE_BASE_URL: fake.baseUrl, ALLOW_PRIVATE_URLS: "1" },
+    env: { REPLICATE_API_TOKEN: SERVER_TOKEN, REPLICATE_BASE_URL: fake.baseUrl, ALLOW_PRIVATE_URLS: "1" },
   });
   owner = await builder.signUp();
   stranger = await builder.signUp();
@@ -73,6 +77,31 @@ async function getGeneration(id: string, cookie = owner.cookie): Promise<Generat
   const response = await builder.request(`/api/generations/${id}`, { cookie });
   expect(response.status).toBe(200);
   return (await response.json()) as GenerationJson;
+}
+
+async function postWebhook(
+  generationId: string,
+  delivery: { id: string; timestamp: string; signature: string; body: string },
+): Promise<Response> {
+  return fetch(`${builder.url}/api/replicate/webhook?generation_id=${generationId}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "webhook-id": delivery.id,
+      "webhook-timestamp": delivery.timestamp,
+      "webhook-signature": delivery.signature,
+    },
+    body: delivery.body,
+  });
+}
+
+function succeededBody(predictionId: string): string {
+  return JSON.stringify({
+    id: predictionId,
+    status: "succeeded",
+    output: [`${fake.url}/files/${predictionId}/out-0.png`],
+    metrics: { predict_time: 2 },
+  });
 }
 
 async function fileBytes(url: string, cookie = owner.cookie, range?: string): Promise<Response> {
@@ -215,31 +244,6 @@ describe("async generation", () => {
 });
 
 describe("webhook verification", () => {
-  async function postWebhook(
-    generationId: string,
-    delivery: { id: string; timestamp: string; signature: string; body: string },
-  ): Promise<Response> {
-    return fetch(`${builder.url}/api/replicate/webhook?generation_id=${generationId}`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "webhook-id": delivery.id,
-        "webhook-timestamp": delivery.timestamp,
-        "webhook-signature": delivery.signature,
-      },
-      body: delivery.body,
-    });
-  }
-
-  function succeededBody(predictionId: string): string {
-    return JSON.stringify({
-      id: predictionId,
-      status: "succeeded",
-      output: [`${fake.url}/files/${predictionId}/out-0.png`],
-      metrics: { predict_time: 2 },
-    });
-  }
-
   it("rejects a wrong signature, a tampered body, a stale timestamp and missing headers, changing nothing", async () => {
     fake.outcome = () => "manual";
     const { body: generation } = await generate("image", { model: IMAGE, input: { prompt: "guarded" } });
@@ -436,6 +440,149 @@ describe("models", () => {
     });
     expect(unknown.status).toBe(422);
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe("model_not_found");
+  });
+});
+
+describe("a workspace's own Replicate credential", () => {
+  let member: { cookie: string };
+  let credentialId: string;
+  const tokensOf = (route: string, since = 0) =>
+    fake.requests
+      .slice(since)
+      .filter((request) => request.route === route)
+      .map((request) => request.token);
+
+  beforeAll(async () => {
+    member = await builder.signUp();
+    const response = await builder.request("/api/credentials", {
+      method: "POST",
+      cookie: member.cookie,
+      json: { provider: "replicate", api_key: WORKSPACE_TOKEN },
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(201);
+    expect(text).not.toContain(WORKSPACE_TOKEN);
+    const created = JSON.parse(text) as { id: string };
+    expect(created).toMatchObject({ provider: "replicate", key_hint: "r8_…7788", base_url: null });
+    credentialId = created.id;
+  });
+
+  it("generates with the workspace's token, while a workspace without one uses the server's", async () => {
+    const since = fake.requests.length;
+    const mine = await generate(
+      "image",
+      { model: IMAGE, input: { prompt: "own account" }, wait: 10 },
+      member.cookie,
+    );
+    expect(mine.status).toBe(201);
+    expect(mine.body).toMatchObject({ status: "succeeded", credential_id: credentialId });
+    expect(JSON.stringify(mine.body)).not.toContain(WORKSPACE_TOKEN);
+    expect(fake.predictions.get(mine.body.prediction_id ?? "")?.account).toBe(WORKSPACE_TOKEN);
+
+    const theirs = await generate("image", { model: IMAGE, input: { prompt: "server account" }, wait: 10 });
+    expect(theirs.status).toBe(201);
+    expect(theirs.body).toMatchObject({ status: "succeeded", credential_id: null });
+    expect(fake.predictions.get(theirs.body.prediction_id ?? "")?.account).toBe(SERVER_TOKEN);
+    expect(tokensOf(`POST /v1/models/${IMAGE}/predictions`, since)).toEqual([WORKSPACE_TOKEN, SERVER_TOKEN]);
+    // The stranger has no credential of its own: the member's is not theirs to use.
+    const strangers = await generate(
+      "image",
+      { model: IMAGE, input: { prompt: "x" }, wait: 10 },
+      stranger.cookie,
+    );
+    expect(strangers.body.credential_id).toBeNull();
+
+    const list = await (await builder.request("/api/credentials", { cookie: member.cookie })).text();
+    expect(list).toContain(credentialId);
+    expect(list).not.toContain(WORKSPACE_TOKEN);
+  });
+
+  it("verifies its generation's webhook with its own account's secret, not the server account's", async () => {
+    fake.outcome = () => "manual";
+    expect(fake.webhookSecretOf(WORKSPACE_TOKEN)).not.toBe(fake.webhookSecret);
+    const { body: mine } = await generate(
+      "video",
+      { model: VIDEO, input: { prompt: "waves" } },
+      member.cookie,
+    );
+    const { body: theirs } = await generate("image", { model: IMAGE, input: { prompt: "dunes" } });
+    const now = String(Math.floor(clock.now().getTime() / 1000));
+
+    // Each generation's webhook signed with the other account's secret is refused.
+    const mineBody = succeededBody(mine.prediction_id ?? "");
+    const serverSigned = signWebhook(fake.webhookSecret, "msg_cross_1", now, mineBody);
+    expect(
+      (
+        await postWebhook(mine.id, {
+          id: "msg_cross_1",
+          timestamp: now,
+          signature: serverSigned,
+          body: mineBody,
+        })
+      ).status,
+    ).toBe(401);
+    const theirsBody = succeededBody(theirs.prediction_id ?? "");
+    const memberSigned = signWebhook(fake.webhookSecretOf(WORKSPACE_TOKEN), "msg_cross_2", now, theirsBody);
+    expect(
+      (
+        await postWebhook(theirs.id, {
+          id: "msg_cross_2",
+          timestamp: now,
+          signature: memberSigned,
+          body: theirsBody,
+        })
+      ).status,
+    ).toBe(401);
+    expect((await getGeneration(mine.id, member.cookie)).status).toBe("starting");
+    expect((await getGeneration(theirs.id)).status).toBe("starting");
+
+    // Replicate's own deliveries, each signed by the account that created the prediction, are applied.
+    await fake.complete(mine.prediction_id ?? "");
+    expect(fake.webhooks.at(-1)?.status).toBe(200);
+    await fake.complete(theirs.prediction_id ?? "");
+    expect(fake.webhooks.at(-1)?.status).toBe(200);
+    const done = await getGeneration(mine.id, member.cookie);
+    expect(done.status).toBe("succeeded");
+    expect(done.outputs[0]?.content_type).toBe("video/mp4");
+    expect((await getGeneration(theirs.id)).status).toBe("succeeded");
+    expect(new Set(tokensOf("GET /v1/webhooks/default/secret"))).toEqual(
+      new Set([SERVER_TOKEN, WORKSPACE_TOKEN]),
+    );
+  });
+
+  it("cancels with the token that created the generation", async () => {
+    fake.outcome = () => "manual";
+    const { body } = await generate("image", { model: IMAGE, input: { prompt: "slow" } }, member.cookie);
+    const cancel = await builder.request(`/api/generations/${body.id}/cancel`, {
+      method: "POST",
+      cookie: member.cookie,
+    });
+    expect(cancel.status).toBe(200);
+    expect(((await cancel.json()) as GenerationJson).status).toBe("canceled");
+    expect(tokensOf(`POST /v1/predictions/${body.prediction_id}/cancel`)).toEqual([WORKSPACE_TOKEN]);
+  });
+
+  it("lists and describes models with the workspace's token, caching answers per token", async () => {
+    // Past the cache lifetime, so every answer below is fetched or cached by this test.
+    clock.advance(11 * 60_000);
+    const since = fake.requests.length;
+    const search = (cookie: string) =>
+      builder.request("/api/replicate/models?type=video&query=fake-video", { cookie });
+    expect(await (await search(member.cookie)).json()).toMatchObject({
+      source: "replicate",
+      data: [{ id: VIDEO }],
+    });
+    // Another workspace is not answered from the member's cache, and each token's answer is cached.
+    await search(owner.cookie);
+    await search(member.cookie);
+    await search(owner.cookie);
+    expect(tokensOf("QUERY /v1/models", since)).toEqual([WORKSPACE_TOKEN, SERVER_TOKEN]);
+
+    for (const cookie of [member.cookie, owner.cookie, member.cookie]) {
+      const response = await builder.request(`/api/replicate/models/${VIDEO}`, { cookie });
+      expect(response.status).toBe(200);
+    }
+    expect(tokensOf(`GET /v1/models/${VIDEO}`, since)).toEqual([WORKSPACE_TOKEN, SERVER_TOKEN]);
   });
 });
 

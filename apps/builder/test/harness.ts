@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Clock, systemClock } from "@app/core";
 import { createTestDatabase } from "@app/db/testing";
-import { createLogger, listen } from "@app/http";
+import { createLogger, type Logger, listen } from "@app/http";
 import { freePort } from "@app/testing";
 import { createBuilderApp } from "../src/app.ts";
 import { type BuilderConfig, loadConfig } from "../src/config.ts";
@@ -40,6 +40,8 @@ export async function startTestBuilder(
   options: {
     env?: Record<string, string>;
     clock?: Clock;
+    /** The builder's logger; by default one that logs nothing unless LOG_LEVEL is set. */
+    logger?: Logger;
     deps?: Partial<
       Pick<Deps, "ai" | "agentTools" | "workflowCapabilities" | "sandbox" | "generation" | "eventDelivery">
     >;
@@ -60,7 +62,8 @@ export async function startTestBuilder(
   const deps: Deps = {
     db: database.db,
     clock,
-    logger: createLogger({ service: "builder-test", level: process.env.LOG_LEVEL ?? "silent" }),
+    logger:
+      options.logger ?? createLogger({ service: "builder-test", level: process.env.LOG_LEVEL ?? "silent" }),
     config,
     ai: options.deps?.ai ?? defaultAiSettings,
     agentTools: { knowledge: agentKnowledgeSearch(knowledge), ...options.deps?.agentTools },

@@ -1,15 +1,23 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type FakeProvider, helloScript, startFakeOpenAI } from "@app/testing";
+import {
+  type FakeProvider,
+  type FakeReplicate,
+  helloScript,
+  startFakeOpenAI,
+  startFakeReplicate,
+} from "@app/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
 import { collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
 
 const API_KEY = "sk-e2e-settings-4242";
+const REPLICATE_TOKEN = "r8_e2eSettingsReplicateToken-5151";
 
 let builder: TestBuilder;
 let fake: FakeProvider;
+let replicate: FakeReplicate;
 let receiver: Server;
 let receiverUrl: string;
 const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
@@ -20,6 +28,7 @@ let cookie: string;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: API_KEY, script: helloScript });
+  replicate = await startFakeReplicate({ apiToken: REPLICATE_TOKEN });
   receiver = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk: Buffer) => {
@@ -33,7 +42,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  builder = await startTestBuilder({ env: { ALLOW_PRIVATE_URLS: "1" } });
+  builder = await startTestBuilder({
+    env: { ALLOW_PRIVATE_URLS: "1", REPLICATE_BASE_URL: replicate.baseUrl },
+  });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   pageErrors = collectPageErrors(page);
@@ -45,6 +56,7 @@ afterAll(async () => {
   await browser?.close();
   await builder?.stop();
   await fake?.close();
+  await replicate?.close();
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
@@ -65,6 +77,19 @@ describe("settings", () => {
     await row.getByRole("button", { name: /^Test/ }).click();
     await expect.poll(() => row.textContent()).toContain("Works: 1 model listed");
     await screenshot(page, "settings-credentials");
+  });
+
+  it("stores a Replicate token without a base URL and checks it with its account", async () => {
+    await page.getByRole("combobox", { name: /^Provider/ }).selectOption("replicate");
+    expect(await page.getByLabel(/^Base URL/).count()).toBe(0);
+    await page.getByLabel("API token", { exact: true }).fill(REPLICATE_TOKEN);
+    await page.getByRole("button", { name: "Add credential" }).click();
+    const row = page.getByTestId("credential-row").filter({ hasText: "Replicate" });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain("r8_…5151");
+    expect(await page.content()).not.toContain(REPLICATE_TOKEN);
+    await row.getByRole("button", { name: /^Test/ }).click();
+    await expect.poll(() => row.textContent()).toContain("Works: the account fake-account-1");
   });
 
   it("registers a webhook, shows its secret once, and lists a signed delivery it can replay", async () => {

@@ -19,6 +19,8 @@ export interface FakePrediction {
   metrics: { predict_time?: number; total_time?: number };
   createdAt: string;
   completedAt: string | null;
+  /** The account (named by its token) that created it: only that account sees it and gets its webhooks signed. */
+  account: string;
 }
 
 /**
@@ -41,6 +43,11 @@ export interface FakeWebhookDelivery {
 export interface FakeReplicateOptions {
   /** The token the fake expects as `Authorization: Bearer …`; any is accepted when unset. */
   apiToken?: string;
+  /**
+   * Tokens of further accounts. As on Replicate, each account has its own webhook signing secret, signs
+   * the webhooks of the predictions it created with it, and gets 404 for another account's predictions.
+   */
+  otherAccounts?: string[];
   /** Decides each new prediction's fate; default `instant`. */
   outcome?: (prediction: FakePrediction) => FakeReplicateOutcome;
   /** Bytes of each video output; large values are streamed, never held in memory. */
@@ -51,12 +58,17 @@ export interface FakeReplicate {
   url: string;
   /** What `REPLICATE_BASE_URL` should be (with `/v1`). */
   baseUrl: string;
-  /** `whsec_…`, served at GET /v1/webhooks/default/secret and used to sign webhooks. */
+  /** `whsec_…` of the `apiToken` account, served at GET /v1/webhooks/default/secret and used to sign webhooks. */
   webhookSecret: string;
+  /** The signing secret of the account a token belongs to (one of `otherAccounts`, or `apiToken`). */
+  webhookSecretOf(token: string): string;
   predictions: Map<string, FakePrediction>;
   webhooks: FakeWebhookDelivery[];
-  /** Every request as `METHOD /path` and its `Prefer` header, for asserting which routes the client used. */
-  requests: { route: string; prefer: string | undefined }[];
+  /**
+   * Every request as `METHOD /path`, its `Prefer` header and the bearer token it carried, for asserting
+   * which routes the client used and with which account.
+   */
+  requests: { route: string; prefer: string | undefined; token: string | undefined }[];
   outcome: (prediction: FakePrediction) => FakeReplicateOutcome;
   /** Finishes a `manual` prediction (success, or failure with `error`) and sends its webhook. */
   complete(id: string, result?: { error?: string }): Promise<void>;
@@ -96,8 +108,9 @@ const INPUT_SCHEMA = {
 /**
  * A fake of Replicate's HTTP API for the endpoints the `replicate` client uses: predictions
  * (official-model route and version route, `Prefer: wait`), get and cancel, models and versions
- * with an input schema, collections, search (`QUERY /v1/models`), the webhook signing secret;
- * plus output files (a real PNG, an MP4) and Standard Webhooks-signed completion webhooks.
+ * with an input schema, collections, search (`QUERY /v1/models`), the webhook signing secret, the
+ * current account; plus output files (a real PNG, an MP4) and Standard Webhooks-signed completion
+ * webhooks. With `otherAccounts`, several accounts each keep their own predictions and signing secret.
  *
  * @example
  * const fake = await startFakeReplicate({ apiToken: "r8_test" });
@@ -108,7 +121,21 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
   const predictions = new Map<string, FakePrediction>();
   const webhooks: FakeWebhookDelivery[] = [];
   const requests: FakeReplicate["requests"] = [];
-  const webhookSecret = `whsec_${randomBytes(24).toString("base64")}`;
+  const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
+  const webhookSecret = newSecret();
+  // Without `apiToken` every token is accepted and they all share the one default account.
+  const defaultAccount = options.apiToken ?? "";
+  const secrets = new Map<string, string>([[defaultAccount, webhookSecret]]);
+  for (const token of options.otherAccounts ?? []) secrets.set(token, newSecret());
+  const accountOf = (token: string): string | undefined => {
+    if (secrets.has(token)) return token;
+    return options.apiToken === undefined ? defaultAccount : undefined;
+  };
+  const secretOf = (account: string): string => {
+    const secret = secrets.get(account);
+    if (!secret) throw new Error("the fake has no such account");
+    return secret;
+  };
   let areOutputsDeleted = false;
   let baseUrl = "";
   let counter = 0;
@@ -139,7 +166,7 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
     const body = JSON.stringify(toJson(p));
     const id = `msg_${randomBytes(12).toString("hex")}`;
     const timestamp = String(Math.floor(Date.now() / 1000));
-    const signature = signWebhook(webhookSecret, id, timestamp, body);
+    const signature = signWebhook(secretOf(p.account), id, timestamp, body);
     let status = 0;
     try {
       const response = await fetch(p.webhook, {
@@ -189,13 +216,14 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const method = req.method ?? "GET";
     const path = url.pathname;
-    requests.push({ route: `${method} ${path}`, prefer: [req.headers.prefer ?? []].flat()[0] });
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+    requests.push({ route: `${method} ${path}`, prefer: [req.headers.prefer ?? []].flat()[0], token });
 
     const file = /^\/files\/([^/]+)\/out-(\d+)\.(png|mp4)$/.exec(path);
     if (file) return serveFile(res, file[3] === "mp4" ? "mp4" : "png", areOutputsDeleted, videoBytes);
 
-    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-    if (!token || (options.apiToken !== undefined && token !== options.apiToken)) {
+    const account = token === undefined ? undefined : accountOf(token);
+    if (account === undefined) {
       return send(res, 401, {
         title: "Unauthenticated",
         detail: "You did not pass a valid authentication token",
@@ -205,7 +233,11 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
     const body = parseJson(raw);
 
     if (method === "GET" && path === "/v1/webhooks/default/secret")
-      return send(res, 200, { key: webhookSecret });
+      return send(res, 200, { key: secretOf(account) });
+    if (method === "GET" && path === "/v1/account") {
+      const username = `fake-account-${[...secrets.keys()].indexOf(account) + 1}`;
+      return send(res, 200, { type: "user", username, name: username, github_url: null });
+    }
 
     const modelPrediction = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path);
     if (method === "POST" && (modelPrediction || path === "/v1/predictions")) {
@@ -243,6 +275,7 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
         metrics: {},
         createdAt: new Date().toISOString(),
         completedAt: null,
+        account,
       };
       predictions.set(prediction.id, prediction);
       const outcome = fake.outcome(prediction);
@@ -267,7 +300,8 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
     const prediction = /^\/v1\/predictions\/([^/]+)(\/cancel)?$/.exec(path);
     if (prediction) {
       const found = predictions.get(prediction[1] ?? "");
-      if (!found)
+      // Another account's prediction is not found, exactly like one that never existed.
+      if (!found || found.account !== account)
         return send(res, 404, {
           title: "Not found",
           detail: "The requested resource could not be found.",
@@ -347,6 +381,11 @@ export async function startFakeReplicate(options: FakeReplicateOptions = {}): Pr
     url: baseUrl,
     baseUrl: `${baseUrl}/v1`,
     webhookSecret,
+    webhookSecretOf(token) {
+      const owner = accountOf(token);
+      if (owner === undefined) throw new Error("the fake has no account with this token");
+      return secretOf(owner);
+    },
     predictions,
     webhooks,
     requests,

@@ -3,15 +3,27 @@ import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
 import { checkOutboundUrl, OutboundUrlError } from "../outbound/outbound-fetch.ts";
 import { findProvider } from "../providers/catalogue.ts";
-import { type CreateCredentialInput, HTTP_SECRET_KIND } from "./contract.ts";
+import { type CreateCredentialInput, HTTP_SECRET_KIND, REPLICATE_KIND } from "./contract.ts";
 import type { CredentialRow } from "./credential-json.ts";
 import { credentialContext, credentialKey, encryptSecret, keyHint } from "./encryption.ts";
 import { CredentialErrors } from "./errors.ts";
 import { credentials } from "./schema.ts";
 
+/** The kinds that are not catalogue providers: their display name, and why they take no base_url. */
+const OTHER_KINDS: Record<string, { name: string; noBaseUrl: string }> = {
+  [HTTP_SECRET_KIND]: {
+    name: "HTTP secret",
+    noBaseUrl: "An HTTP secret has no base_url: the HTTP node names the URL.",
+  },
+  [REPLICATE_KIND]: {
+    name: "Replicate",
+    noBaseUrl: "A Replicate credential has no base_url: the server's REPLICATE_BASE_URL applies.",
+  },
+};
+
 /**
- * Stores a provider key (or an HTTP secret) for the workspace, encrypted; a user-given base URL
- * must pass the outbound-URL check first.
+ * Stores a provider key (a Replicate token, or an HTTP secret) for the workspace, encrypted; a
+ * user-given base URL must pass the outbound-URL check first.
  *
  * @example const row = await createCredential(deps, workspaceId, { provider: "openai", api_key: "sk-…" });
  */
@@ -20,19 +32,15 @@ export async function createCredential(
   workspaceId: string,
   input: CreateCredentialInput,
 ): Promise<CredentialRow> {
-  const provider =
-    input.provider === HTTP_SECRET_KIND
-      ? { id: HTTP_SECRET_KIND, name: "HTTP secret", requires_base_url: false }
-      : findProvider(input.provider);
+  const other = OTHER_KINDS[input.provider];
+  const provider = other
+    ? { id: input.provider, name: other.name, requires_base_url: false }
+    : findProvider(input.provider);
   if (!provider) throw new Error(`provider ${input.provider} passed validation but is not in the catalogue`);
   if (provider.requires_base_url && !input.base_url)
     throw CredentialErrors.BASE_URL_REQUIRED({ param: "base_url" });
-  if (provider.id === HTTP_SECRET_KIND && input.base_url) {
-    throw CredentialErrors.BASE_URL_REFUSED({
-      message: "An HTTP secret has no base_url: the HTTP node names the URL.",
-      param: "base_url",
-    });
-  }
+  if (other && input.base_url)
+    throw CredentialErrors.BASE_URL_REFUSED({ message: other.noBaseUrl, param: "base_url" });
   let baseUrl: string | null = null;
   if (input.base_url) {
     try {

@@ -59,13 +59,13 @@ export function decryptSecret(key: Buffer, sealed: string, context: string): str
 
 /**
  * What people see of a key: its first characters when they only name the kind of key
- * (`sk-`, `sk-ant-`), and the last four.
+ * (`sk-`, `sk-ant-`, Replicate's `r8_`), and the last four.
  *
  * @example keyHint("sk-proj-abcdefghijklmnop1234") // "sk-…1234"
  */
 export function keyHint(apiKey: string): string {
   if (apiKey.length < 12) return "…";
-  const kind = /^[a-z]{1,4}-/i.exec(apiKey)?.[0] ?? "";
+  const kind = /^(?:[a-z]{1,4}-|r8_)/i.exec(apiKey)?.[0] ?? "";
   return `${kind}…${apiKey.slice(-4)}`;
 }
 

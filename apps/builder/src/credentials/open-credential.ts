@@ -1,5 +1,5 @@
 import type { Clock } from "@app/core";
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
 import type { CredentialRow } from "./credential-json.ts";
@@ -53,4 +53,32 @@ export async function readCredentialSecret(
     .limit(1);
   if (!row) throw CredentialErrors.CREDENTIAL_NOT_FOUND({ message: `No credential ${credentialId}.` });
   return openCredential(deps, row);
+}
+
+/**
+ * The secret of the workspace's credential of one kind, for a feature that picks its own fallback
+ * (Replicate falls back to the server-wide token): with `credentialId`, that credential if it still
+ * exists and is of this kind; otherwise the newest of this kind. Undefined when there is none.
+ *
+ * @example const found = await findCredentialSecret(deps, "ws_1", { kind: "replicate" }); // { credentialId, secret } | undefined
+ */
+export async function findCredentialSecret(
+  deps: CredentialDeps,
+  workspaceId: string,
+  wanted: { kind: string; credentialId?: string | undefined },
+): Promise<{ credentialId: string; secret: string } | undefined> {
+  const [row] = await deps.db
+    .select()
+    .from(credentials)
+    .where(
+      and(
+        eq(credentials.workspaceId, workspaceId),
+        eq(credentials.provider, wanted.kind),
+        wanted.credentialId ? eq(credentials.id, wanted.credentialId) : undefined,
+      ),
+    )
+    .orderBy(desc(credentials.id))
+    .limit(1);
+  if (!row) return undefined;
+  return { credentialId: row.id, secret: await openCredential(deps, row) };
 }

@@ -41,6 +41,10 @@ export async function resolveProviderAccess(
   if (wanted.credentialId && !row) throw CredentialErrors.CREDENTIAL_NOT_FOUND();
   if (row) {
     if (row.provider === HTTP_SECRET_KIND) throw CredentialErrors.NOT_A_PROVIDER_KEY();
+    if (!findProvider(row.provider))
+      throw CredentialErrors.NOT_A_PROVIDER_KEY({
+        message: `This credential is a ${row.provider} key, not a key of a model provider.`,
+      });
     const apiKey = await openCredential({ db, clock, config }, row);
     return {
       provider: row.provider,

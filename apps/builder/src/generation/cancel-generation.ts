@@ -3,12 +3,12 @@ import { GenerationErrors } from "./errors.ts";
 import { findGeneration } from "./find-generation.ts";
 import type { GenerationContext } from "./generation-context.ts";
 import { type GenerationRow, isFinished } from "./generation-json.ts";
-import { replicateErrorInfo } from "./replicate-access.ts";
+import { missingTokenMessage, replicateErrorInfo } from "./replicate-access.ts";
 
 /**
- * Cancels an unfinished generation on Replicate and records what Replicate answers (usually
- * `canceled`; a prediction that finished in the meantime is recorded as finished). 409 when it
- * had already finished here.
+ * Cancels an unfinished generation on Replicate, with the token that created it, and records what
+ * Replicate answers (usually `canceled`; a prediction that finished in the meantime is recorded as
+ * finished). 409 when it had already finished here, 424 when no token is left to reach it with.
  *
  * @example const row = await cancelGeneration(context, "ws_1", "gen_1");
  */
@@ -21,11 +21,11 @@ export async function cancelGeneration(
   if (!row) throw GenerationErrors.GENERATION_NOT_FOUND();
   if (isFinished(row) || !row.predictionId)
     throw GenerationErrors.GENERATION_FINISHED({ message: `The generation is already ${row.status}.` });
-  let prediction: Awaited<
-    ReturnType<ReturnType<GenerationContext["replicate"]["client"]>["predictions"]["cancel"]>
-  >;
+  const replicate = await context.replicate.forGeneration(row);
+  if (!replicate) throw GenerationErrors.REPLICATE_TOKEN_MISSING({ message: missingTokenMessage(row) });
+  let prediction: Awaited<ReturnType<typeof replicate.client.predictions.cancel>>;
   try {
-    prediction = await context.replicate.client().predictions.cancel(row.predictionId);
+    prediction = await replicate.client.predictions.cancel(row.predictionId);
   } catch (error) {
     const info = replicateErrorInfo(error);
     throw GenerationErrors.REPLICATE_FAILED({

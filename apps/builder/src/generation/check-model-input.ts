@@ -1,7 +1,7 @@
 import { GenerationErrors } from "./errors.ts";
 import type { GenerationContext, InputSchema } from "./generation-context.ts";
 import { inputSchemaOf, validateInput } from "./input-schema.ts";
-import { replicateErrorInfo } from "./replicate-access.ts";
+import { type ReplicateClient, replicateErrorInfo } from "./replicate-access.ts";
 
 /** `owner/name` or `owner/name:version` split into its parts. */
 export interface ModelRef {
@@ -29,14 +29,15 @@ export function parseModelRef(model: string): ModelRef {
  * 422 naming each field, 422 on `model` when Replicate does not know it. When the schema cannot be
  * fetched (Replicate slow or down) the input goes through unchecked; Replicate validates it again.
  *
- * @example await checkModelInput(context, parseModelRef("owner/name"), { prompt: "a cat" });
+ * @example await checkModelInput(context, await context.replicate.forWorkspace("ws_1"), parseModelRef("owner/name"), { prompt: "a cat" });
  */
 export async function checkModelInput(
-  context: Pick<GenerationContext, "replicate" | "schemas" | "logger">,
+  context: Pick<GenerationContext, "schemas" | "logger">,
+  replicate: ReplicateClient,
   ref: ModelRef,
   input: Record<string, unknown>,
 ): Promise<void> {
-  const schema = await inputSchemaFor(context, ref);
+  const schema = await inputSchemaFor(context, replicate, ref);
   if (!schema) return;
   const issues = validateInput(input, schema);
   if (issues.length === 0) return;
@@ -48,19 +49,22 @@ export async function checkModelInput(
 }
 
 /**
- * The model version's input schema (cached), undefined when it publishes none or Replicate cannot
- * be asked; 422 on `model` when Replicate does not know the model.
+ * The model version's input schema as the token's account sees it (cached per token, since a private
+ * model is visible to its own account only), undefined when it publishes none or Replicate cannot be
+ * asked; 422 on `model` when Replicate does not know the model.
  *
- * @example const schema = await inputSchemaFor(context, parseModelRef("owner/name"));
+ * @example const schema = await inputSchemaFor(context, await context.replicate.forWorkspace("ws_1"), parseModelRef("owner/name"));
  */
 export async function inputSchemaFor(
-  context: Pick<GenerationContext, "replicate" | "schemas" | "logger">,
+  context: Pick<GenerationContext, "schemas" | "logger">,
+  replicate: ReplicateClient,
   ref: ModelRef,
 ): Promise<InputSchema | undefined> {
-  const key = `${ref.owner}/${ref.name}:${ref.version ?? "latest"}`;
+  const model = `${ref.owner}/${ref.name}:${ref.version ?? "latest"}`;
+  const key = `${replicate.tokenKey}|${model}`;
   const cached = context.schemas.get(key);
   if (cached !== undefined) return cached ?? undefined;
-  const client = context.replicate.client();
+  const { client } = replicate;
   try {
     const openapi = ref.version
       ? (await client.models.versions.get(ref.owner, ref.name, ref.version)).openapi_schema
@@ -75,7 +79,7 @@ export async function inputSchemaFor(
         message: `Replicate has no model ${ref.owner}/${ref.name}${ref.version ? ` with version ${ref.version}` : ""}.`,
         param: "model",
       });
-    context.logger.warn({ err: error, model: key }, "model schema unavailable; input not checked");
+    context.logger.warn({ err: error, model }, "model schema unavailable; input not checked");
     return undefined;
   }
 }

@@ -54,6 +54,10 @@ export const generationSchema = z
       })
       .openapi({ description: "Usage recorded for billing" }),
     prediction_id: z.string().nullable(),
+    credential_id: z.string().nullable().openapi({
+      description:
+        "The workspace's Replicate credential whose token created the prediction (and follows it); null for the server's REPLICATE_API_TOKEN",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
     completed_at: z.string().nullable(),
@@ -76,7 +80,8 @@ export const modelListSchema = z
   .object({
     data: z.array(modelSummarySchema),
     source: z.enum(["replicate", "curated"]).openapi({
-      description: "`curated`: Replicate is not configured or did not answer, so a built-in list is shown",
+      description:
+        "`curated`: there is no Replicate token (no Replicate credential, no REPLICATE_API_TOKEN) or Replicate did not answer, so a built-in list is shown",
     }),
   })
   .openapi("ReplicateModelList");

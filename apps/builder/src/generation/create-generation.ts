@@ -25,7 +25,9 @@ export const REPLICATE_WEBHOOK_PATH = "/api/replicate/webhook";
 
 /**
  * Starts a generation: checks the input against the model's schema, creates the prediction on
- * Replicate (with our webhook when `PUBLIC_URL` is set) and records the generation. With `wait` the
+ * Replicate with the workspace's token (its newest Replicate credential, else the server's; 424 with
+ * neither), with our webhook when `PUBLIC_URL` is set, and records the generation with the credential
+ * it used, so its polls, cancel and webhook use the same account. With `wait` the
  * request is held until Replicate finishes or the wait runs out; a finished prediction has its
  * outputs copied before this returns. Otherwise the polling worker or the webhook takes over.
  *
@@ -37,13 +39,13 @@ export async function createGeneration(
   request: CreateGenerationInput,
 ): Promise<GenerationRow> {
   const { db, clock, config, settings } = context;
-  const client = context.replicate.client();
+  const replicate = await context.replicate.forWorkspace(workspaceId);
   await requireCredits(context, workspaceId, {
     work: `This ${request.kind} generation`,
     cost: priceOfGeneration(config.billing.prices, request),
   });
   const ref = parseModelRef(request.model);
-  await checkModelInput(context, ref, request.input);
+  await checkModelInput(context, replicate, ref, request.input);
 
   const id = newId("gen", clock.now().getTime());
   const webhookUrl = config.hasPublicUrl
@@ -51,7 +53,7 @@ export async function createGeneration(
     : null;
   let prediction: Prediction;
   try {
-    prediction = await client.predictions.create({
+    prediction = await replicate.client.predictions.create({
       ...(ref.version ? { version: ref.version } : { model: `${ref.owner}/${ref.name}` }),
       input: request.input,
       ...(webhookUrl ? { webhook: webhookUrl, webhook_events_filter: ["completed" as const] } : {}),
@@ -90,6 +92,7 @@ export async function createGeneration(
         status: hasOutputsToCopy ? "processing" : status,
         input: request.input,
         predictionId: prediction.id,
+        credentialId: replicate.credentialId,
         webhookUrl,
         nextPollAt: new Date(now.getTime() + firstPollMs),
         createdAt: now,

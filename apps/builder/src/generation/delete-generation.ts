@@ -7,8 +7,9 @@ import { isFinished } from "./generation-json.ts";
 import { generations } from "./schema.ts";
 
 /**
- * Deletes a generation and its stored files. An unfinished one is canceled on Replicate first
- * (best effort), so nothing keeps running, and being billed, for a generation nobody can see.
+ * Deletes a generation and its stored files. An unfinished one is canceled on Replicate first (best
+ * effort, with the token that created it), so nothing keeps running, and being billed, for a
+ * generation nobody can see.
  *
  * @example await deleteGeneration(context, "ws_1", "gen_1");
  */
@@ -19,10 +20,11 @@ export async function deleteGeneration(
 ): Promise<void> {
   const row = await findGeneration(context, workspaceId, id);
   if (!row) throw GenerationErrors.GENERATION_NOT_FOUND();
-  if (!isFinished(row) && row.predictionId && context.replicate.isConfigured) {
-    await context.replicate
-      .client()
-      .predictions.cancel(row.predictionId)
+  const replicate =
+    !isFinished(row) && row.predictionId ? await context.replicate.forGeneration(row) : undefined;
+  if (replicate && row.predictionId) {
+    await replicate.client.predictions
+      .cancel(row.predictionId)
       .catch((error: unknown) =>
         context.logger.warn({ err: error, generation_id: id }, "cancel before delete failed"),
       );

@@ -21,15 +21,18 @@ const TYPES = ["string", "integer", "number", "boolean", "array", "object"] as c
 /**
  * The inputs a model accepts, in the model's own order (`x-order`), with `$ref`/`allOf` enums
  * resolved; `inputs` is null when the model publishes no input schema (or Replicate cannot be
- * asked right now), so a client falls back to a bare prompt. 422 on `model` for an unknown model.
+ * asked right now), so a client falls back to a bare prompt. Asked with the workspace's token (a
+ * private model of its account is found); 422 on `model` for an unknown model, 424 without any token.
  *
- * @example const { inputs } = await describeModelInputs(context, "black-forest-labs/flux-schnell");
+ * @example const { inputs } = await describeModelInputs(context, "ws_1", "black-forest-labs/flux-schnell");
  */
 export async function describeModelInputs(
   context: Pick<GenerationContext, "replicate" | "schemas" | "logger">,
+  workspaceId: string,
   model: string,
 ): Promise<{ model: string; inputs: ModelInput[] | null }> {
-  const schema = await inputSchemaFor(context, parseModelRef(model));
+  const ref = parseModelRef(model);
+  const schema = await inputSchemaFor(context, await context.replicate.forWorkspace(workspaceId), ref);
   if (!schema) return { model, inputs: null };
   const properties = asObject(schema.input.properties);
   const required = Array.isArray(schema.input.required) ? schema.input.required.map(String) : [];

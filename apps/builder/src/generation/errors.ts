@@ -8,7 +8,12 @@ export const GenerationErrors = defineErrors({
   MODEL_NOT_FOUND: { status: 422, message: "Replicate has no such model or version." },
   REPLICATE_NOT_CONFIGURED: {
     status: 424,
-    message: "Replicate is not configured: set REPLICATE_API_TOKEN on the server.",
+    message:
+      'Replicate is not configured: add a Replicate credential (Settings → Credentials, or POST /api/credentials with provider "replicate") or set REPLICATE_API_TOKEN on the server.',
+  },
+  REPLICATE_TOKEN_MISSING: {
+    status: 424,
+    message: "There is no Replicate token left to reach this generation's prediction with.",
   },
   REPLICATE_FAILED: { status: 502, message: "Replicate did not accept the request." },
   WEBHOOK_SIGNATURE_INVALID: {

@@ -25,7 +25,7 @@ export interface GenerationSettings {
   maxOutputs: number;
   /** Longest time one output download may take. */
   downloadTimeoutMs: number;
-  /** How long model input schemas and model lists are cached. */
+  /** How long model input schemas, model lists and Replicate clients are cached. */
   cacheTtlMs: number;
 }
 
@@ -52,7 +52,10 @@ export interface GenerationContext {
   settings: GenerationSettings;
   /** The fetch used for output URLs (the outbound-URL policy applies: they come from a third party). */
   fetchOutput: FetchFunction;
-  /** Model input schemas by model reference; `null` when the model publishes none. */
+  /**
+   * Model input schemas by token and model reference (a private model's schema is only for its
+   * account); `null` when the model publishes none.
+   */
   schemas: TtlCache<InputSchema | null>;
   /** Woken after a `generation.*` event is committed. */
   deliveries?: DeliveryNotifier | undefined;

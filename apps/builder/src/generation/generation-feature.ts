@@ -19,7 +19,7 @@ import { TtlCache } from "./ttl-cache.ts";
 /**
  * Generation as the app mounts it: `/api/replicate` (generate, models, webhook),
  * `/api/generations`, `/api/files`, the polling worker `start()` runs, and the capability workflow
- * tools generate with — sharing one Replicate client, one storage and one set of caches.
+ * tools generate with — sharing the Replicate clients (one per token), one storage and one set of caches.
  *
  * @example const generation = createGenerationFeature(deps); app.route("/api/replicate", generation.replicateRoutes); await generation.worker.start();
  */
@@ -38,7 +38,7 @@ export function createGenerationFeature(deps: Deps): {
     logger: deps.logger,
     config: deps.config,
     storage,
-    replicate: replicateAccess(deps.config, deps.clock),
+    replicate: replicateAccess(deps, { clientTtlMs: settings.cacheTtlMs }),
     settings,
     fetchOutput: outboundFetch({ allowPrivate: deps.config.allowPrivateUrls }),
     schemas: new TtlCache<InputSchema | null>(deps.clock, settings.cacheTtlMs),

@@ -31,6 +31,7 @@ export function toGenerationJson(row: GenerationRow, publicUrl: string) {
     error: row.error,
     metrics: row.metrics,
     prediction_id: row.predictionId,
+    credential_id: row.credentialId,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
     completed_at: row.completedAt?.toISOString() ?? null,

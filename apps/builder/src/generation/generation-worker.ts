@@ -59,7 +59,8 @@ export function createGenerationWorker(context: GenerationContext): GenerationWo
 
   return {
     async start() {
-      if (isRunning || !context.replicate.isConfigured) return;
+      // Runs without a server-wide token too: workspaces' own Replicate credentials start generations.
+      if (isRunning) return;
       isRunning = true;
       loop = run();
     },

@@ -40,23 +40,27 @@ export const CURATED_MODELS: ModelSummary[] = [
 
 /**
  * Models for the studio: with a query, Replicate's search; otherwise its text-to-image or
- * text-to-video collection. Answers are cached for `cacheTtlMs`; without Replicate (no token,
- * offline, an error) the curated list answers, filtered by the query.
+ * text-to-video collection, asked with the workspace's token (its own credential, else the server's).
+ * Answers are cached for `cacheTtlMs` per token: a search with a workspace's token can include its
+ * account's private models, which no other workspace may see. Without Replicate (no token, offline,
+ * an error) the curated list answers, filtered by the query.
  *
- * @example const { data } = await listModels(context, cache, { kind: "image", query: "flux" });
+ * @example const { data } = await listModels(context, cache, "ws_1", { kind: "image", query: "flux" });
  */
 export async function listModels(
   context: Pick<GenerationContext, "replicate" | "logger">,
   cache: TtlCache<ModelList>,
+  workspaceId: string,
   request: { kind: "image" | "video"; query?: string | undefined },
 ): Promise<ModelList> {
   const query = request.query?.trim().toLowerCase() ?? "";
-  const key = `${request.kind}:${query}`;
+  const replicate = await context.replicate.findForWorkspace(workspaceId);
+  if (!replicate) return curatedList(request.kind, query);
+  const key = `${replicate.tokenKey}|${request.kind}:${query}`;
   const cached = cache.get(key);
   if (cached) return cached;
-  if (!context.replicate.isConfigured) return curatedList(request.kind, query);
   try {
-    const client = context.replicate.client();
+    const { client } = replicate;
     const models = query
       ? (await client.models.search(query)).results
       : ((await client.collections.get(COLLECTIONS[request.kind])).models ?? []);

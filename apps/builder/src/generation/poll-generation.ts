@@ -1,13 +1,16 @@
 import { and, eq } from "drizzle-orm";
-import { applyPrediction } from "./apply-prediction.ts";
+import { applyPrediction, type PredictionState } from "./apply-prediction.ts";
 import type { GenerationContext } from "./generation-context.ts";
 import { type GenerationRow, isFinished } from "./generation-json.ts";
+import { missingTokenMessage, replicateErrorInfo } from "./replicate-access.ts";
 import { generations } from "./schema.ts";
 
 /**
- * One poll of a claimed generation: asks Replicate for its prediction and applies the answer; an
- * unfinished one (or an error reaching Replicate) is rescheduled with exponential backoff, and the
- * lease is given back either way.
+ * One poll of a claimed generation: asks Replicate for its prediction, with the token that created it,
+ * and applies the answer; an unfinished one (or an error reaching Replicate) is rescheduled with
+ * exponential backoff, and the lease is given back either way. A generation that can never be followed
+ * again fails with the reason instead of being polled forever: no token is left (its credential was
+ * deleted and there is no other), or Replicate does not know the prediction under the token in use.
  *
  * @example await pollGeneration(context, claimed, "wrk_1");
  */
@@ -17,10 +20,32 @@ export async function pollGeneration(
   leaseOwner: string,
 ): Promise<GenerationRow> {
   const { db, clock, logger, settings } = context;
+  const predictionId = generation.predictionId ?? "";
+  const fail = (error: string): PredictionState => ({ id: predictionId, status: "failed", error });
   let row = generation;
   try {
-    const prediction = await context.replicate.client().predictions.get(generation.predictionId ?? "");
-    row = await applyPrediction(context, generation, prediction);
+    const replicate = await context.replicate.forGeneration(generation);
+    if (!replicate) {
+      row = await applyPrediction(context, generation, fail(missingTokenMessage(generation)));
+    } else {
+      try {
+        const prediction = await replicate.client.predictions.get(predictionId);
+        row = await applyPrediction(context, generation, prediction);
+      } catch (error) {
+        // Predictions are kept by Replicate; a 404 means the token in use belongs to another account
+        // (the credential that created it was replaced by another account's), and will not change.
+        if (replicateErrorInfo(error)?.status !== 404) throw error;
+        const why =
+          replicate.credentialId === generation.credentialId
+            ? ""
+            : " (the Replicate credential that started it was deleted, and the token used instead belongs to another account)";
+        row = await applyPrediction(
+          context,
+          generation,
+          fail(`Replicate does not know the prediction ${predictionId} under the token in use${why}.`),
+        );
+      }
+    }
   } catch (error) {
     logger.warn({ err: error, generation_id: generation.id }, "polling Replicate failed; will retry");
   }

@@ -2,16 +2,19 @@ import { eq } from "drizzle-orm";
 import { applyPrediction, type PredictionState } from "./apply-prediction.ts";
 import { GenerationErrors } from "./errors.ts";
 import type { GenerationContext } from "./generation-context.ts";
+import { missingTokenMessage } from "./replicate-access.ts";
 import { generations, replicateWebhookEvents } from "./schema.ts";
 import { isValidWebhook, type WebhookHeaders } from "./verify-webhook.ts";
 
 export type WebhookOutcome = "applied" | "duplicate" | "ignored";
 
 /**
- * Applies a signed Replicate webhook: verified against the account's signing secret (401 and no
- * change otherwise), applied at most once per `webhook-id` (a replay answers `duplicate` and
- * changes nothing), 404 while its generation is not (yet) recorded. The id is recorded only after
- * the generation was updated, so a delivery that failed half-way is applied again on Replicate's retry.
+ * Applies a signed Replicate webhook. Replicate signs with the secret of the account whose token created
+ * the prediction, so the generation (named by `generation_id` in the webhook URL) is looked up first and
+ * the signature checked against that token's secret: 401 and no change otherwise. 404 while its
+ * generation is not (yet) recorded, changing nothing either. Applied at most once per `webhook-id` (a
+ * replay answers `duplicate` and changes nothing); the id is recorded only after the generation was
+ * updated, so a delivery that failed half-way is applied again on Replicate's retry.
  *
  * @example const outcome = await receiveWebhook(context, headers, rawBody, "gen_1");
  */
@@ -22,7 +25,19 @@ export async function receiveWebhook(
   generationId: string | undefined,
 ): Promise<WebhookOutcome> {
   const { db, clock } = context;
-  const secret = await context.replicate.webhookSecret();
+  // Unverified until the signature is checked: only used to find whose secret to check it with.
+  const prediction = parsePrediction(body);
+  const [row] = generationId
+    ? await db.select().from(generations).where(eq(generations.id, generationId))
+    : prediction
+      ? await db.select().from(generations).where(eq(generations.predictionId, prediction.id))
+      : [];
+  // The generation is written once the create call returns; a webhook that overtakes that write gets
+  // a 404 and Replicate delivers it again (the webhook id is not recorded, so the retry applies).
+  if (!row) throw GenerationErrors.GENERATION_NOT_FOUND();
+  const replicate = await context.replicate.forGeneration(row);
+  if (!replicate) throw GenerationErrors.REPLICATE_TOKEN_MISSING({ message: missingTokenMessage(row) });
+  const secret = await replicate.webhookSecret();
   if (!isValidWebhook(headers, body, secret, clock)) throw GenerationErrors.WEBHOOK_SIGNATURE_INVALID();
   const webhookId = headers.id ?? "";
 
@@ -31,16 +46,7 @@ export async function receiveWebhook(
     .from(replicateWebhookEvents)
     .where(eq(replicateWebhookEvents.id, webhookId));
   if (seen) return "duplicate";
-
-  const prediction = parsePrediction(body);
-  if (!prediction) return "ignored";
-  const [row] = generationId
-    ? await db.select().from(generations).where(eq(generations.id, generationId))
-    : await db.select().from(generations).where(eq(generations.predictionId, prediction.id));
-  // The generation is written once the create call returns; a webhook that overtakes that write gets
-  // a 404 and Replicate delivers it again (the webhook id is not recorded, so the retry applies).
-  if (!row) throw GenerationErrors.GENERATION_NOT_FOUND();
-  if (row.predictionId !== prediction.id) return "ignored";
+  if (!prediction || row.predictionId !== prediction.id) return "ignored";
 
   await applyPrediction(context, row, prediction);
   await db

@@ -45,8 +45,8 @@ const generateRoute = (kind: "image" | "video") =>
     request: { body: { required: true, content: json(generateBody) } },
     responses: {
       201: { description: "The generation (finished when `wait` sufficed)", content: json(generationSchema) },
-      // 402: out of credits (with BILLING_ENFORCE=1); 424: Replicate is not configured; 502: Replicate
-      // refused the request or could not be reached.
+      // 402: out of credits (with BILLING_ENFORCE=1); 424: no Replicate token (no Replicate credential in
+      // the workspace, no REPLICATE_API_TOKEN); 502: Replicate refused the request or could not be reached.
       ...errorResponses(400, 401, 402, 413, 415, 422, 424, 502),
     },
   });
@@ -55,7 +55,8 @@ const modelsRoute = createRoute({
   method: "get",
   path: "/models",
   tags: ["generation"],
-  summary: "Image or video models from Replicate's collections or search (cached), or a curated list offline",
+  summary:
+    "Image or video models from Replicate's collections or search with the workspace's token (cached per token), or a curated list without one",
   request: { query: modelQuery },
   responses: { 200: { description: "Models", content: json(modelListSchema) }, ...errorResponses(401, 422) },
 });
@@ -68,7 +69,7 @@ const modelInputsRoute = createRoute({
   request: { params: modelParams },
   responses: {
     200: { description: "The model's inputs", content: json(modelInputsSchema) },
-    // 424: Replicate is not configured.
+    // 424: no Replicate token (no Replicate credential in the workspace, no REPLICATE_API_TOKEN).
     ...errorResponses(401, 422, 424),
   },
 });
@@ -79,8 +80,9 @@ const webhookRoute = createRoute({
   tags: ["generation"],
   summary: "Replicate's signed completion webhook (Standard Webhooks headers; no session)",
   description:
-    "Verified with Replicate's signing secret (`webhook-id`, `webhook-timestamp`, `webhook-signature`, 5-minute " +
-    "tolerance); a `webhook-id` is applied once. The body is Replicate's prediction JSON.",
+    "Verified with the signing secret of the Replicate account whose token created the generation named by " +
+    "`generation_id` (`webhook-id`, `webhook-timestamp`, `webhook-signature`, 5-minute tolerance); a `webhook-id` " +
+    "is applied once. The body is Replicate's prediction JSON.",
   security: [],
   request: { query: webhookQuery },
   responses: {
@@ -124,7 +126,8 @@ const cancelRoute = createRoute({
   request: { params: idParam },
   responses: {
     200: { description: "The generation after the cancel", content: json(generationSchema) },
-    ...errorResponses(401, 404, 409, 502),
+    // 424: the generation's Replicate credential was deleted and no other token is left.
+    ...errorResponses(401, 404, 409, 424, 502),
   },
 });
 
@@ -153,11 +156,18 @@ export function replicateRoutes(context: GenerationContext, modelCache: TtlCache
   }
   router.openapi(modelsRoute, async (c) => {
     const query = c.req.valid("query");
-    return c.json(await listModels(context, modelCache, { kind: query.type, query: query.query }), 200);
+    const workspaceId = c.get("principal").workspaceId;
+    return c.json(
+      await listModels(context, modelCache, workspaceId, { kind: query.type, query: query.query }),
+      200,
+    );
   });
   router.openapi(modelInputsRoute, async (c) => {
     const { owner, name } = c.req.valid("param");
-    return c.json(await describeModelInputs(context, `${owner}/${name}`), 200);
+    return c.json(
+      await describeModelInputs(context, c.get("principal").workspaceId, `${owner}/${name}`),
+      200,
+    );
   });
   router.openapi(webhookRoute, async (c) => {
     // The signature covers the exact bytes, so the body is read raw, never re-serialised.

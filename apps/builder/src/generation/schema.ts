@@ -38,6 +38,13 @@ export const generations = pgTable(
     error: text("error"),
     metrics: jsonb("metrics").$type<GenerationMetrics>().notNull().default({}),
     predictionId: text("prediction_id"),
+    /**
+     * The workspace's Replicate credential whose token created the prediction; null for the server-wide
+     * token. Polls, cancels and webhook checks use the same token (the prediction and the webhook signing
+     * secret belong to that token's account). Not a foreign key: it still says which credential it was
+     * after that credential is deleted.
+     */
+    credentialId: text("credential_id"),
     /** Whether Replicate was given our webhook URL; polling is then only a slow fallback. */
     webhookUrl: text("webhook_url"),
     nextPollAt: timestamp("next_poll_at", { withTimezone: true }).notNull(),

@@ -6,6 +6,7 @@ import {
   ErrorBox,
   Field,
   formatDate,
+  Link,
   Loading,
   PageHeader,
   StatusBadge,
@@ -118,7 +119,9 @@ function GenerateForm() {
         label="Model"
         error={apiError?.fieldMessage("model")}
         {...(models.data?.source === "curated"
-          ? { hint: "Replicate is not reachable from the server: showing a built-in list." }
+          ? {
+              hint: "A built-in list: Replicate is not configured (add a Replicate credential in Settings) or not reachable.",
+            }
           : chosen?.description
             ? { hint: chosen.description }
             : {})}
@@ -168,6 +171,13 @@ function GenerateForm() {
       ) : null}
       {formError ? <ErrorBox error={formError} /> : null}
       {generate.error ? <ErrorBox error={generate.error} /> : null}
+      {apiError?.code === "replicate_not_configured" ? (
+        <p className="muted" data-testid="replicate-setup">
+          Add your Replicate API token in{" "}
+          <Link to="/settings#credentials">Settings → Provider credentials</Link> (kind “Replicate”), or ask
+          whoever runs the server to set REPLICATE_API_TOKEN.
+        </p>
+      ) : null}
       <Button type="submit" isBusy={generate.isPending} disabled={!model}>
         Generate {kind}
       </Button>

@@ -3,21 +3,26 @@ import { type FormEvent, useState } from "react";
 import { useProviders } from "../agents/queries.ts";
 import { ApiError, api } from "../api/client.ts";
 import { Button, EmptyState, ErrorBox, Field, formatDate, Loading, StatusBadge } from "../ui/ui.tsx";
-import { type Credential, HTTP_SECRET, useCredentials } from "./credential-queries.ts";
+import { type Credential, HTTP_SECRET, REPLICATE, useCredentials } from "./credential-queries.ts";
 
 interface CredentialCheck {
   ok: true;
   provider: string;
-  model_count: number;
+  /** Null for a Replicate token, which is checked with its account instead. */
+  model_count: number | null;
+  account: string | null;
   latency_ms: number;
 }
+
+/** The kinds that are not model providers of /api/providers, and take no base URL. */
+const OTHER_KINDS: Record<string, string> = { [REPLICATE]: "Replicate", [HTTP_SECRET]: "HTTP secret" };
 
 interface CheckResult {
   isOk: boolean;
   text: string;
 }
 
-/** Provider keys of the workspace: stored encrypted, shown only as a hint, checkable without spending tokens. */
+/** Provider keys (and Replicate tokens) of the workspace: stored encrypted, shown only as a hint, checkable without spending tokens. */
 export function Credentials() {
   const client = useQueryClient();
   const providers = useProviders();
@@ -48,13 +53,11 @@ export function Credentials() {
     setChecks((current) => ({ ...current, [id]: "checking" }));
     try {
       const result = await api<CredentialCheck>(`/api/credentials/${id}/test`, { method: "POST" });
-      setChecks((current) => ({
-        ...current,
-        [id]: {
-          isOk: true,
-          text: `Works: ${result.model_count} model${result.model_count === 1 ? "" : "s"} listed in ${result.latency_ms} ms.`,
-        },
-      }));
+      const text =
+        result.model_count === null
+          ? `Works: the account ${result.account ?? "(unnamed)"} answered in ${result.latency_ms} ms.`
+          : `Works: ${result.model_count} model${result.model_count === 1 ? "" : "s"} listed in ${result.latency_ms} ms.`;
+      setChecks((current) => ({ ...current, [id]: { isOk: true, text } }));
     } catch (error) {
       setChecks((current) => ({
         ...current,
@@ -65,10 +68,10 @@ export function Credentials() {
 
   const error = create.error instanceof ApiError ? create.error : undefined;
   const provider = providers.data?.data.find((candidate) => candidate.id === form.provider);
-  const nameOf = (id: string) =>
-    id === HTTP_SECRET ? "HTTP secret" : (providers.data?.data.find((p) => p.id === id)?.name ?? id);
+  const nameOf = (id: string) => OTHER_KINDS[id] ?? providers.data?.data.find((p) => p.id === id)?.name ?? id;
   const needsBaseUrl = provider?.requires_base_url ?? false;
-  const canHaveBaseUrl = form.provider !== HTTP_SECRET;
+  // A Replicate token uses the server's REPLICATE_BASE_URL; an HTTP secret goes where its node sends it.
+  const canHaveBaseUrl = OTHER_KINDS[form.provider] === undefined;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -79,8 +82,9 @@ export function Credentials() {
     <section className="card" aria-labelledby="credentials-title" id="credentials">
       <h2 id="credentials-title">Provider credentials</h2>
       <p className="muted">
-        Keys for AI providers, used by agents, workflows and knowledge bases before the server's own keys.
-        They are stored encrypted and never shown again, only their last characters.
+        Keys for AI providers, used by agents, workflows and knowledge bases before the server's own keys, and
+        a Replicate API token for image and video generation. They are stored encrypted and never shown again,
+        only their last characters.
       </p>
       <ErrorBox error={credentials.error ?? remove.error} />
       <form onSubmit={submit} aria-label="Add a credential">
@@ -97,6 +101,7 @@ export function Credentials() {
                   {candidate.name}
                 </option>
               ))}
+              <option value={REPLICATE}>Replicate (image and video generation)</option>
               <option value={HTTP_SECRET}>HTTP secret (for HTTP nodes)</option>
             </select>
           </Field>
@@ -110,7 +115,9 @@ export function Credentials() {
           </Field>
         </div>
         <Field
-          label={form.provider === HTTP_SECRET ? "Secret" : "API key"}
+          label={
+            form.provider === HTTP_SECRET ? "Secret" : form.provider === REPLICATE ? "API token" : "API key"
+          }
           error={error?.fieldMessage("api_key")}
         >
           <input

@@ -13,6 +13,8 @@ export interface Credential {
 
 /** A secret for HTTP nodes rather than a provider key (docs/agents.md). */
 export const HTTP_SECRET = "http";
+/** A Replicate API token, for image and video generation (docs/generation.md). */
+export const REPLICATE = "replicate";
 
 /** The workspace's stored credentials (masked), for the settings list and the HTTP node's auth picker. */
 export function useCredentials() {
