@@ -21,6 +21,15 @@ export {
 } from "./errors.ts";
 export { healthRoutes } from "./health.ts";
 export { createLogger, type Logger } from "./logger.ts";
-export { errorBodySchema, errorResponses, listOf, listQuerySchema, toPage } from "./openapi.ts";
+export {
+  errorBodySchema,
+  errorResponses,
+  idParam,
+  jsonContent,
+  listOf,
+  listQuerySchema,
+  pathId,
+  toPage,
+} from "./openapi.ts";
 export { listen, type RunningServer, runService } from "./serve.ts";
 export { issuePath, validationError, validationHook } from "./validation.ts";

@@ -1,5 +1,27 @@
 import { z } from "@hono/zod-openapi";
 
+/**
+ * A resource id in the path, documented under `name`; ids are short, so anything longer is refused.
+ *
+ * @example const params = z.object({ id: pathId("id"), delivery_id: pathId("delivery_id") });
+ */
+export function pathId(name: string) {
+  return z
+    .string()
+    .max(64)
+    .openapi({ param: { name, in: "path" } });
+}
+
+/** The `{id}` path parameter of every route about one resource. */
+export const idParam = z.object({ id: pathId("id") });
+
+/**
+ * The `content` of a JSON request or response in a route definition.
+ *
+ * @example responses: { 200: { description: "The agent", content: jsonContent(agentSchema) } }
+ */
+export const jsonContent = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+
 export const errorBodySchema = z
   .object({
     error: z.object({

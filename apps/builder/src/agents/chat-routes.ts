@@ -3,12 +3,14 @@ import {
   CommonErrors,
   createRouter,
   errorResponses,
+  idParam,
+  jsonContent,
   type Logger,
   listOf,
   listQuerySchema,
   toPage,
 } from "@app/http";
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
@@ -28,14 +30,6 @@ import { listConversations } from "./list-conversations.ts";
 import { listMessages } from "./list-messages.ts";
 import { prepareAgentTurn } from "./prepare-agent-turn.ts";
 import { type ChatEvent, runAgentTurn, TurnAbortedError, type TurnResult } from "./run-agent-turn.ts";
-
-const idParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
-const jsonContent = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 
 /** Not a real status: nobody is left to read it, but the request log shows what happened. */
 const CLIENT_CLOSED_REQUEST = 499;

@@ -1,5 +1,14 @@
-import { createRouter, defineErrors, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
-import { createRoute, z } from "@hono/zod-openapi";
+import {
+  createRouter,
+  defineErrors,
+  errorResponses,
+  idParam,
+  jsonContent,
+  listOf,
+  listQuerySchema,
+  toPage,
+} from "@app/http";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { createAgent, deleteAgent, findAgent, listAgents, toAgentJson, updateAgent } from "./agents.ts";
@@ -9,14 +18,6 @@ import { agentSchema, createAgentBody, updateAgentBody } from "./contract.ts";
 export const AgentErrors = defineErrors({
   AGENT_NOT_FOUND: { status: 404, message: "No agent with this id." },
 });
-
-const idParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
-const jsonContent = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 
 const listRoute = createRoute({
   method: "get",

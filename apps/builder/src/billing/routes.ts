@@ -1,4 +1,4 @@
-import { createRouter, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
+import { createRouter, errorResponses, idParam, listOf, listQuerySchema, toPage } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
@@ -21,12 +21,6 @@ import { receivePaymentWebhook } from "./receive-payment-webhook.ts";
 const RECENT = 20;
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const idParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
 
 const overviewRoute = createRoute({
   method: "get",

@@ -1,5 +1,13 @@
-import { createRouter, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
-import { createRoute, z } from "@hono/zod-openapi";
+import {
+  createRouter,
+  errorResponses,
+  idParam,
+  jsonContent,
+  listOf,
+  listQuerySchema,
+  toPage,
+} from "@app/http";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { checkCredential } from "./check-credential.ts";
@@ -9,14 +17,6 @@ import { toCredentialJson } from "./credential-json.ts";
 import { deleteCredential } from "./delete-credential.ts";
 import { CredentialErrors } from "./errors.ts";
 import { listCredentials } from "./list-credentials.ts";
-
-const idParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
-const jsonContent = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 
 const createCredentialRoute = createRoute({
   method: "post",

@@ -1,4 +1,4 @@
-import { createRouter, errorResponses } from "@app/http";
+import { createRouter, errorResponses, jsonContent } from "@app/http";
 import { eventListJson, findEventBody, listEvents, UnknownCursorError } from "@app/webhooks";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
@@ -7,7 +7,6 @@ import { eventListSchema, eventSchema, listEventsQuery } from "./contract.ts";
 import { EventErrors } from "./errors.ts";
 import { eventScope } from "./event-types.ts";
 
-const jsonContent = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 
 const listEventsRoute = createRoute({

@@ -1,5 +1,5 @@
-import { createRouter, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter, errorResponses, idParam, listOf, listQuerySchema, toPage } from "@app/http";
+import { createRoute, type z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { cancelGeneration } from "./cancel-generation.ts";
 import {
@@ -26,12 +26,6 @@ import { receiveWebhook } from "./receive-webhook.ts";
 import type { TtlCache } from "./ttl-cache.ts";
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const idParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
 
 const generateRoute = (kind: "image" | "video") =>
   createRoute({

@@ -1,4 +1,12 @@
-import { createRouter, defineErrors, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
+import {
+  createRouter,
+  defineErrors,
+  errorResponses,
+  idParam,
+  listOf,
+  listQuerySchema,
+  toPage,
+} from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import { apiKeyCredential, type PrincipalCache } from "../auth/principal-cache.ts";
 import type { Deps } from "../deps.ts";
@@ -30,13 +38,6 @@ const apiKeySchema = z
 const createdApiKeySchema = apiKeySchema
   .extend({ key: z.string().openapi({ description: "The whole key. Shown in this response only." }) })
   .openapi("CreatedApiKey");
-
-const idParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
 
 function toJson(row: ApiKeyRow) {
   return {

@@ -1,4 +1,4 @@
-import { createRouter, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
+import { createRouter, errorResponses, idParam, listOf, listQuerySchema, toPage } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import type { Deps } from "../deps.ts";
@@ -46,12 +46,6 @@ export function builderStorage(deps: Pick<Deps, "config" | "storage">): Storage 
 }
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const idParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
 const tags = ["knowledge"];
 
 const routes = {

@@ -1,4 +1,13 @@
-import { createRouter, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
+import {
+  createRouter,
+  errorResponses,
+  idParam,
+  jsonContent,
+  listOf,
+  listQuerySchema,
+  pathId,
+  toPage,
+} from "@app/http";
 import {
   deleteEndpoint,
   findDelivery,
@@ -26,13 +35,6 @@ import { WebhookErrors } from "./errors.ts";
 import { updateWebhook } from "./update-webhook.ts";
 import { toWebhookDeliveryJson, toWebhookJson } from "./webhook-json.ts";
 
-const jsonContent = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const pathId = (name: string) =>
-  z
-    .string()
-    .max(64)
-    .openapi({ param: { name, in: "path" } });
-const idParam = z.object({ id: pathId("id") });
 const deliveryParams = z.object({ id: pathId("id"), delivery_id: pathId("delivery_id") });
 
 const createWebhookRoute = createRoute({

@@ -3,6 +3,7 @@ import {
   createRouter,
   defineErrors,
   errorResponses,
+  idParam,
   listOf,
   listQuerySchema,
   toPage,
@@ -52,12 +53,6 @@ export const WorkflowErrors = defineErrors({
 });
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const idParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
 
 const nodeRunSchema = z.object({
   node_id: z.string(),

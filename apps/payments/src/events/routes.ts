@@ -1,9 +1,9 @@
-import { createRouter, defineErrors, errorResponses } from "@app/http";
+import { createRouter, defineErrors, errorResponses, idParam, jsonContent } from "@app/http";
 import { eventListJson, findEventBody, listEvents, UnknownCursorError } from "@app/webhooks";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { idParam, jsonContent, limitQuery, listEnvelope } from "../shared/openapi.ts";
+import { limitQuery, listEnvelope } from "../shared/openapi.ts";
 import { EVENT_TYPES } from "./types.ts";
 
 export const EventErrors = defineErrors({

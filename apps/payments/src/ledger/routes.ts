@@ -1,8 +1,7 @@
-import { createRouter, errorResponses } from "@app/http";
+import { createRouter, errorResponses, jsonContent } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { jsonContent } from "../shared/openapi.ts";
 import { getBalance } from "./ledger.ts";
 
 const balanceSchema = z

@@ -1,9 +1,9 @@
-import { createRouter, errorResponses } from "@app/http";
+import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { AuthErrors } from "../merchants/auth.ts";
-import { idParam, jsonContent, listEnvelope, pageOf } from "../shared/openapi.ts";
+import { listEnvelope, pageOf } from "../shared/openapi.ts";
 import { createPaymentBody, listPaymentsQuery, paymentSchema } from "./contract.ts";
 import { createPayment } from "./create-payment.ts";
 import { PaymentErrors } from "./errors.ts";

@@ -1,10 +1,10 @@
-import { createRouter, errorResponses } from "@app/http";
+import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { AuthErrors } from "../merchants/auth.ts";
 import { amountInput } from "../shared/money.ts";
-import { idParam, jsonContent, limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
+import { limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
 import {
   createRefund,
   findRefund,

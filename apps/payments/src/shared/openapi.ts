@@ -1,14 +1,5 @@
 import { z } from "@hono/zod-openapi";
 
-export const jsonContent = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-
-export const idParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
-
 /** `limit` of the lists: 1 to 100, default 10 (as Stripe does). */
 export const limitQuery = z.coerce
   .number()

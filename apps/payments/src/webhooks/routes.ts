@@ -1,4 +1,4 @@
-import { createRouter, defineErrors, errorResponses } from "@app/http";
+import { createRouter, defineErrors, errorResponses, idParam, jsonContent } from "@app/http";
 import {
   checkWebhookUrl,
   createEndpoint,
@@ -19,7 +19,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { EVENT_TYPES } from "../events/types.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
-import { idParam, jsonContent, limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
+import { limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
 
 export const WebhookErrors = defineErrors({
   WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: "No webhook endpoint with this id." },
