@@ -1,5 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { storedFiles } from "../files/schema.ts";
+import { removeStoredOutputs } from "./copy-output.ts";
 import { emitGenerationEvent } from "./emit-generation-event.ts";
 import type { GenerationContext } from "./generation-context.ts";
 import { type GenerationRow, isFinished } from "./generation-json.ts";
@@ -58,8 +59,7 @@ export async function applyPrediction(
   const latest = await current(context, generation.id);
   // Another path finished it first with a different outcome (a cancel), or it was deleted meanwhile:
   // what we copied is nobody's.
-  if (latest?.status !== "succeeded")
-    await Promise.all(settlement.keys.map((key) => context.storage.delete(key).catch(() => undefined)));
+  if (latest?.status !== "succeeded") await removeStoredOutputs(context, settlement.keys);
   return latest ?? generation;
 }
 

@@ -78,3 +78,22 @@ function outputType(header: string | null, url: string): string | undefined {
   const extension = /\.([a-z0-9]+)$/i.exec(new URL(url).pathname)?.[1]?.toLowerCase() ?? "";
   return EXTENSION_TYPES[extension];
 }
+
+/**
+ * Deletes stored output files whose generation will not keep them. A failed delete only leaves
+ * bytes no row points at, so it is logged (an operator can sweep them) rather than thrown.
+ *
+ * @example await removeStoredOutputs(context, ["generations/ws_1/gen_1/0"]);
+ */
+export async function removeStoredOutputs(
+  context: Pick<GenerationContext, "storage" | "logger">,
+  keys: readonly string[],
+): Promise<void> {
+  await Promise.all(
+    keys.map((key) =>
+      context.storage
+        .delete(key)
+        .catch((error: unknown) => context.logger.warn({ err: error, key }, "stored file not removed")),
+    ),
+  );
+}

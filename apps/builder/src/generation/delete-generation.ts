@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { storedFiles } from "../files/schema.ts";
+import { removeStoredOutputs } from "./copy-output.ts";
 import { GenerationErrors } from "./errors.ts";
 import { findGeneration } from "./find-generation.ts";
 import type { GenerationContext } from "./generation-context.ts";
@@ -38,13 +39,8 @@ export async function deleteGeneration(
     return removed;
   });
   // The rows are gone first, so a failed storage delete leaves bytes nobody can reach, never a dangling link.
-  await Promise.all(
-    files.map((file) =>
-      context.storage
-        .delete(file.storageKey)
-        .catch((error: unknown) =>
-          context.logger.warn({ err: error, key: file.storageKey }, "stored file not removed"),
-        ),
-    ),
+  await removeStoredOutputs(
+    context,
+    files.map((file) => file.storageKey),
   );
 }

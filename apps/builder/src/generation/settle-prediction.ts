@@ -1,6 +1,6 @@
 import { newId } from "@app/core";
 import type { storedFiles } from "../files/schema.ts";
-import { copyOutput, OutputCopyError } from "./copy-output.ts";
+import { copyOutput, OutputCopyError, removeStoredOutputs } from "./copy-output.ts";
 import type { GenerationContext } from "./generation-context.ts";
 import type { GenerationRow } from "./generation-json.ts";
 import type { GenerationOutput, GenerationStatus } from "./schema.ts";
@@ -78,7 +78,7 @@ export async function settlePrediction(
       copied.push({ key, ...(await copyOutput(context, url, key)) });
     }
   } catch (error) {
-    await Promise.all(keys.map((key) => context.storage.delete(key).catch(() => undefined)));
+    await removeStoredOutputs(context, keys);
     if (!(error instanceof OutputCopyError)) throw error;
     context.logger.warn(
       { generation_id: generation.id, reason: error.message },

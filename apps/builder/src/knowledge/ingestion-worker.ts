@@ -100,7 +100,11 @@ export function createIngestionWorker(
     // The lease must outlive long parses (a large PDF) as well as slow provider calls.
     const heartbeat = setInterval(
       () => {
-        fencedUpdate(deps, document.id, lease, {}).catch(() => undefined);
+        // A missed beat is retried at the next one; if the lease runs out meanwhile, the fenced
+        // writes of this attempt stop and another worker resumes the document.
+        fencedUpdate(deps, document.id, lease, {}).catch((error: unknown) =>
+          deps.logger.warn({ err: error, document_id: document.id }, "ingestion heartbeat failed"),
+        );
       },
       Math.max(1_000, Math.floor(settings.leaseMs / 3)),
     );
