@@ -4,7 +4,7 @@ import { createBuilderApp } from "./app.ts";
 import type { BuilderConfig } from "./config.ts";
 import { openBuilderDatabase } from "./db/index.ts";
 import type { Deps } from "./deps.ts";
-import { agentKnowledgeSearch, workflowKnowledgeCapability } from "./knowledge/knowledge-ports.ts";
+import { knowledgeSearch } from "./knowledge/knowledge-ports.ts";
 import { defaultAiSettings } from "./providers/settings.ts";
 import { openSandbox } from "./sandbox/open-sandbox.ts";
 import { describeStorage, openStorage } from "./storage/open-storage.ts";
@@ -32,7 +32,7 @@ export async function startBuilder(
   });
   const sandbox = await openSandbox(logger);
   const clock = overrides.clock ?? systemClock;
-  const knowledge = { db: database.db, clock, config };
+  const search = knowledgeSearch({ db: database.db, clock, config });
   const deps: Deps = {
     db: database.db,
     clock,
@@ -40,8 +40,8 @@ export async function startBuilder(
     config,
     ai: defaultAiSettings,
     // Code and workflow tools are wired by createBuilderApp from the sandbox and its workflow runner.
-    agentTools: { knowledge: agentKnowledgeSearch(knowledge) },
-    workflowCapabilities: { knowledge: workflowKnowledgeCapability(knowledge) },
+    agentTools: { knowledge: search },
+    workflowCapabilities: { knowledge: search },
     storage,
     ...(sandbox ? { sandbox } : {}),
   };

@@ -9,7 +9,7 @@ import { createBuilderApp } from "../src/app.ts";
 import { type BuilderConfig, loadConfig } from "../src/config.ts";
 import { builderMigrationsFolder, schema } from "../src/db/index.ts";
 import type { Deps } from "../src/deps.ts";
-import { agentKnowledgeSearch, workflowKnowledgeCapability } from "../src/knowledge/knowledge-ports.ts";
+import { knowledgeSearch } from "../src/knowledge/knowledge-ports.ts";
 import { defaultAiSettings } from "../src/providers/settings.ts";
 
 export interface TestBuilder {
@@ -58,7 +58,7 @@ export async function startTestBuilder(
   });
   const database = await createTestDatabase({ schema, migrationsFolder: builderMigrationsFolder });
   const clock = options.clock ?? systemClock;
-  const knowledge = { db: database.db, clock, config };
+  const search = knowledgeSearch({ db: database.db, clock, config });
   const deps: Deps = {
     db: database.db,
     clock,
@@ -66,9 +66,9 @@ export async function startTestBuilder(
       options.logger ?? createLogger({ service: "builder-test", level: process.env.LOG_LEVEL ?? "silent" }),
     config,
     ai: options.deps?.ai ?? defaultAiSettings,
-    agentTools: { knowledge: agentKnowledgeSearch(knowledge), ...options.deps?.agentTools },
+    agentTools: { knowledge: search, ...options.deps?.agentTools },
     workflowCapabilities: {
-      knowledge: workflowKnowledgeCapability(knowledge),
+      knowledge: search,
       ...options.deps?.workflowCapabilities,
     },
     ...(options.deps?.sandbox ? { sandbox: options.deps.sandbox } : {}),

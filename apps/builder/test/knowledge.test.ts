@@ -474,17 +474,56 @@ describe("search modes", () => {
       .from(workspaces)
       .where(eq(workspaces.ownerUserId, aliceUserId));
     const workspaceId = workspace?.id as string;
-    const forWorkflows = await builder.deps.workflowCapabilities?.knowledge?.search({
-      workspaceId,
-      knowledgeBaseIds: [base],
-      query: "invoices in rupiah",
-      topK: 2,
+    // A workflow's knowledge_search Tool node answers citations with document and chunk ids.
+    const created = await builder.request("/api/workflows", {
+      method: "POST",
+      cookie: alice,
+      json: {
+        name: "search",
+        graph: {
+          nodes: [
+            { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [] } },
+            {
+              id: "find",
+              type: "tool",
+              position: { x: 0, y: 0 },
+              data: {
+                tool: "knowledge_search",
+                args: { knowledge_base_ids: [base], query: "invoices in rupiah", top_k: 2 },
+              },
+            },
+            {
+              id: "done",
+              type: "end",
+              position: { x: 0, y: 0 },
+              data: { outputs: [{ name: "hits", value: "{{find.result}}" }] },
+            },
+          ],
+          edges: [
+            { id: "a", source: "start", target: "find" },
+            { id: "b", source: "find", target: "done" },
+          ],
+        },
+      },
     });
-    expect(forWorkflows?.[0]).toMatchObject({
+    expect(created.status, await created.clone().text()).toBe(201);
+    const workflowId = ((await created.json()) as { id: string }).id;
+    const run = (await (
+      await builder.request(`/api/workflows/${workflowId}/runs`, {
+        method: "POST",
+        cookie: alice,
+        json: { inputs: {} },
+      })
+    ).json()) as { status: string; outputs: { hits: Record<string, unknown>[] } };
+    expect(run.status).toBe("succeeded");
+    const forWorkflows = run.outputs.hits;
+    expect(forWorkflows[0]).toMatchObject({
       document_name: "billing.md",
       document_id: expect.stringMatching(/^doc_/),
       chunk_id: expect.stringMatching(/^chk_/),
     });
+    // Agents' tools use the same port as workflows.
+    expect(builder.deps.workflowCapabilities?.knowledge).toBe(builder.deps.agentTools.knowledge);
     const forAgents = await builder.deps.agentTools.knowledge?.search({
       workspaceId,
       knowledgeBaseIds: [base],
@@ -493,7 +532,7 @@ describe("search modes", () => {
     });
     expect(forAgents?.[0]).toMatchObject({
       documentName: "billing.md",
-      chunkId: forWorkflows?.[0]?.chunk_id,
+      chunkId: forWorkflows[0]?.chunk_id,
     });
     const otherWorkspace = await builder.deps.agentTools.knowledge?.search({
       workspaceId: "wsp_someone_else",

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { FetchFunction } from "../outbound/outbound-fetch.ts";
 import type { AgentTool } from "./contract.ts";
 import { callHttpTool } from "./http-tool.ts";
-import type { AgentToolPorts } from "./ports.ts";
+import { type AgentToolPorts, citationJson } from "./ports.ts";
 
 const CODE_TOOL_TIMEOUT_MS = 10_000;
 const DEFAULT_TOP_K = 5;
@@ -47,15 +47,7 @@ export function buildAgentTools(definitions: readonly AgentTool[], context: Tool
                 query,
                 topK: definition.top_k ?? DEFAULT_TOP_K,
               });
-              return {
-                results: chunks.map((chunk) => ({
-                  document_id: chunk.documentId,
-                  document_name: chunk.documentName,
-                  chunk_id: chunk.chunkId,
-                  text: chunk.text,
-                  score: chunk.score,
-                })),
-              };
+              return { results: chunks.map(citationJson) };
             }),
         });
         break;

@@ -29,7 +29,22 @@ export interface KnowledgeChunk {
   score: number;
 }
 
-/** Retrieval over a workspace's knowledge bases, best chunks first. */
+/**
+ * A retrieved chunk as tools answer it (snake_case like the API), with the ids an answer cites.
+ *
+ * @example return { results: chunks.map(citationJson) };
+ */
+export function citationJson(chunk: KnowledgeChunk) {
+  return {
+    document_id: chunk.documentId,
+    document_name: chunk.documentName,
+    chunk_id: chunk.chunkId,
+    text: chunk.text,
+    score: chunk.score,
+  };
+}
+
+/** Retrieval over a workspace's knowledge bases, best chunks first: agents' tool, workflows' tool and LLM node context. */
 export interface KnowledgeSearch {
   search(request: {
     workspaceId: string;

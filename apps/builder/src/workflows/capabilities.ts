@@ -1,3 +1,5 @@
+import type { KnowledgeSearch } from "../agents/ports.ts";
+
 /**
  * What workflow nodes use from parts of the builder that a deployment may lack (the sandbox needs
  * bubblewrap; knowledge bases). A node whose capability is absent fails with a clear code.
@@ -10,17 +12,6 @@ export interface CodeCapability {
     input: Record<string, unknown>;
     signal: AbortSignal;
   }): Promise<{ output: Record<string, unknown>; stdout: string; stderr: string; durationMs: number }>;
-}
-
-export interface KnowledgeCapability {
-  search(request: {
-    workspaceId: string;
-    knowledgeBaseIds: string[];
-    query: string;
-    topK: number;
-  }): Promise<
-    { document_id: string; document_name: string; chunk_id: string; text: string; score: number }[]
-  >;
 }
 
 /** Image (and video) generation on Replicate; resolves when the generation has finished. */
@@ -41,6 +32,7 @@ export interface GenerationCapability {
 
 export interface WorkflowCapabilities {
   code?: CodeCapability | undefined;
-  knowledge?: KnowledgeCapability | undefined;
+  /** The same retrieval agents use (knowledge/knowledge-ports.ts). */
+  knowledge?: KnowledgeSearch | undefined;
   generation?: GenerationCapability | undefined;
 }

@@ -1,4 +1,5 @@
 import { NodeExecutionError, type NodeExecutors } from "@app/workflow";
+import { citationJson } from "../agents/ports.ts";
 import { readCredentialSecret } from "../credentials/open-credential.ts";
 import type { Deps } from "../deps.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
@@ -99,13 +100,17 @@ export function createNodeServices(
               top_k: z.number().int().min(1).max(50).default(5),
             }),
             run: async (args, { workspaceId }) => {
-              const chunks = await capabilities.knowledge?.search({
-                workspaceId,
-                knowledgeBaseIds: args.knowledge_base_ids,
-                query: args.query,
-                topK: args.top_k,
-              });
-              return { result: chunks ?? [], text: (chunks ?? []).map((chunk) => chunk.text).join("\n\n") };
+              const chunks =
+                (await capabilities.knowledge?.search({
+                  workspaceId,
+                  knowledgeBaseIds: args.knowledge_base_ids,
+                  query: args.query,
+                  topK: args.top_k,
+                })) ?? [];
+              return {
+                result: chunks.map(citationJson),
+                text: chunks.map((chunk) => chunk.text).join("\n\n"),
+              };
             },
           }),
         ]

@@ -1,6 +1,6 @@
 import { type ExecutorContext, NodeExecutionError } from "@app/workflow";
+import type { KnowledgeSearch } from "../../agents/ports.ts";
 import type { GenerateRequest, generateForWorkspace } from "../../providers/generate-for-workspace.ts";
-import type { KnowledgeCapability } from "../capabilities.ts";
 
 type Generate = (request: Omit<GenerateRequest, "source">) => ReturnType<typeof generateForWorkspace>;
 
@@ -12,7 +12,7 @@ const DEFAULT_TOP_K = 4;
  */
 export function llmNodeExecutor(
   generate: Generate,
-  knowledge: KnowledgeCapability | undefined,
+  knowledge: KnowledgeSearch | undefined,
   workspaceId: string,
 ) {
   return async ({ inputs, signal }: ExecutorContext<"llm">) => {
@@ -31,7 +31,7 @@ export function llmNodeExecutor(
         topK: inputs.top_k ?? DEFAULT_TOP_K,
       });
       const context = chunks
-        .map((chunk, i) => `[${i + 1}] (${chunk.document_name}) ${chunk.text}`)
+        .map((chunk, i) => `[${i + 1}] (${chunk.documentName}) ${chunk.text}`)
         .join("\n\n");
       system = `${system ? `${system}\n\n` : ""}Use this context when it helps; cite it as [n].\n\n${context}`;
     }
