@@ -4,6 +4,7 @@ import { createTestDatabase } from "@app/db/testing";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rowsOf } from "./db.ts";
 import {
   type EventEnvelope,
   eventIdFor,
@@ -43,6 +44,27 @@ describe("event ids", () => {
     const ids = [eventIdFor(9n, 100n), eventIdFor(10n, 1n), eventIdFor(10n, 2n), eventIdFor(2n ** 40n, 1n)];
     expect([...ids].sort()).toEqual(ids);
     expect(ids[0]).toMatch(/^evt_[0-9a-z]{26}$/);
+  });
+
+  it("made in SQL match the JavaScript encoding, and the stored body starts with the id", async () => {
+    const object = { text: 'quotes " and \\ backslashes, ünïcode', n: 1 };
+    const recorded = await database.db.transaction((tx) =>
+      recordEvent(tx, clock, { ownerId: "own_ids", environment: "test", type: "payment.pending", object }),
+    );
+    const [row] = rowsOf<{ xid: string; seq: string; body: string }>(
+      await database.db.execute(sql`select xid::text, seq::text, body from events where id = ${recorded.id}`),
+    );
+    expect(recorded.id).toBe(eventIdFor(BigInt(row?.xid ?? 0), BigInt(row?.seq ?? 0)));
+    expect(row?.body).toBe(recorded.body);
+    expect(Object.keys(JSON.parse(recorded.body))).toEqual([
+      "id",
+      "object",
+      "type",
+      "environment",
+      "created",
+      "data",
+    ]);
+    expect((JSON.parse(recorded.body) as EventEnvelope).data.object).toEqual(object);
   });
 });
 

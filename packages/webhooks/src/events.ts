@@ -63,9 +63,62 @@ export interface RecordedEvent {
 }
 
 /**
+ * Base32 digits of a bigint SQL expression, the same alphabet and width as the JavaScript side
+ * (`eventIdFor`, `newId`): the id of an event depends on its transaction, so it is made in SQL.
+ */
+function base32Sql(expression: string, digits: number): string {
+  return `(select string_agg(substr('${CROCKFORD}', ((${expression} >> (5 * (${digits - 1} - i))) & 31)::int + 1, 1), '' order by i)
+    from generate_series(0, ${digits - 1}) as i)`;
+}
+
+/** Digits of a delivery id given by its endpoint's rank, after a shared random stem. */
+const DELIVERY_RANK_DIGITS = 3;
+
+/*
+ * The statement of `recordEvent` after its leading CTEs. Its text is fixed, so it is written once:
+ * building a long statement out of fragments on every event cost more than running it.
+ * Parameters: owner, environment, type, created at, the body without its id, the type as a JSON
+ * array, the delivery id stem.
+ */
+const RECORD_EVENT_PARTS = [
+  `input as (select `,
+  `::text as owner_id, `,
+  `::text as environment, `,
+  `::text as type, `,
+  `::timestamptz as at, `,
+  `::text as rest, `,
+  `::jsonb as types, `,
+  `::text as stem
+  ), position as (
+    select pg_current_xact_id()::text::bigint as xid, nextval('webhook_event_seq') as seq
+  ), inserted_event as (
+    insert into events (id, owner_id, environment, type, xid, seq, created_at, body)
+    select p.id, input.owner_id, input.environment, input.type, p.xid, p.seq, input.at,
+      '{"id":"' || p.id || '",' || substr(input.rest, 2)
+    from input, (select xid, seq, 'evt_' || ${base32Sql("xid", 13)} || ${base32Sql("seq", 13)} as id
+      from position) as p
+    returning id
+  ), targets as (
+    select w.id, row_number() over (order by w.id) as rank from webhook_endpoints w, input
+    where w.owner_id = input.owner_id and w.environment = input.environment and not w.disabled
+      and (w.enabled_events @> input.types or w.enabled_events @> '["*"]'::jsonb)
+  ), scheduled as (
+    insert into webhook_deliveries (id, owner_id, environment, event_id, event_type, endpoint_id, status,
+      next_attempt_at, created_at, updated_at)
+    select input.stem || ${base32Sql("t.rank", DELIVERY_RANK_DIGITS)}, input.owner_id, input.environment, e.id,
+      input.type, t.id, 'pending', input.at, input.at, input.at
+    from input, targets t, inserted_event e
+    returning 1
+  )
+  select e.id, (select count(*) from scheduled)::int as delivery_count from inserted_event e`,
+].map((text) => sql.raw(text));
+
+/**
  * Stores an event and schedules its deliveries to every enabled endpoint of the owner subscribed
- * to its type. Call it with the transaction that makes the state change, so the change, the event
- * and its deliveries commit together (or not at all); wake the engine after the commit.
+ * to its type, in one statement. Call it with the transaction that makes the state change, so the
+ * change, the event and its deliveries commit together (or not at all); wake the engine after the
+ * commit. `also` adds data-modifying CTEs to the same statement: a change that needs no answer
+ * rides along without a round trip of its own (with them the statement is its own transaction).
  *
  * @example
  * await db.transaction(async (tx) => {
@@ -78,45 +131,40 @@ export async function recordEvent(
   tx: WebhooksDb,
   clock: Clock,
   input: { ownerId: string; environment: string; type: string; object: unknown },
+  also: readonly SQL[] = [],
 ): Promise<RecordedEvent> {
   const now = clock.now();
-  // One round trip for the position and the subscribed endpoints, one for the event and its
-  // deliveries: this runs inside every state-changing transaction, so round trips are its cost.
-  const [position] = rowsOf<{ xid: string; seq: string; endpoints: string[] | null }>(
-    await tx.execute(sql`
-      select pg_current_xact_id()::text as xid, nextval('webhook_event_seq')::text as seq,
-        (select array_agg(w.id order by w.id) from webhook_endpoints w
-          where w.owner_id = ${input.ownerId} and w.environment = ${input.environment} and not w.disabled
-            and (w.enabled_events @> ${JSON.stringify([input.type])}::jsonb or w.enabled_events @> '["*"]'::jsonb)
-        ) as endpoints`),
-  );
-  if (!position) throw new Error("no transaction id");
-  const id = eventIdFor(BigInt(position.xid), BigInt(position.seq));
-  const envelope: EventEnvelope = {
-    id,
+  // The body without its id: SQL puts the id first, as JSON.stringify of the envelope would.
+  const rest = JSON.stringify({
     object: "event",
     type: input.type,
     environment: input.environment,
     created: unixSeconds(now),
     data: { object: input.object },
+  } satisfies Omit<EventEnvelope, "id">);
+  const values = [
+    input.ownerId,
+    input.environment,
+    input.type,
+    now.toISOString(),
+    rest,
+    JSON.stringify([input.type]),
+    newId("wd", now.getTime()).slice(0, -DELIVERY_RANK_DIGITS),
+  ];
+  const chunks: SQL[] = [sql.raw("with ")];
+  for (const cte of also) chunks.push(cte, sql.raw(", "));
+  RECORD_EVENT_PARTS.forEach((part, i) => {
+    chunks.push(part);
+    if (i < values.length) chunks.push(sql`${values[i]}`);
+  });
+  const [row] = rowsOf<{ id: string; delivery_count: number }>(await tx.execute(sql.join(chunks)));
+  if (!row) throw new Error("the event was not recorded");
+  return {
+    id: row.id,
+    type: input.type,
+    body: `{"id":"${row.id}",${rest.slice(1)}`,
+    deliveryCount: row.delivery_count,
   };
-  const body = JSON.stringify(envelope);
-  const endpoints = position.endpoints ?? [];
-  const at = now.toISOString();
-  const deliveryRows = endpoints.map(
-    (endpointId) =>
-      sql`(${newId("wd", now.getTime())}, ${input.ownerId}, ${input.environment}, ${id}, ${input.type}, ${endpointId}, 'pending', ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz)`,
-  );
-  const insertEvent = sql`insert into events (id, owner_id, environment, type, xid, seq, created_at, body)
-    values (${id}, ${input.ownerId}, ${input.environment}, ${input.type}, ${position.xid}::bigint, ${position.seq}::bigint, ${at}::timestamptz, ${body})`;
-  await tx.execute(
-    deliveryRows.length === 0
-      ? insertEvent
-      : sql`with inserted_event as (${insertEvent} returning id)
-          insert into webhook_deliveries (id, owner_id, environment, event_id, event_type, endpoint_id, status, next_attempt_at, created_at, updated_at)
-          select v.* from (values ${sql.join(deliveryRows, sql`, `)}) as v, inserted_event`,
-  );
-  return { id, type: input.type, body, deliveryCount: endpoints.length };
 }
 
 /** Raised by `listEvents` when a cursor names no event of this owner and environment. */

@@ -1,5 +1,6 @@
 import type { Clock } from "@app/core";
 import { type RecordedEvent, recordEvent, type WebhooksDb } from "@app/webhooks";
+import type { SQL } from "drizzle-orm";
 import { type BuilderEventType, eventScope } from "./event-types.ts";
 
 /** Tells the delivery engine that events were committed, so it delivers them without waiting for its next poll. */
@@ -19,7 +20,8 @@ export interface BuilderEvent {
  * Records a builder event and schedules its deliveries, in the caller's transaction: call it with the
  * transaction that writes the final status, so the change and its event commit together or not at
  * all (an event is never lost nor sent for a change that was rolled back). After the commit, call
- * `deps.deliveries?.wake()` so it goes out at once.
+ * `deps.deliveries?.wake()` so it goes out at once. `also` are data-modifying CTEs that run in the
+ * event's statement (see `recordEvent`).
  *
  * @example
  * await db.transaction(async (tx) => {
@@ -31,10 +33,12 @@ export interface BuilderEvent {
 export function emitEvent(
   { db, clock }: { db: WebhooksDb; clock: Clock },
   event: BuilderEvent,
+  also: readonly SQL[] = [],
 ): Promise<RecordedEvent> {
-  return recordEvent(db, clock, {
-    ...eventScope(event.workspaceId),
-    type: event.type,
-    object: event.data,
-  });
+  return recordEvent(
+    db,
+    clock,
+    { ...eventScope(event.workspaceId), type: event.type, object: event.data },
+    also,
+  );
 }

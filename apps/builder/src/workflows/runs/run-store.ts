@@ -1,7 +1,7 @@
 import type { Clock } from "@app/core";
 import type { WebhooksDb } from "@app/webhooks";
 import type { NodeError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
-import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { BuilderDb } from "../../db/index.ts";
 import { emitEvent } from "../../events/emit-event.ts";
 import { type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
@@ -29,8 +29,9 @@ type RunStoreDeps = { db: BuilderDb; clock: Clock };
 
 /**
  * Records a run that finished before its row was written: the row, its nodes and its
- * `workflow.run.*` event in one transaction. Answers how many webhook deliveries the event scheduled
- * (the delivery engine needs waking only when there are some).
+ * `workflow.run.*` event in one statement (a blocking run's only write, so its round trips are the
+ * API's throughput). Answers how many webhook deliveries the event scheduled (the delivery engine
+ * needs waking only when there are some).
  */
 export async function recordFinishedRun(
   { db, clock }: RunStoreDeps,
@@ -38,30 +39,60 @@ export async function recordFinishedRun(
   finished: RunFinishedEvent,
   nodes: NodeRunValues[],
 ): Promise<number> {
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(workflowRuns)
-      .values({
-        ...run,
-        ...finishedColumns(finished),
-        heartbeatAt: finished.finished_at,
-      })
-      .returning();
-    await saveNodeRuns(tx as unknown as BuilderDb, nodes);
-    return row ? (await emitRunEvent({ db: tx, clock }, row)).deliveryCount : 0;
-  });
+  const row: RunRow = {
+    ...run,
+    ...finishedColumns(finished),
+    heartbeatAt: finished.finished_at,
+    isCancelRequested: false,
+  };
+  const event = await emitRunEvent({ db, clock }, row, [
+    sql`run_row as (insert into workflow_runs select * from jsonb_populate_record(null::workflow_runs, ${runRecord(row)}::jsonb))`,
+    ...nodeRunsCte(nodes),
+  ]);
+  return event.deliveryCount;
+}
+
+/**
+ * Records the end of a run whose row exists, together with its last node records and its
+ * `workflow.run.*` event, in one statement; answers how many webhook deliveries the event scheduled.
+ */
+export async function finishRun(
+  { db, clock }: RunStoreDeps,
+  run: NewRun,
+  finished: RunFinishedEvent,
+  lastNodes: NodeRunValues[],
+): Promise<number> {
+  const row: RunRow = {
+    ...run,
+    ...finishedColumns(finished),
+    heartbeatAt: finished.finished_at,
+    isCancelRequested: false,
+  };
+  const event = await emitRunEvent({ db, clock }, row, [
+    sql`run_row as (update workflow_runs w set status = r.status, outputs = r.outputs, error = r.error,
+      steps = r.steps, input_tokens = r.input_tokens, output_tokens = r.output_tokens,
+      started_at = r.started_at, finished_at = r.finished_at, elapsed_ms = r.elapsed_ms
+      from jsonb_populate_record(null::workflow_runs, ${runRecord(row)}::jsonb) r where w.id = r.id)`,
+    ...nodeRunsCte(lastNodes),
+  ]);
+  return event.deliveryCount;
 }
 
 /**
  * The event of a finished run: `workflow.run.succeeded`, or `workflow.run.failed` for a failed or
  * cancelled one (the snapshot's `status` tells which), with the run as GET /api/runs/{id} shows it.
+ * `also` are the writes that commit with it.
  */
-function emitRunEvent(deps: { db: WebhooksDb; clock: Clock }, row: RunRow) {
-  return emitEvent(deps, {
-    workspaceId: row.workspaceId,
-    type: row.status === "succeeded" ? "workflow.run.succeeded" : "workflow.run.failed",
-    data: runJson(row, undefined),
-  });
+function emitRunEvent(deps: { db: WebhooksDb; clock: Clock }, row: RunRow, also: SQL[] = []) {
+  return emitEvent(
+    deps,
+    {
+      workspaceId: row.workspaceId,
+      type: row.status === "succeeded" ? "workflow.run.succeeded" : "workflow.run.failed",
+      data: runJson(row, undefined),
+    },
+    also,
+  );
 }
 
 function finishedColumns(finished: RunFinishedEvent) {
@@ -80,12 +111,46 @@ function finishedColumns(finished: RunFinishedEvent) {
 }
 
 /**
- * Writes node records (insert or replace), in one statement however many nodes changed. The rows
- * travel as one JSON parameter: a run writes a dozen columns per node on every run, and building
- * and binding a parameter per value cost more than the insert itself.
+ * A run row as one JSON parameter, keyed by column, for `jsonb_populate_record`: one bound value
+ * instead of seventeen, on the write every run makes.
  */
+function runRecord(row: RunRow): string {
+  return JSON.stringify({
+    id: row.id,
+    workspace_id: row.workspaceId,
+    workflow_id: row.workflowId,
+    status: row.status,
+    trigger: row.trigger,
+    graph: row.graph,
+    inputs: row.inputs,
+    outputs: row.outputs,
+    error: row.error,
+    steps: row.steps,
+    input_tokens: row.inputTokens,
+    output_tokens: row.outputTokens,
+    started_at: row.startedAt,
+    finished_at: row.finishedAt,
+    elapsed_ms: row.elapsedMs,
+    heartbeat_at: row.heartbeatAt,
+    is_cancel_requested: row.isCancelRequested,
+  });
+}
+
+/** Writes node records (insert or replace), in one statement however many nodes changed. */
 export async function saveNodeRuns(db: BuilderDb, rows: NodeRunValues[]): Promise<void> {
-  if (rows.length === 0) return;
+  if (rows.length > 0) await db.execute(upsertNodeRuns(rows));
+}
+
+function nodeRunsCte(rows: NodeRunValues[]): SQL[] {
+  return rows.length === 0 ? [] : [sql`node_rows as (${upsertNodeRuns(rows)})`];
+}
+
+/**
+ * The insert-or-replace of node records. The rows travel as one JSON parameter: a run writes a
+ * dozen columns per node on every run, and building and binding a parameter per value cost more
+ * than the insert itself.
+ */
+function upsertNodeRuns(rows: NodeRunValues[]): SQL {
   const records = rows.map((row) => ({
     run_id: row.runId,
     node_id: row.nodeId,
@@ -101,7 +166,7 @@ export async function saveNodeRuns(db: BuilderDb, rows: NodeRunValues[]): Promis
     finished_at: row.finishedAt?.toISOString() ?? null,
     elapsed_ms: row.elapsedMs ?? null,
   }));
-  await db.execute(sql`
+  return sql`
     insert into workflow_node_runs (run_id, node_id, node_type, status, step, inputs, outputs, error,
       input_tokens, output_tokens, started_at, finished_at, elapsed_ms)
     select run_id, node_id, node_type, status, step, inputs, outputs, error,
@@ -114,27 +179,7 @@ export async function saveNodeRuns(db: BuilderDb, rows: NodeRunValues[]): Promis
       status = excluded.status, step = excluded.step, inputs = excluded.inputs,
       outputs = excluded.outputs, error = excluded.error, input_tokens = excluded.input_tokens,
       output_tokens = excluded.output_tokens, started_at = excluded.started_at,
-      finished_at = excluded.finished_at, elapsed_ms = excluded.elapsed_ms`);
-}
-
-/**
- * Records the end of a run together with its last node records and its `workflow.run.*` event;
- * answers how many webhook deliveries the event scheduled.
- */
-export async function finishRun(
-  { db, clock }: RunStoreDeps,
-  finished: RunFinishedEvent,
-  lastNodes: NodeRunValues[],
-): Promise<number> {
-  return db.transaction(async (tx) => {
-    await saveNodeRuns(tx as unknown as BuilderDb, lastNodes);
-    const [row] = await tx
-      .update(workflowRuns)
-      .set(finishedColumns(finished))
-      .where(eq(workflowRuns.id, finished.run_id))
-      .returning();
-    return row ? (await emitRunEvent({ db: tx, clock }, row)).deliveryCount : 0;
-  });
+      finished_at = excluded.finished_at, elapsed_ms = excluded.elapsed_ms`;
 }
 
 export async function findRun(

@@ -157,7 +157,7 @@ export class WorkflowRunner {
       let deliveries: number;
       if (persisted) {
         await persisted;
-        deliveries = await finishRun(this.deps, result, recorder.takePending());
+        deliveries = await finishRun(this.deps, row, result, recorder.takePending());
       } else {
         deliveries = await recordFinishedRun(this.deps, row, result, recorder.takePending());
       }
