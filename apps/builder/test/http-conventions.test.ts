@@ -76,6 +76,28 @@ describe("one error shape with a Request-Id everywhere", () => {
     expect(await response.json()).toMatchObject({ error: { code: "body_too_large" } });
   });
 
+  it("counts a chunked body (no Content-Length) while it streams: over the limit is 413, under it is read", async () => {
+    const chunked = (text: string) =>
+      builder.request("/api/agents", {
+        method: "POST",
+        cookie,
+        headers: { "content-type": "application/json" },
+        body: new Blob([text]).stream(),
+        duplex: "half",
+      } as RequestInit);
+    const big = JSON.stringify({
+      name: "big",
+      provider: "openai",
+      model: "gpt-4o",
+      instructions: "x".repeat(1_100_000),
+    });
+    const refused = await chunked(big);
+    expect(refused.status).toBe(413);
+    expect(await refused.json()).toMatchObject({ error: { code: "body_too_large" } });
+    const accepted = await chunked(JSON.stringify({ name: "streamed", provider: "openai", model: "gpt-4o" }));
+    expect(accepted.status, await accepted.clone().text()).toBe(201);
+  });
+
   it("serves health and readiness", async () => {
     expect(await (await fetch(`${builder.url}/healthz`)).json()).toEqual({ status: "ok" });
     expect(await (await fetch(`${builder.url}/readyz`)).json()).toEqual({ status: "ok" });

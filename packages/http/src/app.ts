@@ -56,18 +56,34 @@ export function requestLogger(logger: Logger): MiddlewareHandler<BaseEnv> {
   };
 }
 
-/** Rejects bodies over `maxBytes` with 413 in the error shape, before they are read whole. */
+/**
+ * Rejects bodies over `maxBytes` with 413 in the error shape, before they are read whole. A
+ * declared Content-Length is checked without touching the body (Node's parser holds the body to
+ * it), so the Node adapter keeps its fast path of reading the body straight from the socket;
+ * only chunked bodies are counted while they stream.
+ */
 export function limitBody(maxBytes: number): MiddlewareHandler {
-  return bodyLimit({
+  const tooLarge = () =>
+    CommonErrors.BODY_TOO_LARGE({
+      message: `The request body is larger than ${Math.floor(maxBytes / 1024)} KiB.`,
+      // The rest of the body is never read, so the connection cannot carry another request.
+      headers: { Connection: "close" },
+    });
+  const streamed = bodyLimit({
     maxSize: maxBytes,
     onError: () => {
-      throw CommonErrors.BODY_TOO_LARGE({
-        message: `The request body is larger than ${Math.floor(maxBytes / 1024)} KiB.`,
-        // The rest of the body is never read, so the connection cannot carry another request.
-        headers: { Connection: "close" },
-      });
+      throw tooLarge();
     },
   });
+  return async (c, next) => {
+    const declared = c.req.header("content-length");
+    if (declared !== undefined && c.req.header("transfer-encoding") === undefined) {
+      if (Number(declared) > maxBytes) throw tooLarge();
+      return next();
+    }
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    return streamed(c, next);
+  };
 }
 
 /** Maps anything thrown to the error shape; unexpected errors are logged and answered without internals. */
