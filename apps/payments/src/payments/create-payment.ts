@@ -1,5 +1,6 @@
 import { newId } from "@app/core";
 import { recordEvent } from "@app/webhooks";
+import { sql } from "drizzle-orm";
 import type { Deps } from "../deps.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
 import type { CreatePaymentInput } from "./contract.ts";
@@ -8,8 +9,8 @@ import { providerFor } from "./providers.ts";
 import { payments } from "./schema.ts";
 
 /**
- * Creates a `pending` payment routed to its method's provider, with its `payment.pending` event in the
- * same transaction.
+ * Creates a `pending` payment routed to its method's provider. The payment and its `payment.pending`
+ * event are written by one statement, so they commit together in one round trip.
  *
  * @example const payment = await createPayment(deps, scope, { amount: 15000050n, currency: "IDR", method: "qris", expires_in: 86400 });
  */
@@ -21,37 +22,38 @@ export async function createPayment(
   const now = deps.clock.now();
   const provider = providerFor(input.method);
   const fee = provider.fee(input.amount);
-  const row = await deps.db.transaction(async (tx) => {
-    const [inserted] = await tx
-      .insert(payments)
-      .values({
-        id: newId("pay", now.getTime()),
-        merchantId: scope.merchantId,
-        environment: scope.environment,
-        status: "pending",
-        amount: input.amount,
-        currency: input.currency,
-        method: input.method,
-        provider: provider.name,
-        feeAmount: fee,
-        netAmount: input.amount - fee,
-        description: input.description ?? null,
-        returnUrl: input.return_url ?? null,
-        metadata: input.metadata ?? {},
-        expiresAt: new Date(now.getTime() + input.expires_in * 1000),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    if (!inserted) throw new Error("insert returned no row");
-    await recordEvent(tx, deps.clock, {
+  const row: PaymentRow = {
+    id: newId("pay", now.getTime()),
+    merchantId: scope.merchantId,
+    environment: scope.environment,
+    status: "pending",
+    amount: input.amount,
+    currency: input.currency,
+    method: input.method,
+    provider: provider.name,
+    feeAmount: fee,
+    netAmount: input.amount - fee,
+    amountRefunded: 0n,
+    description: input.description ?? null,
+    returnUrl: input.return_url ?? null,
+    metadata: input.metadata ?? {},
+    failureReason: null,
+    expiresAt: new Date(now.getTime() + input.expires_in * 1000),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await recordEvent(
+    deps.db,
+    deps.clock,
+    {
       ownerId: scope.merchantId,
       environment: scope.environment,
       type: "payment.pending",
-      object: toPaymentJson(inserted, deps.config.publicUrl),
-    });
-    return inserted;
-  });
+      object: toPaymentJson(row, deps.config.publicUrl),
+    },
+    // Drizzle puts the embedded insert in parentheses, as a CTE body needs.
+    [sql`payment_row as ${deps.db.insert(payments).values(row)}`],
+  );
   deps.deliveries.wake();
   return row;
 }
