@@ -1,5 +1,7 @@
 import { type Clock, newId } from "@app/core";
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, lt, sql } from "drizzle-orm";
+import type { CredentialRow } from "../credentials/credential-json.ts";
+import { credentials } from "../credentials/schema.ts";
 import type { BuilderDb } from "../db/index.ts";
 import type { AgentTool, CreateAgentInput, UpdateAgentInput } from "./contract.ts";
 import { agents } from "./schema.ts";
@@ -63,6 +65,32 @@ export async function findAgent(
     .where(and(eq(agents.id, id), eq(agents.workspaceId, workspaceId)))
     .limit(1);
   return row;
+}
+
+/**
+ * The workspace's agent with the credential a turn would use for its provider (the workspace's
+ * newest for that provider, as `resolveProviderAccess` picks), in one query: both are on the path
+ * to a chat's first token.
+ */
+export async function findAgentForTurn(
+  db: BuilderDb,
+  workspaceId: string,
+  id: string,
+): Promise<{ agent: AgentRow; credential: CredentialRow | undefined } | undefined> {
+  const [row] = await db
+    .select({ agent: agents, credential: credentials })
+    .from(agents)
+    .leftJoin(
+      credentials,
+      eq(
+        credentials.id,
+        sql`(select c.id from ${credentials} c where c.workspace_id = ${agents.workspaceId}
+          and c.provider = ${agents.provider} order by c.id desc limit 1)`,
+      ),
+    )
+    .where(and(eq(agents.id, id), eq(agents.workspaceId, workspaceId)))
+    .limit(1);
+  return row ? { agent: row.agent, credential: row.credential ?? undefined } : undefined;
 }
 
 /** Newest first; fetches `limit + 1` rows so the caller can tell whether more exist. */

@@ -14,7 +14,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { findAgent } from "./agents.ts";
+import { findAgent, findAgentForTurn } from "./agents.ts";
 import {
   chatAnswerSchema,
   chatBody,
@@ -77,9 +77,9 @@ export function registerChatRoutes(
 ): void {
   router.openapi(chatRoute, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
-    const agent = await findAgent(deps.db, workspaceId, c.req.valid("param").id);
-    if (!agent) throw agentNotFound();
-    const prepared = await prepareAgentTurn(deps, workspaceId, agent, c.req.valid("json"));
+    const loaded = await findAgentForTurn(deps.db, workspaceId, c.req.valid("param").id);
+    if (!loaded) throw agentNotFound();
+    const prepared = await prepareAgentTurn(deps, workspaceId, loaded, c.req.valid("json"));
     const events = runAgentTurn(deps, prepared, c.req.raw.signal);
     const isStreaming = (c.req.header("accept") ?? "").includes("text/event-stream");
     try {

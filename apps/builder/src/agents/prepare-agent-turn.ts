@@ -1,6 +1,7 @@
 import type { ModelMessage } from "ai";
 import { requireCredits } from "../billing/meter.ts";
-import { type ResolvedAccess, resolveProviderAccess } from "../credentials/resolve-provider-access.ts";
+import type { CredentialRow } from "../credentials/credential-json.ts";
+import { accessFromCredential, type ResolvedAccess } from "../credentials/resolve-provider-access.ts";
 import type { Deps } from "../deps.ts";
 import type { AgentRow } from "./agents.ts";
 import { ChatErrors } from "./chat-errors.ts";
@@ -29,17 +30,17 @@ export interface PreparedTurn {
  * conversation (new or the caller's own) and its memory window. Failing here answers a plain HTTP error even to a
  * streaming client, because no event has been sent yet.
  *
- * @example const prepared = await prepareAgentTurn(deps, workspaceId, agent, { message: "Hi" });
+ * @example const prepared = await prepareAgentTurn(deps, workspaceId, await findAgentForTurn(db, workspaceId, id), { message: "Hi" });
  */
 export async function prepareAgentTurn(
   deps: Pick<Deps, "db" | "clock" | "config">,
   workspaceId: string,
-  agent: AgentRow,
+  { agent, credential }: { agent: AgentRow; credential: CredentialRow | undefined },
   request: { message: string; conversation_id?: string | undefined },
   depth = 0,
 ): Promise<PreparedTurn> {
   await requireCredits(deps, workspaceId, { work: "This chat turn" });
-  const access = await resolveProviderAccess(deps, workspaceId, { provider: agent.provider });
+  const access = await accessFromCredential(deps, agent.provider, credential);
   if (request.conversation_id) {
     const conversation = await findConversation(deps.db, workspaceId, request.conversation_id, {
       agentId: agent.id,

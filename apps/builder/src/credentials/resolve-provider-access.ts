@@ -7,6 +7,7 @@ import { findProvider } from "../providers/catalogue.ts";
 import type { ProviderAccess } from "../providers/language-model.ts";
 import { ProviderErrors } from "../providers/provider-errors.ts";
 import { HTTP_SECRET_KIND } from "./contract.ts";
+import type { CredentialRow } from "./credential-json.ts";
 import { CredentialErrors } from "./errors.ts";
 import { openCredential } from "./open-credential.ts";
 import { credentials } from "./schema.ts";
@@ -39,6 +40,19 @@ export async function resolveProviderAccess(
     .orderBy(desc(credentials.id))
     .limit(1);
   if (wanted.credentialId && !row) throw CredentialErrors.CREDENTIAL_NOT_FOUND();
+  return accessFromCredential({ db, clock, config }, wanted.provider, row);
+}
+
+/**
+ * The access `resolveProviderAccess` answers, from the workspace's credential already looked up
+ * (`undefined` when it has none for the provider): callers that load it together with something
+ * else save a round trip.
+ */
+export async function accessFromCredential(
+  { db, clock, config }: { db: BuilderDb; clock: Clock; config: BuilderConfig },
+  providerId: string,
+  row: CredentialRow | undefined,
+): Promise<ResolvedAccess> {
   if (row) {
     if (row.provider === HTTP_SECRET_KIND) throw CredentialErrors.NOT_A_PROVIDER_KEY();
     if (!findProvider(row.provider))
@@ -55,16 +69,16 @@ export async function resolveProviderAccess(
       credentialId: row.id,
     };
   }
-  const serverKey = config.providerKeys[wanted.provider];
-  const provider = findProvider(wanted.provider);
+  const serverKey = config.providerKeys[providerId];
+  const provider = findProvider(providerId);
   if (!serverKey || !provider || provider.requires_base_url) {
     const variable = provider?.env_key ? ` or set ${provider.env_key} on the server` : "";
     throw ProviderErrors.PROVIDER_NOT_CONFIGURED({
-      message: `There is no API key for ${provider?.name ?? wanted.provider}: add one with POST /api/credentials${variable}.`,
+      message: `There is no API key for ${provider?.name ?? providerId}: add one with POST /api/credentials${variable}.`,
     });
   }
   return {
-    provider: wanted.provider,
+    provider: providerId,
     apiKey: serverKey,
     baseUrl: undefined,
     fetch: globalThis.fetch,

@@ -1,5 +1,5 @@
 import { NodeExecutionError } from "@app/workflow";
-import { findAgent } from "../../agents/agents.ts";
+import { findAgentForTurn } from "../../agents/agents.ts";
 import { prepareAgentTurn } from "../../agents/prepare-agent-turn.ts";
 import { runAgentTurn } from "../../agents/run-agent-turn.ts";
 import type { Deps } from "../../deps.ts";
@@ -23,13 +23,13 @@ export function runAgentTool(deps: Pick<Deps, "db" | "clock" | "config" | "logge
     }),
     run: async (args, { workspaceId, signal, depth }) => {
       checkNestingDepth(depth);
-      const agent = await findAgent(deps.db, workspaceId, args.agent_id);
-      if (!agent)
+      const loaded = await findAgentForTurn(deps.db, workspaceId, args.agent_id);
+      if (!loaded)
         throw new NodeExecutionError("agent_not_found", `No agent ${args.agent_id} in this workspace.`);
       const turn = await prepareAgentTurn(
         deps,
         workspaceId,
-        agent,
+        loaded,
         { message: args.message, conversation_id: args.conversation_id },
         depth + 1,
       );
