@@ -28,16 +28,17 @@ export async function insertRun(db: BuilderDb, values: NewRun): Promise<void> {
 type RunStoreDeps = { db: BuilderDb; clock: Clock };
 
 /**
- * Records a run that finished before its row was written: the row, its nodes and its
- * `workflow.run.*` event in one statement (a blocking run's only write, so its round trips are the
- * API's throughput). Answers how many webhook deliveries the event scheduled (the delivery engine
- * needs waking only when there are some).
+ * Records the end of a run: its row (inserted, or updated when `rowExists` because a slow or
+ * watched run wrote it at start), its last node records and its `workflow.run.*` event, in one
+ * statement (a blocking run's only write, so its round trips are the API's throughput). Answers
+ * how many webhook deliveries the event scheduled (the delivery engine needs waking only then).
  */
-export async function recordFinishedRun(
+export async function recordRunEnd(
   { db, clock }: RunStoreDeps,
   run: NewRun,
   finished: RunFinishedEvent,
   nodes: NodeRunValues[],
+  { rowExists }: { rowExists: boolean },
 ): Promise<number> {
   const row: RunRow = {
     ...run,
@@ -45,36 +46,14 @@ export async function recordFinishedRun(
     heartbeatAt: finished.finished_at,
     isCancelRequested: false,
   };
-  const event = await emitRunEvent({ db, clock }, row, [
-    sql`run_row as (insert into workflow_runs select * from jsonb_populate_record(null::workflow_runs, ${runRecord(row)}::jsonb))`,
-    ...nodeRunsCte(nodes),
-  ]);
-  return event.deliveryCount;
-}
-
-/**
- * Records the end of a run whose row exists, together with its last node records and its
- * `workflow.run.*` event, in one statement; answers how many webhook deliveries the event scheduled.
- */
-export async function finishRun(
-  { db, clock }: RunStoreDeps,
-  run: NewRun,
-  finished: RunFinishedEvent,
-  lastNodes: NodeRunValues[],
-): Promise<number> {
-  const row: RunRow = {
-    ...run,
-    ...finishedColumns(finished),
-    heartbeatAt: finished.finished_at,
-    isCancelRequested: false,
-  };
-  const event = await emitRunEvent({ db, clock }, row, [
-    sql`run_row as (update workflow_runs w set status = r.status, outputs = r.outputs, error = r.error,
-      steps = r.steps, input_tokens = r.input_tokens, output_tokens = r.output_tokens,
-      started_at = r.started_at, finished_at = r.finished_at, elapsed_ms = r.elapsed_ms
-      from jsonb_populate_record(null::workflow_runs, ${runRecord(row)}::jsonb) r where w.id = r.id)`,
-    ...nodeRunsCte(lastNodes),
-  ]);
+  const record = sql`jsonb_populate_record(null::workflow_runs, ${runRecord(row)}::jsonb)`;
+  const write = rowExists
+    ? sql`update workflow_runs w set status = r.status, outputs = r.outputs, error = r.error,
+        steps = r.steps, input_tokens = r.input_tokens, output_tokens = r.output_tokens,
+        started_at = r.started_at, finished_at = r.finished_at, elapsed_ms = r.elapsed_ms
+        from ${record} r where w.id = r.id`
+    : sql`insert into workflow_runs select * from ${record}`;
+  const event = await emitRunEvent({ db, clock }, row, [sql`run_row as (${write})`, ...nodeRunsCte(nodes)]);
   return event.deliveryCount;
 }
 

@@ -16,11 +16,10 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { WorkflowRow } from "../workflows.ts";
 import {
   failInterruptedRuns,
-  finishRun,
   heartbeat,
   insertRun,
   type NodeRunValues,
-  recordFinishedRun,
+  recordRunEnd,
   saveNodeRuns,
 } from "./run-store.ts";
 
@@ -154,13 +153,10 @@ export class WorkflowRunner {
         missingValues: "empty",
       });
       clearTimeout(timer);
-      let deliveries: number;
-      if (persisted) {
-        await persisted;
-        deliveries = await finishRun(this.deps, row, result, recorder.takePending());
-      } else {
-        deliveries = await recordFinishedRun(this.deps, row, result, recorder.takePending());
-      }
+      if (persisted) await persisted;
+      const deliveries = await recordRunEnd(this.deps, row, result, recorder.takePending(), {
+        rowExists: persisted !== undefined,
+      });
       // A wake costs the engine a query; most workspaces have no webhook listening.
       if (deliveries > 0) this.deps.deliveries?.wake();
       request.onEvent?.({ event: "run_finished", data: runFinishedData(result) });
