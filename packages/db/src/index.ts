@@ -5,3 +5,4 @@ export {
   type OpenDatabaseOptions,
   openDatabase,
 } from "./connect.ts";
+export { newestFirst, type PageRequest } from "./pagination.ts";

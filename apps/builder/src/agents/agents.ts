@@ -1,5 +1,6 @@
 import { type Clock, newId } from "@app/core";
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { newestFirst, type PageRequest } from "@app/db";
+import { and, eq, sql } from "drizzle-orm";
 import type { CredentialRow } from "../credentials/credential-json.ts";
 import { credentials } from "../credentials/schema.ts";
 import type { BuilderDb } from "../db/index.ts";
@@ -94,17 +95,14 @@ export async function findAgentForTurn(
 }
 
 /** Newest first; fetches `limit + 1` rows so the caller can tell whether more exist. */
-export function listAgents(
-  db: BuilderDb,
-  workspaceId: string,
-  page: { limit: number; cursor?: string | undefined },
-) {
+export function listAgents(db: BuilderDb, workspaceId: string, page: PageRequest) {
+  const newest = newestFirst(agents.id, page);
   return db
     .select()
     .from(agents)
-    .where(and(eq(agents.workspaceId, workspaceId), page.cursor ? lt(agents.id, page.cursor) : undefined))
-    .orderBy(desc(agents.id))
-    .limit(page.limit + 1);
+    .where(and(eq(agents.workspaceId, workspaceId), newest.olderThanCursor))
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }
 
 export async function updateAgent(

@@ -1,4 +1,5 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst, type PageRequest } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { conversations } from "./schema.ts";
 
@@ -7,12 +8,8 @@ import { conversations } from "./schema.ts";
  *
  * @example const rows = await listConversations(db, workspaceId, agentId, { limit: 20 });
  */
-export function listConversations(
-  db: BuilderDb,
-  workspaceId: string,
-  agentId: string,
-  page: { limit: number; cursor?: string | undefined },
-) {
+export function listConversations(db: BuilderDb, workspaceId: string, agentId: string, page: PageRequest) {
+  const newest = newestFirst(conversations.id, page);
   return db
     .select()
     .from(conversations)
@@ -20,9 +17,9 @@ export function listConversations(
       and(
         eq(conversations.workspaceId, workspaceId),
         eq(conversations.agentId, agentId),
-        page.cursor ? lt(conversations.id, page.cursor) : undefined,
+        newest.olderThanCursor,
       ),
     )
-    .orderBy(desc(conversations.id))
-    .limit(page.limit + 1);
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }

@@ -1,4 +1,5 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst, type PageRequest } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { messages } from "./schema.ts";
 
@@ -7,12 +8,8 @@ import { messages } from "./schema.ts";
  *
  * @example const rows = await listMessages(db, workspaceId, conversationId, { limit: 50 });
  */
-export function listMessages(
-  db: BuilderDb,
-  workspaceId: string,
-  conversationId: string,
-  page: { limit: number; cursor?: string | undefined },
-) {
+export function listMessages(db: BuilderDb, workspaceId: string, conversationId: string, page: PageRequest) {
+  const newest = newestFirst(messages.id, page);
   return db
     .select()
     .from(messages)
@@ -20,9 +17,9 @@ export function listMessages(
       and(
         eq(messages.workspaceId, workspaceId),
         eq(messages.conversationId, conversationId),
-        page.cursor ? lt(messages.id, page.cursor) : undefined,
+        newest.olderThanCursor,
       ),
     )
-    .orderBy(desc(messages.id))
-    .limit(page.limit + 1);
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }

@@ -1,5 +1,6 @@
 import { newId } from "@app/core";
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst, type PageRequest } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { creditBalances, creditLedger, type LedgerKind } from "./schema.ts";
 
@@ -66,22 +67,14 @@ export async function creditBalance(db: BuilderDb, workspaceId: string): Promise
  *
  * @example const rows = await listLedger(db, workspaceId, { limit: 20 });
  */
-export function listLedger(
-  db: BuilderDb,
-  workspaceId: string,
-  page: { limit: number; cursor?: string | undefined },
-) {
+export function listLedger(db: BuilderDb, workspaceId: string, page: PageRequest) {
+  const newest = newestFirst(creditLedger.id, page);
   return db
     .select()
     .from(creditLedger)
-    .where(
-      and(
-        eq(creditLedger.workspaceId, workspaceId),
-        page.cursor ? lt(creditLedger.id, page.cursor) : undefined,
-      ),
-    )
-    .orderBy(desc(creditLedger.id))
-    .limit(page.limit + 1);
+    .where(and(eq(creditLedger.workspaceId, workspaceId), newest.olderThanCursor))
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }
 
 /**

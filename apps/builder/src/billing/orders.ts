@@ -1,4 +1,5 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst, type PageRequest } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { creditOrders } from "./schema.ts";
 
@@ -7,22 +8,14 @@ import { creditOrders } from "./schema.ts";
  *
  * @example const rows = await listOrders(db, workspaceId, { limit: 20 });
  */
-export function listOrders(
-  db: BuilderDb,
-  workspaceId: string,
-  page: { limit: number; cursor?: string | undefined },
-) {
+export function listOrders(db: BuilderDb, workspaceId: string, page: PageRequest) {
+  const newest = newestFirst(creditOrders.id, page);
   return db
     .select()
     .from(creditOrders)
-    .where(
-      and(
-        eq(creditOrders.workspaceId, workspaceId),
-        page.cursor ? lt(creditOrders.id, page.cursor) : undefined,
-      ),
-    )
-    .orderBy(desc(creditOrders.id))
-    .limit(page.limit + 1);
+    .where(and(eq(creditOrders.workspaceId, workspaceId), newest.olderThanCursor))
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst, type PageRequest } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { credentials } from "./schema.ts";
 
@@ -7,20 +8,12 @@ import { credentials } from "./schema.ts";
  *
  * @example const rows = await listCredentials(db, workspaceId, { limit: 20 });
  */
-export function listCredentials(
-  db: BuilderDb,
-  workspaceId: string,
-  page: { limit: number; cursor?: string | undefined },
-) {
+export function listCredentials(db: BuilderDb, workspaceId: string, page: PageRequest) {
+  const newest = newestFirst(credentials.id, page);
   return db
     .select()
     .from(credentials)
-    .where(
-      and(
-        eq(credentials.workspaceId, workspaceId),
-        page.cursor ? lt(credentials.id, page.cursor) : undefined,
-      ),
-    )
-    .orderBy(desc(credentials.id))
-    .limit(page.limit + 1);
+    .where(and(eq(credentials.workspaceId, workspaceId), newest.olderThanCursor))
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }

@@ -1,4 +1,5 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { GenerationRow } from "./generation-json.ts";
 import { type GenerationStatus, generations } from "./schema.ts";
@@ -22,18 +23,19 @@ export function listGenerations(
   workspaceId: string,
   filters: GenerationFilters,
 ): Promise<GenerationRow[]> {
+  const newest = newestFirst(generations.id, filters);
   return db
     .select()
     .from(generations)
     .where(
       and(
         eq(generations.workspaceId, workspaceId),
-        filters.cursor ? lt(generations.id, filters.cursor) : undefined,
+        newest.olderThanCursor,
         filters.kind ? eq(generations.kind, filters.kind) : undefined,
         filters.status ? eq(generations.status, filters.status) : undefined,
         filters.model ? eq(generations.model, filters.model) : undefined,
       ),
     )
-    .orderBy(desc(generations.id))
-    .limit(filters.limit + 1);
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }

@@ -1,5 +1,6 @@
 import { type Clock, newId, newSecretToken, sha256Hex } from "@app/core";
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { Principal } from "../env.ts";
 import { apiKeys } from "./schema.ts";
@@ -40,12 +41,13 @@ export async function listApiKeys(
   workspaceId: string,
   page: { limit: number; cursor?: string },
 ) {
+  const newest = newestFirst(apiKeys.id, page);
   return db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.workspaceId, workspaceId), page.cursor ? lt(apiKeys.id, page.cursor) : undefined))
-    .orderBy(desc(apiKeys.id))
-    .limit(page.limit + 1);
+    .where(and(eq(apiKeys.workspaceId, workspaceId), newest.olderThanCursor))
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }
 
 /** Deletes the key; answers its hash, or undefined when the workspace has no such key. */

@@ -1,4 +1,5 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst, type PageRequest } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { knowledgeDocuments } from "./schema.ts";
 
@@ -11,8 +12,9 @@ export function listDocuments(
   db: BuilderDb,
   workspaceId: string,
   knowledgeBaseId: string,
-  page: { limit: number; cursor?: string | undefined },
+  page: PageRequest,
 ) {
+  const newest = newestFirst(knowledgeDocuments.id, page);
   return db
     .select()
     .from(knowledgeDocuments)
@@ -20,9 +22,9 @@ export function listDocuments(
       and(
         eq(knowledgeDocuments.workspaceId, workspaceId),
         eq(knowledgeDocuments.knowledgeBaseId, knowledgeBaseId),
-        page.cursor ? lt(knowledgeDocuments.id, page.cursor) : undefined,
+        newest.olderThanCursor,
       ),
     )
-    .orderBy(desc(knowledgeDocuments.id))
-    .limit(page.limit + 1);
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }

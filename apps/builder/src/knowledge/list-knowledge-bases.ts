@@ -1,4 +1,5 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst, type PageRequest } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { knowledgeBases } from "./schema.ts";
 
@@ -7,20 +8,12 @@ import { knowledgeBases } from "./schema.ts";
  *
  * @example const rows = await listKnowledgeBases(db, workspaceId, { limit: 20 });
  */
-export function listKnowledgeBases(
-  db: BuilderDb,
-  workspaceId: string,
-  page: { limit: number; cursor?: string | undefined },
-) {
+export function listKnowledgeBases(db: BuilderDb, workspaceId: string, page: PageRequest) {
+  const newest = newestFirst(knowledgeBases.id, page);
   return db
     .select()
     .from(knowledgeBases)
-    .where(
-      and(
-        eq(knowledgeBases.workspaceId, workspaceId),
-        page.cursor ? lt(knowledgeBases.id, page.cursor) : undefined,
-      ),
-    )
-    .orderBy(desc(knowledgeBases.id))
-    .limit(page.limit + 1);
+    .where(and(eq(knowledgeBases.workspaceId, workspaceId), newest.olderThanCursor))
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }

@@ -1,4 +1,5 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { modelCalls } from "./schema.ts";
 
@@ -30,16 +31,17 @@ export function listModelCalls(
   workspaceId: string,
   page: { limit: number; cursor?: string | undefined; agentId?: string | undefined },
 ) {
+  const newest = newestFirst(modelCalls.id, page);
   return db
     .select()
     .from(modelCalls)
     .where(
       and(
         eq(modelCalls.workspaceId, workspaceId),
-        page.cursor ? lt(modelCalls.id, page.cursor) : undefined,
+        newest.olderThanCursor,
         page.agentId ? eq(modelCalls.agentId, page.agentId) : undefined,
       ),
     )
-    .orderBy(desc(modelCalls.id))
-    .limit(page.limit + 1);
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }

@@ -1,6 +1,7 @@
 import { type Clock, newId } from "@app/core";
+import { newestFirst, type PageRequest } from "@app/db";
 import type { WorkflowGraph } from "@app/workflow";
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { CreateWorkflowInput, UpdateWorkflowInput } from "./contract.ts";
 import { workflows } from "./schema.ts";
@@ -62,19 +63,14 @@ export async function findWorkflowForTrigger(db: BuilderDb, id: string): Promise
   return row;
 }
 
-export function listWorkflows(
-  db: BuilderDb,
-  workspaceId: string,
-  page: { limit: number; cursor?: string | undefined },
-) {
+export function listWorkflows(db: BuilderDb, workspaceId: string, page: PageRequest) {
+  const newest = newestFirst(workflows.id, page);
   return db
     .select()
     .from(workflows)
-    .where(
-      and(eq(workflows.workspaceId, workspaceId), page.cursor ? lt(workflows.id, page.cursor) : undefined),
-    )
-    .orderBy(desc(workflows.id))
-    .limit(page.limit + 1);
+    .where(and(eq(workflows.workspaceId, workspaceId), newest.olderThanCursor))
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }
 
 export async function updateWorkflow(

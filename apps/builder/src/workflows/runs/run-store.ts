@@ -1,7 +1,8 @@
 import type { Clock } from "@app/core";
+import { newestFirst, type PageRequest } from "@app/db";
 import type { WebhooksDb } from "@app/webhooks";
 import type { NodeError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
-import { and, asc, desc, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { BuilderDb } from "../../db/index.ts";
 import { emitEvent } from "../../events/emit-event.ts";
 import { type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
@@ -182,12 +183,8 @@ export function findNodeRuns(db: BuilderDb, runId: string): Promise<NodeRunRow[]
     .orderBy(asc(sql`coalesce(${workflowNodeRuns.step}, 2147483647)`), asc(workflowNodeRuns.nodeId));
 }
 
-export function listRuns(
-  db: BuilderDb,
-  workspaceId: string,
-  workflowId: string,
-  page: { limit: number; cursor?: string | undefined },
-) {
+export function listRuns(db: BuilderDb, workspaceId: string, workflowId: string, page: PageRequest) {
+  const newest = newestFirst(workflowRuns.id, page);
   return db
     .select()
     .from(workflowRuns)
@@ -195,11 +192,11 @@ export function listRuns(
       and(
         eq(workflowRuns.workspaceId, workspaceId),
         eq(workflowRuns.workflowId, workflowId),
-        page.cursor ? lt(workflowRuns.id, page.cursor) : undefined,
+        newest.olderThanCursor,
       ),
     )
-    .orderBy(desc(workflowRuns.id))
-    .limit(page.limit + 1);
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }
 
 /** Keeps the runs this process executes visibly alive; answers those someone asked to cancel. */

@@ -1,0 +1,27 @@
+import { type AnyColumn, desc, lt } from "drizzle-orm";
+
+/** A cursor page request: up to `limit` rows after `cursor`, the last id of the previous page. */
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * The parts of a newest-first page query over a time-sortable id, the counterpart of the HTTP
+ * package's `toPage`: rows older than the cursor, newest first, one more than the limit so the
+ * envelope can tell whether more exist.
+ *
+ * @example
+ * const newest = newestFirst(agents.id, page);
+ * db.select().from(agents)
+ *   .where(and(eq(agents.workspaceId, workspaceId), newest.olderThanCursor))
+ *   .orderBy(newest.order)
+ *   .limit(newest.limit);
+ */
+export function newestFirst(id: AnyColumn, page: PageRequest) {
+  return {
+    olderThanCursor: page.cursor ? lt(id, page.cursor) : undefined,
+    order: desc(id),
+    limit: page.limit + 1,
+  };
+}
