@@ -3,7 +3,9 @@ import { useEffect, useState } from "react";
 import { api } from "../api/client.ts";
 import { navigate } from "../router.ts";
 import {
+  ACTIONS,
   Button,
+  DataTable,
   EmptyState,
   ErrorBox,
   formatDate,
@@ -245,39 +247,24 @@ function Orders({ orders }: { orders: Order[] }) {
       {orders.length === 0 ? (
         <EmptyState title="No orders yet" />
       ) : (
-        <div className="table-scroll">
-          <table aria-label="Orders">
-            <thead>
-              <tr>
-                <th>Date</th>
-                <th>Credits</th>
-                <th>Price</th>
-                <th>Status</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {orders.map((order) => (
-                <tr key={order.id} data-testid="order-row">
-                  <td>{formatDate(order.created_at)}</td>
-                  <td>{credits.format(order.credits)}</td>
-                  <td className="nowrap">{formatPrice(order.price, order.currency)}</td>
-                  <td>
-                    <StatusBadge tone={ORDER_TONE[order.status]}>{order.status}</StatusBadge>
-                    {order.failure_reason ? <div className="field-error">{order.failure_reason}</div> : null}
-                  </td>
-                  <td className="cell-actions">
-                    {order.status === "pending" && order.checkout_url ? (
-                      <a href={order.checkout_url}>Pay</a>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Orders" columns={["Date", "Credits", "Price", "Status", ACTIONS]}>
+          {orders.map((order) => (
+            <tr key={order.id} data-testid="order-row">
+              <td>{formatDate(order.created_at)}</td>
+              <td>{credits.format(order.credits)}</td>
+              <td className="nowrap">{formatPrice(order.price, order.currency)}</td>
+              <td>
+                <StatusBadge tone={ORDER_TONE[order.status]}>{order.status}</StatusBadge>
+                {order.failure_reason ? <div className="field-error">{order.failure_reason}</div> : null}
+              </td>
+              <td className="cell-actions">
+                {order.status === "pending" && order.checkout_url ? (
+                  <a href={order.checkout_url}>Pay</a>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );
@@ -290,31 +277,20 @@ function Ledger({ entries }: { entries: LedgerEntry[] }) {
       {entries.length === 0 ? (
         <EmptyState title="No credit movements yet" />
       ) : (
-        <div className="table-scroll">
-          <table aria-label="Ledger">
-            <thead>
-              <tr>
-                <th>Date</th>
-                <th>What</th>
-                <th className="numeric">Credits</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={entry.id} data-testid="ledger-row">
-                  <td className="nowrap">{formatDate(entry.created_at)}</td>
-                  <td>
-                    {entry.description} <span className="muted">({entry.kind})</span>
-                  </td>
-                  <td className={`numeric ${entry.credits < 0 ? "amount-negative" : "amount-positive"}`}>
-                    {entry.credits > 0 ? "+" : ""}
-                    {credits.format(entry.credits)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Ledger" columns={["Date", "What", { label: "Credits", className: "numeric" }]}>
+          {entries.map((entry) => (
+            <tr key={entry.id} data-testid="ledger-row">
+              <td className="nowrap">{formatDate(entry.created_at)}</td>
+              <td>
+                {entry.description} <span className="muted">({entry.kind})</span>
+              </td>
+              <td className={`numeric ${entry.credits < 0 ? "amount-negative" : "amount-positive"}`}>
+                {entry.credits > 0 ? "+" : ""}
+                {credits.format(entry.credits)}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -2,7 +2,9 @@ import { type FormEvent, Fragment, useState } from "react";
 import { ApiError } from "../api/client.ts";
 import { navigate } from "../router.ts";
 import {
+  ACTIONS,
   Button,
+  DataTable,
   EmptyState,
   ErrorBox,
   Field,
@@ -98,43 +100,27 @@ function Documents({ baseId, query }: { baseId: string; query: ReturnType<typeof
         </EmptyState>
       ) : null}
       {documents.length > 0 ? (
-        <div className="table-scroll">
-          <table aria-label="Documents">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Size</th>
-                <th>Status</th>
-                <th>Chunks</th>
-                <th>Added</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {documents.map((document) => (
-                <Fragment key={document.id}>
-                  <DocumentRow
-                    document={document}
-                    isOpen={openId === document.id}
-                    onToggle={() => setOpenId(openId === document.id ? null : document.id)}
-                    onDelete={() => {
-                      if (confirm(`Delete “${document.name}”?`)) remove.mutate(document.id);
-                    }}
-                  />
-                  {openId === document.id ? (
-                    <tr>
-                      <td colSpan={6}>
-                        <Chunks documentId={document.id} />
-                      </td>
-                    </tr>
-                  ) : null}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Documents" columns={["Name", "Size", "Status", "Chunks", "Added", ACTIONS]}>
+          {documents.map((document) => (
+            <Fragment key={document.id}>
+              <DocumentRow
+                document={document}
+                isOpen={openId === document.id}
+                onToggle={() => setOpenId(openId === document.id ? null : document.id)}
+                onDelete={() => {
+                  if (confirm(`Delete “${document.name}”?`)) remove.mutate(document.id);
+                }}
+              />
+              {openId === document.id ? (
+                <tr>
+                  <td colSpan={6}>
+                    <Chunks documentId={document.id} />
+                  </td>
+                </tr>
+              ) : null}
+            </Fragment>
+          ))}
+        </DataTable>
       ) : null}
       {query.data?.has_more ? <p className="muted">Showing the newest 100 documents.</p> : null}
     </section>

@@ -2,7 +2,17 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useProviders } from "../agents/queries.ts";
 import { ApiError, api } from "../api/client.ts";
-import { Button, EmptyState, ErrorBox, Field, formatDate, Loading, StatusBadge } from "../ui/ui.tsx";
+import {
+  ACTIONS,
+  Button,
+  DataTable,
+  EmptyState,
+  ErrorBox,
+  Field,
+  formatDate,
+  Loading,
+  StatusBadge,
+} from "../ui/ui.tsx";
 import { type Credential, HTTP_SECRET, REPLICATE, useCredentials } from "./credential-queries.ts";
 
 interface CredentialCheck {
@@ -161,75 +171,58 @@ export function Credentials() {
         </EmptyState>
       ) : null}
       {credentials.data && credentials.data.data.length > 0 ? (
-        <div className="table-scroll">
-          <table aria-label="Credentials">
-            <thead>
-              <tr>
-                <th>Provider</th>
-                <th>Key</th>
-                <th>Added</th>
-                <th>Last used</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
+        <DataTable label="Credentials" columns={["Provider", "Key", "Added", "Last used", ACTIONS]}>
+          {credentials.data.data.map((credential) => {
+            const result = checks[credential.id];
+            return (
+              <tr key={credential.id} data-testid="credential-row">
+                <td>
+                  <div className="cell-title">{nameOf(credential.provider)}</div>
+                  {isOwnLabel(credential, nameOf(credential.provider)) ? (
+                    <div className="muted">{credential.name}</div>
+                  ) : null}
+                  {credential.base_url ? <div className="muted">{credential.base_url}</div> : null}
+                </td>
+                <td>
+                  <code>{credential.key_hint}</code>
+                  {result && result !== "checking" ? (
+                    <div role="status">
+                      <StatusBadge tone={result.isOk ? "ok" : "danger"}>
+                        {result.isOk ? "OK" : "Failed"}
+                      </StatusBadge>{" "}
+                      <span className={result.isOk ? "muted" : "field-error"}>{result.text}</span>
+                    </div>
+                  ) : null}
+                </td>
+                <td>{formatDate(credential.created_at)}</td>
+                <td>{credential.last_used_at ? formatDate(credential.last_used_at) : "never"}</td>
+                <td className="cell-actions">
+                  {credential.provider !== HTTP_SECRET ? (
+                    <Button
+                      variant="secondary"
+                      isBusy={result === "checking"}
+                      onClick={() => void check(credential.id)}
+                      aria-label={`Test the ${nameOf(credential.provider)} key ${credential.key_hint}`}
+                    >
+                      Test
+                    </Button>
+                  ) : null}
+                  <Button
+                    variant="danger"
+                    isBusy={remove.isPending && remove.variables === credential.id}
+                    onClick={() => {
+                      if (confirm(`Delete the ${nameOf(credential.provider)} key ${credential.key_hint}?`))
+                        remove.mutate(credential.id);
+                    }}
+                    aria-label={`Delete the ${nameOf(credential.provider)} key ${credential.key_hint}`}
+                  >
+                    Delete
+                  </Button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {credentials.data.data.map((credential) => {
-                const result = checks[credential.id];
-                return (
-                  <tr key={credential.id} data-testid="credential-row">
-                    <td>
-                      <div className="cell-title">{nameOf(credential.provider)}</div>
-                      {isOwnLabel(credential, nameOf(credential.provider)) ? (
-                        <div className="muted">{credential.name}</div>
-                      ) : null}
-                      {credential.base_url ? <div className="muted">{credential.base_url}</div> : null}
-                    </td>
-                    <td>
-                      <code>{credential.key_hint}</code>
-                      {result && result !== "checking" ? (
-                        <div role="status">
-                          <StatusBadge tone={result.isOk ? "ok" : "danger"}>
-                            {result.isOk ? "OK" : "Failed"}
-                          </StatusBadge>{" "}
-                          <span className={result.isOk ? "muted" : "field-error"}>{result.text}</span>
-                        </div>
-                      ) : null}
-                    </td>
-                    <td>{formatDate(credential.created_at)}</td>
-                    <td>{credential.last_used_at ? formatDate(credential.last_used_at) : "never"}</td>
-                    <td className="cell-actions">
-                      {credential.provider !== HTTP_SECRET ? (
-                        <Button
-                          variant="secondary"
-                          isBusy={result === "checking"}
-                          onClick={() => void check(credential.id)}
-                          aria-label={`Test the ${nameOf(credential.provider)} key ${credential.key_hint}`}
-                        >
-                          Test
-                        </Button>
-                      ) : null}
-                      <Button
-                        variant="danger"
-                        isBusy={remove.isPending && remove.variables === credential.id}
-                        onClick={() => {
-                          if (
-                            confirm(`Delete the ${nameOf(credential.provider)} key ${credential.key_hint}?`)
-                          )
-                            remove.mutate(credential.id);
-                        }}
-                        aria-label={`Delete the ${nameOf(credential.provider)} key ${credential.key_hint}`}
-                      >
-                        Delete
-                      </Button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       ) : null}
     </section>
   );

@@ -1,7 +1,9 @@
 import { type FormEvent, Fragment, useId, useState } from "react";
 import { ApiError } from "../api/client.ts";
 import {
+  ACTIONS,
   Button,
+  DataTable,
   EmptyState,
   ErrorBox,
   Field,
@@ -325,67 +327,54 @@ function Deliveries({ webhookId }: { webhookId: string }) {
         <p className="muted">No deliveries{status ? ` with status ${status}` : ""} yet.</p>
       ) : null}
       {deliveries.data && deliveries.data.data.length > 0 ? (
-        <div className="table-scroll">
-          <table aria-label="Deliveries">
-            <thead>
-              <tr>
-                <th>Event</th>
-                <th>Status</th>
-                <th>Attempts</th>
-                <th>Last answer</th>
-                <th>Created</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.data.map((delivery) => (
-                <Fragment key={delivery.id}>
-                  <tr data-testid="delivery-row">
-                    <td>
-                      <code>{delivery.event_type}</code>
-                    </td>
-                    <td>
-                      <StatusBadge tone={DELIVERY_TONE[delivery.status]}>{delivery.status}</StatusBadge>
-                      {delivery.next_attempt_at ? (
-                        <div className="muted">next {formatDate(delivery.next_attempt_at)}</div>
-                      ) : null}
-                    </td>
-                    <td>{delivery.attempt_count}</td>
-                    <td>{lastAnswer(delivery)}</td>
-                    <td>{formatDate(delivery.created_at)}</td>
-                    <td className="cell-actions">
-                      <Button
-                        variant="secondary"
-                        aria-expanded={openId === delivery.id}
-                        onClick={() => setOpenId(openId === delivery.id ? null : delivery.id)}
-                      >
-                        Attempts
-                      </Button>
-                      {delivery.status === "delivered" || delivery.status === "failed" ? (
-                        <Button
-                          variant="secondary"
-                          isBusy={replay.isPending && replay.variables === delivery.id}
-                          onClick={() => replay.mutate(delivery.id)}
-                        >
-                          Replay
-                        </Button>
-                      ) : null}
-                    </td>
-                  </tr>
-                  {openId === delivery.id ? (
-                    <tr>
-                      <td colSpan={6}>
-                        <Attempts webhookId={webhookId} deliveryId={delivery.id} />
-                      </td>
-                    </tr>
+        <DataTable
+          label="Deliveries"
+          columns={["Event", "Status", "Attempts", "Last answer", "Created", ACTIONS]}
+        >
+          {deliveries.data.data.map((delivery) => (
+            <Fragment key={delivery.id}>
+              <tr data-testid="delivery-row">
+                <td>
+                  <code>{delivery.event_type}</code>
+                </td>
+                <td>
+                  <StatusBadge tone={DELIVERY_TONE[delivery.status]}>{delivery.status}</StatusBadge>
+                  {delivery.next_attempt_at ? (
+                    <div className="muted">next {formatDate(delivery.next_attempt_at)}</div>
                   ) : null}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                </td>
+                <td>{delivery.attempt_count}</td>
+                <td>{lastAnswer(delivery)}</td>
+                <td>{formatDate(delivery.created_at)}</td>
+                <td className="cell-actions">
+                  <Button
+                    variant="secondary"
+                    aria-expanded={openId === delivery.id}
+                    onClick={() => setOpenId(openId === delivery.id ? null : delivery.id)}
+                  >
+                    Attempts
+                  </Button>
+                  {delivery.status === "delivered" || delivery.status === "failed" ? (
+                    <Button
+                      variant="secondary"
+                      isBusy={replay.isPending && replay.variables === delivery.id}
+                      onClick={() => replay.mutate(delivery.id)}
+                    >
+                      Replay
+                    </Button>
+                  ) : null}
+                </td>
+              </tr>
+              {openId === delivery.id ? (
+                <tr>
+                  <td colSpan={6}>
+                    <Attempts webhookId={webhookId} deliveryId={delivery.id} />
+                  </td>
+                </tr>
+              ) : null}
+            </Fragment>
+          ))}
+        </DataTable>
       ) : null}
       <ReplayFailed webhookId={webhookId} />
     </div>

@@ -75,6 +75,51 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
+/** A table column: its heading, or `{ label, className }`; `ACTIONS` is a column of buttons whose heading only screen readers hear. */
+export type Column = string | { label: string; className?: string; isHidden?: boolean };
+export const ACTIONS: Column = { label: "Actions", isHidden: true };
+
+/**
+ * A scrollable data table with its headings; the rows are the children.
+ *
+ * @example <DataTable label="Orders" columns={["Date", "Credits", ACTIONS]}>{rows}</DataTable>
+ */
+export function DataTable({
+  label,
+  columns,
+  children,
+}: {
+  label: string;
+  columns: Column[];
+  children: ReactNode;
+}) {
+  return (
+    <div className="table-scroll">
+      <table aria-label={label}>
+        <thead>
+          <tr>
+            {columns.map((column) => {
+              const {
+                label: heading,
+                className,
+                isHidden,
+              } = typeof column === "string"
+                ? { label: column, className: undefined, isHidden: false }
+                : column;
+              return (
+                <th key={heading} className={className}>
+                  {isHidden ? <span className="visually-hidden">{heading}</span> : heading}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
   return (
     <div className="empty">
