@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
@@ -78,7 +79,9 @@ async function openPostgres<TSchema extends Record<string, unknown>>(
       "select count(*)::text as count from pg_available_extensions where name = 'vector'",
     );
     const db = drizzlePostgres({ client: pool, schema: options.schema });
-    await migratePostgres(db, { migrationsFolder: options.migrationsFolder });
+    await whileHoldingMigrationLock(url, options.migrationsFolder, () =>
+      migratePostgres(db, { migrationsFolder: options.migrationsFolder }),
+    );
     return {
       db: db as unknown as Db<TSchema>,
       kind: "postgres",
@@ -88,5 +91,25 @@ async function openPostgres<TSchema extends Record<string, unknown>>(
   } catch (error) {
     await pool.end();
     throw error;
+  }
+}
+
+/**
+ * Several processes may start at once (a cluster's workers, replicas, a separate worker process)
+ * and each applies migrations; without a lock two of them run the same `create table` and one
+ * fails. The session-level advisory lock, keyed by the migrations folder, lets one apply them
+ * while the others wait and then find nothing left to do.
+ */
+async function whileHoldingMigrationLock<T>(url: string, migrationsFolder: string, work: () => Promise<T>) {
+  // A connection of its own, not the pool's: with a pool of one, migrating would wait for the lock's.
+  const lockHolder = new pg.Client({ connectionString: url });
+  await lockHolder.connect();
+  try {
+    // Keyed by the service's folder name, not the full path: two checkouts share one database's lock.
+    const key = `migrations:${basename(dirname(migrationsFolder))}`;
+    await lockHolder.query("select pg_advisory_lock(hashtextextended($1, 0))", [key]);
+    return await work();
+  } finally {
+    await lockHolder.end().catch(() => undefined);
   }
 }
