@@ -6,3 +6,4 @@ export {
   openDatabase,
 } from "./connect.ts";
 export { newestFirst, type PageRequest } from "./pagination.ts";
+export { executePrepared, preparedPerDb } from "./prepared.ts";

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type Clock, unixSeconds } from "@app/core";
+import { executePrepared } from "@app/db";
 import { type SQL, sql } from "drizzle-orm";
-import { rowsOf, type WebhooksDb } from "./db.ts";
+import type { WebhooksDb } from "./db.ts";
 import { nextAttemptAfterFailure } from "./retry.ts";
 import { webhookAttempts } from "./schema.ts";
 import { DELIVERY_TIMEOUT_MS, httpSender, type Sender } from "./sender.ts";
@@ -99,7 +100,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     const now = clock.now();
     const leaseToken = randomBytes(9).toString("base64url");
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const rows = rowsOf<{
+    const rows = await executePrepared<{
       delivery_id: string;
       attempt_id: string;
       failure_count: number;
@@ -114,7 +115,8 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       previous_valid: boolean;
       disabled: boolean;
     }>(
-      await db.execute(sql`
+      db,
+      sql`
         with due as (
           select id from webhook_deliveries
           where status in ('pending', 'retrying') and next_attempt_at <= ${now.toISOString()}::timestamptz
@@ -131,7 +133,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
           w.previous_secret,
           (w.previous_secret_expires_at is not null
             and w.previous_secret_expires_at > ${now.toISOString()}::timestamptz) as previous_valid,
-          w.disabled`),
+          w.disabled`,
     );
     return rows.map((row) => ({
       deliveryId: row.delivery_id,
