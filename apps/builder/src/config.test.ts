@@ -67,6 +67,18 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ BILLING_PRICES: '{"sandbox_second":-1}' })).toThrow(/BILLING_PRICES/);
   });
 
+  it("serves from several processes only with PostgreSQL, naming WEB_CONCURRENCY otherwise", () => {
+    const dir = () => mkdtempSync(join(tmpdir(), "cfg-"));
+    expect(loadConfig({ DATA_DIR: dir() }).processes).toBe(1);
+    expect(
+      loadConfig({ DATA_DIR: dir(), WEB_CONCURRENCY: "2", DATABASE_URL: "postgres://db/app" }).processes,
+    ).toBe(2);
+    expect(() => loadConfig({ DATA_DIR: dir(), WEB_CONCURRENCY: "2" })).toThrow(
+      /WEB_CONCURRENCY: above 1 needs DATABASE_URL/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dir(), WEB_CONCURRENCY: "0" })).toThrow(/WEB_CONCURRENCY/);
+  });
+
   it("treats empty variables as unset", () => {
     const dir = mkdtempSync(join(tmpdir(), "cfg-"));
     expect(loadConfig({ DATA_DIR: dir, PORT: "", DATABASE_URL: "" }).port).toBe(3000);

@@ -109,6 +109,8 @@ const envSchema = z.object({
   PAYMENTS_PORT: port.default(4000),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  /** Processes serving the port (node:cluster); above 1 only with PostgreSQL. */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
   PUBLIC_URL: url.optional(),
   ALLOW_PRIVATE_URLS: flag,
@@ -134,6 +136,8 @@ export type BuilderConfig = {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Processes serving the port; each is a full copy of the service over the shared database. */
+  processes: number;
   secretKey: string;
   publicUrl: string;
   /** Whether `PUBLIC_URL` was set, i.e. outside services (Replicate's webhooks) can reach `publicUrl`. */
@@ -166,7 +170,17 @@ export type BuilderConfig = {
  * @example const config = loadConfig(process.env);
  */
 export function loadConfig(env: Record<string, string | undefined>): BuilderConfig {
-  const parsed = envSchema.superRefine(checkS3Variables).safeParse(presentVariables(env));
+  const parsed = envSchema
+    .superRefine(checkS3Variables)
+    .superRefine((e, ctx) => {
+      if (e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL)
+        ctx.addIssue({
+          code: "custom",
+          path: ["WEB_CONCURRENCY"],
+          message: "above 1 needs DATABASE_URL: the embedded database lives in one process",
+        });
+    })
+    .safeParse(presentVariables(env));
   if (!parsed.success) throw configError(parsed.error.issues);
   const e = parsed.data;
   const dataDir = resolve(e.DATA_DIR);
@@ -174,6 +188,7 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
     port: e.PORT,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    processes: e.WEB_CONCURRENCY,
     secretKey:
       e.SECRET_KEY ??
       readOrCreateSecretFile(join(dataDir, "builder", "secret_key"), () =>

@@ -2,4 +2,9 @@ import { runService } from "@app/http";
 import { loadConfig } from "./config.ts";
 import { startBuilder } from "./start.ts";
 
-await runService("builder", () => startBuilder(loadConfig(process.env)));
+await runService({
+  name: "builder",
+  configure: () => loadConfig(process.env),
+  processes: (config) => config.processes,
+  start: (config) => startBuilder(config),
+});

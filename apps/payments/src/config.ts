@@ -11,6 +11,8 @@ const envSchema = z.object({
   PAYMENTS_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   DATA_DIR: z.string().min(1).default("./data"),
   PAYMENTS_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  /** Processes serving the port (node:cluster); above 1 only with PostgreSQL. */
+  PAYMENTS_WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   PAYMENTS_SECRET_KEY: z
     .string()
     .regex(/^sk_(test|live)_[A-Za-z0-9_-]{16,}$/, "must look like sk_test_… or sk_live_…")
@@ -33,6 +35,8 @@ export interface PaymentsConfig {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Processes serving the port; each is a full copy of the service over the shared database. */
+  processes: number;
   /** The merchant key made sure of at start (`PAYMENTS_SECRET_KEY`), if any. */
   bootstrapSecretKey: string | undefined;
   allowPrivateWebhooks: boolean;
@@ -54,13 +58,23 @@ export interface PaymentsConfig {
  * @example const config = loadPaymentsConfig(process.env);
  */
 export function loadPaymentsConfig(env: Record<string, string | undefined>): PaymentsConfig {
-  const parsed = envSchema.safeParse(presentVariables(env));
+  const parsed = envSchema
+    .superRefine((e, ctx) => {
+      if (e.PAYMENTS_WEB_CONCURRENCY > 1 && !e.PAYMENTS_DATABASE_URL)
+        ctx.addIssue({
+          code: "custom",
+          path: ["PAYMENTS_WEB_CONCURRENCY"],
+          message: "above 1 needs PAYMENTS_DATABASE_URL: the embedded database lives in one process",
+        });
+    })
+    .safeParse(presentVariables(env));
   if (!parsed.success) throw configError(parsed.error.issues);
   const e = parsed.data;
   return {
     port: e.PAYMENTS_PORT,
     dataDir: join(resolve(e.DATA_DIR), "payments"),
     databaseUrl: e.PAYMENTS_DATABASE_URL,
+    processes: e.PAYMENTS_WEB_CONCURRENCY,
     bootstrapSecretKey: e.PAYMENTS_SECRET_KEY,
     allowPrivateWebhooks: e.PAYMENTS_ALLOW_PRIVATE_WEBHOOKS,
     // PGlite lives inside the service process, so no other process could deliver.

@@ -2,4 +2,9 @@ import { runService } from "@app/http";
 import { loadPaymentsConfig } from "./config.ts";
 import { startPayments } from "./start.ts";
 
-await runService("payments", () => startPayments(loadPaymentsConfig(process.env)));
+await runService({
+  name: "payments",
+  configure: () => loadPaymentsConfig(process.env),
+  processes: (config) => config.processes,
+  start: (config) => startPayments(config),
+});

@@ -31,5 +31,5 @@ export {
   pathId,
   toPage,
 } from "./openapi.ts";
-export { listen, type RunningServer, runService } from "./serve.ts";
+export { listen, type RunningServer, runService, type ServiceDefinition } from "./serve.ts";
 export { issuePath, validationError, validationHook } from "./validation.ts";

@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 
@@ -40,33 +41,107 @@ export function listen(
   });
 }
 
+export interface ServiceDefinition<TConfig> {
+  /** Names the service in messages: `builder: Invalid configuration: …`. */
+  name: string;
+  /** Reads and validates the configuration; a `ConfigError` ends the start with its message. */
+  configure: () => TConfig;
+  /**
+   * How many processes serve the port (node:cluster); 1, the default, serves from this process.
+   * Only for services whose state is all in a shared database: each process is a full copy.
+   */
+  processes?: (config: TConfig) => number;
+  start: (config: TConfig) => Promise<{ stop(): Promise<void> }>;
+}
+
+/** Exit code of a bad configuration (EX_CONFIG), so supervisors do not restart in a loop. */
+const EXIT_CONFIG = 78;
+/** A worker process that keeps crashing this often within a minute stops the service. */
+const MAX_RESTARTS_PER_MINUTE = 5;
+/** How long stopping worker processes may take before they are killed. */
+const STOP_GRACE_MS = 30_000;
+
 /**
  * Runs a service until SIGINT or SIGTERM, then stops it once and exits; a bad configuration
- * exits with code 78 (EX_CONFIG) and its message instead of a stack trace.
+ * exits with code 78 and its message instead of a stack trace. With more than one process the
+ * primary only forks and supervises: workers share the port, a crashed worker is replaced, and a
+ * stop signal is passed on to every worker.
  *
- * @example await runService("builder", () => startBuilder(loadConfig(process.env)));
+ * @example
+ * await runService({ name: "builder", configure: () => loadConfig(process.env), processes: (c) => c.processes, start: startBuilder });
  */
-export async function runService(
-  name: string,
-  start: () => Promise<{ stop(): Promise<void> }>,
-): Promise<void> {
-  let service: { stop(): Promise<void> };
+export async function runService<TConfig>(service: ServiceDefinition<TConfig>): Promise<void> {
+  let config: TConfig;
   try {
-    service = await start();
+    config = service.configure();
   } catch (error) {
-    if (error instanceof Error && error.name === "ConfigError") {
-      console.error(`${name}: ${error.message}`);
-      process.exit(78);
-    }
+    exitOnConfigError(service.name, error);
+    throw error;
+  }
+  const processes = service.processes?.(config) ?? 1;
+  if (processes > 1 && cluster.isPrimary) return superviseWorkers(service.name, processes);
+
+  let running: { stop(): Promise<void> };
+  try {
+    running = await service.start(config);
+  } catch (error) {
+    exitOnConfigError(service.name, error);
     throw error;
   }
   let isStopping = false;
   const stop = async () => {
     if (isStopping) return;
     isStopping = true;
-    await service.stop();
+    await running.stop();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop());
   process.on("SIGTERM", () => void stop());
+}
+
+function exitOnConfigError(name: string, error: unknown): void {
+  if (error instanceof Error && error.name === "ConfigError") {
+    console.error(`${name}: ${error.message}`);
+    process.exit(EXIT_CONFIG);
+  }
+}
+
+function superviseWorkers(name: string, processes: number): void {
+  let isStopping = false;
+  const restarts: number[] = [];
+  for (let i = 0; i < processes; i++) cluster.fork();
+
+  const stopAll = (exitCode: number) => {
+    if (isStopping) return;
+    isStopping = true;
+    process.exitCode = exitCode;
+    const workers = Object.values(cluster.workers ?? {});
+    if (workers.length === 0) process.exit(exitCode);
+    for (const worker of workers) worker?.process.kill("SIGTERM");
+    setTimeout(() => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGKILL");
+    }, STOP_GRACE_MS).unref();
+  };
+
+  cluster.on("exit", (worker, code, signal) => {
+    if (isStopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(process.exitCode ?? 0);
+      return;
+    }
+    // The worker printed the configuration problem; starting another would print it again.
+    if (code === EXIT_CONFIG) return stopAll(EXIT_CONFIG);
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length > 0 && (restarts[0] ?? now) < now - 60_000) restarts.shift();
+    if (restarts.length > MAX_RESTARTS_PER_MINUTE) {
+      console.error(`${name}: worker processes keep exiting; stopping.`);
+      return stopAll(1);
+    }
+    console.error(
+      `${name}: worker process ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another.`,
+    );
+    cluster.fork();
+  });
+  process.on("SIGINT", () => stopAll(0));
+  process.on("SIGTERM", () => stopAll(0));
 }
