@@ -1,4 +1,4 @@
-// npm run bench -- agents [--turns 200] [--db pglite|postgres]
+// npm run bench -- agents [--turns 200] [--db pglite|postgres] [--processes 1]
 // Time to first streamed token and total time of an agent chat turn (no tools) through the builder,
 // next to the AI SDK called directly against the same fake provider, which answers instantly.
 // The difference is what the builder adds per turn: auth, agent and key lookup, decryption,
@@ -11,6 +11,7 @@ import { benchDatabase, option, printTable, startService, temporaryDataDir } fro
 const turns = Number(option("turns", "200"));
 const warmup = Math.max(10, Math.floor(turns / 10));
 const dbKind = option("db", "pglite");
+const processes = Number(option("processes", "1"));
 const ANSWER = "The quick brown fox jumps over the lazy dog, twice, and then rests.";
 
 const fake = await startFakeOpenAI({ script: () => ({ text: ANSWER }) });
@@ -22,7 +23,7 @@ const env: Record<string, string> = {
   PUBLIC_URL: base,
   ALLOW_PRIVATE_URLS: "1",
 };
-const database = await benchDatabase(dbKind);
+const database = await benchDatabase(dbKind, processes);
 Object.assign(env, database.env);
 
 interface Sample {
@@ -165,7 +166,7 @@ try {
     50,
   );
   console.log(
-    `\nagents benchmark: ${turns} sequential turns per case after ${warmup} warm-up turns, database ${dbKind}, no tools\n`,
+    `\nagents benchmark: ${turns} sequential turns per case after ${warmup} warm-up turns, database ${dbKind}, ${processes} builder process(es), no tools\n`,
   );
   printTable(
     [

@@ -1,4 +1,4 @@
-// npm run bench -- auth [--seconds 10] [--connections 20] [--db pglite|postgres]
+// npm run bench -- auth [--seconds 10] [--connections 20] [--db pglite|postgres] [--processes 1]
 // Sign-in and authenticated GET /api/agents (cookie and API key) at 20 concurrent clients, next to
 // /healthz on the same server (same middleware, no auth, no database) as the baseline.
 import { freePort } from "@app/testing";
@@ -7,6 +7,7 @@ import { benchDatabase, benchUser, load, option, printTable, startService, tempo
 const seconds = Number(option("seconds", "10"));
 const connections = Number(option("connections", "20"));
 const dbKind = option("db", "pglite");
+const processes = Number(option("processes", "1"));
 
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
@@ -16,7 +17,7 @@ const env: Record<string, string> = {
   PUBLIC_URL: base,
   AUTH_SIGN_IN_PER_MINUTE: "100000000",
 };
-const database = await benchDatabase(dbKind);
+const database = await benchDatabase(dbKind, processes);
 Object.assign(env, database.env);
 
 const builder = await startService("apps/builder/src/server.ts", env, `${base}/healthz`);
@@ -58,7 +59,7 @@ try {
     body: JSON.stringify({ email: "bench@example.com", password: "benchmark-password" }),
   });
 
-  console.log(`\nauth benchmark: ${connections} concurrent clients, ${seconds}s each, database ${dbKind}\n`);
+  console.log(`\nauth benchmark: ${connections} concurrent clients, ${seconds}s each, database ${dbKind}, ${processes} builder process(es)\n`);
   printTable(
     ["case", "requests/s", "p50 ms", "p99 ms", "p50 vs baseline", "errors", "non-2xx"],
     [baseline, byCookie, byKey, keyNoDb, signIn].map((r) => [

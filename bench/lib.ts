@@ -104,14 +104,19 @@ export function option(name: string, fallback: string): string {
 }
 
 /**
- * A fresh database for a benchmarked service: nothing for PGlite (the service makes its own in its
+ * A fresh database for a benchmarked builder: nothing for PGlite (the service makes its own in its
  * data directory), or a new database on the server in `BENCH_DATABASE_URL` (default: the local one)
- * for `--db postgres`, with its removal.
+ * for `--db postgres`, with its removal. `processes` above 1 serves the builder from that many
+ * processes (`WEB_CONCURRENCY`), which only PostgreSQL allows.
  */
 export async function benchDatabase(
   kind: string,
+  processes = 1,
 ): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
-  if (kind !== "postgres") return { env: {}, drop: async () => {} };
+  if (kind !== "postgres") {
+    if (processes > 1) throw new Error("--processes above 1 needs --db postgres");
+    return { env: {}, drop: async () => {} };
+  }
   const server = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
   const name = `bench_${randomBytes(4).toString("hex")}`;
   const admin = async (sql: string) => {
@@ -127,7 +132,7 @@ export async function benchDatabase(
   const url = new URL(server);
   url.pathname = `/${name}`;
   return {
-    env: { DATABASE_URL: url.toString() },
+    env: { DATABASE_URL: url.toString(), WEB_CONCURRENCY: String(processes) },
     drop: () => admin(`drop database if exists ${name} with (force)`),
   };
 }

@@ -1,7 +1,7 @@
 // `npm run bench -- webhooks [--seconds N] [--skip-postgres]`: webhook delivery throughput and latency
 // of the payment service on PGlite and on PostgreSQL with 1 and 2 worker processes, next to a baseline
 // of plain signed POSTs from one process to the same receiver. Everything runs on loopback.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, fork, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -12,13 +12,14 @@ import { parseArgs } from "node:util";
 import { withDatabase } from "@app/db/testing";
 import { freePort } from "@app/testing";
 import { httpSender, signatureHeader } from "@app/webhooks";
-import { startTestReceiver } from "@app/webhooks/testing";
 import pg from "pg";
 
 const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "30" },
     "skip-postgres": { type: "boolean", default: false },
+    /** Processes serving the API on PostgreSQL (PAYMENTS_WEB_CONCURRENCY). */
+    "api-processes": { type: "string", default: "2" },
     "database-url": {
       type: "string",
       default: process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test",
@@ -28,11 +29,16 @@ const { values } = parseArgs({
 const SECONDS = Number(values.seconds);
 const CLIENTS = 16; // concurrent API clients creating events
 const PACED_RATE = 500; // events/s for the latency target
+const WARMUP_SECONDS = 5; // unmeasured load before each measured run
 const LIST_CLIENTS = 20;
 const BACKLOG = 5000; // deliveries drained to measure delivery capacity on PostgreSQL
 const root = fileURLToPath(new URL("..", import.meta.url));
 const secretKey = `sk_test_${randomBytes(24).toString("base64url")}`;
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+// A producer with a bounded connection pool, as any HTTP client has: in the paced run, requests
+// beyond it wait in the client (the commit → arrival latency starts at the commit, so that wait is
+// not counted, but the accepted rate shows it). Unbounded, a burst opened hundreds of connections
+// and the API spent its time on them.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
 
 interface Result {
   setup: string;
@@ -109,6 +115,39 @@ async function adminQuery(sql: string): Promise<void> {
   }
 }
 
+/** The verifying receiver in its own process (see webhook-receiver-process.ts). */
+async function startReceiverProcess(
+  onArrivals: (arrivals: [string, number][], invalid: number) => void,
+): Promise<{ url: string; useSecret(secret: string): void; close(): Promise<void> }> {
+  const child = fork(join(root, "bench/webhook-receiver-process.ts"), {
+    cwd: root,
+    execArgv: ["--import", "tsx"],
+  });
+  let closed: () => void = () => {};
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("error", reject);
+    child.on(
+      "message",
+      (message: { type: string; url?: string; arrivals?: [string, number][]; invalid?: number }) => {
+        if (message.type === "ready") resolve(message.url ?? "");
+        if (message.type === "arrivals") onArrivals(message.arrivals ?? [], message.invalid ?? 0);
+        if (message.type === "closed") closed();
+      },
+    );
+  });
+  return {
+    url,
+    useSecret: (secret) => child.send({ type: "secret", secret }),
+    close: async () => {
+      const done = new Promise<void>((resolve) => {
+        closed = resolve;
+      });
+      child.send({ type: "close" });
+      await done;
+    },
+  };
+}
+
 /** One setup: the service (and workers) up, an endpoint registered at a verifying receiver. */
 async function runSetup(setup: {
   name: string;
@@ -123,21 +162,14 @@ async function runSetup(setup: {
   // arrivals and commits are recorded separately and matched at the end.
   const committedAt = new Map<string, number>();
   const arrivedAt = new Map<string, number>();
-  let secret = "";
   let invalid = 0;
   let backlogTracker: ((paymentId: string, at: number) => void) | undefined;
-  const receiver = await startTestReceiver({
-    isRecording: false,
-    secrets: () => [secret],
-    onDelivery: (delivery) => {
-      if (!delivery.verification?.isValid) {
-        invalid += 1;
-        return;
-      }
-      const object = delivery.event.data.object as { id: string };
-      backlogTracker?.(object.id, delivery.receivedAt);
-      if (!arrivedAt.has(object.id)) arrivedAt.set(object.id, delivery.receivedAt);
-    },
+  const receiver = await startReceiverProcess((arrivals, invalidCount) => {
+    invalid += invalidCount;
+    for (const [paymentId, at] of arrivals) {
+      backlogTracker?.(paymentId, at);
+      if (!arrivedAt.has(paymentId)) arrivedAt.set(paymentId, at);
+    }
   });
   const env: Record<string, string> = {
     PAYMENTS_PORT: String(port),
@@ -146,7 +178,13 @@ async function runSetup(setup: {
     PAYMENTS_ALLOW_PRIVATE_WEBHOOKS: "1",
     PAYMENTS_WORKER_CONCURRENCY: "128",
     PAYMENTS_DB_POOL_SIZE: "16",
-    ...(setup.databaseUrl ? { PAYMENTS_DATABASE_URL: setup.databaseUrl, PAYMENTS_INLINE_WORKER: "0" } : {}),
+    ...(setup.databaseUrl
+      ? {
+          PAYMENTS_DATABASE_URL: setup.databaseUrl,
+          PAYMENTS_INLINE_WORKER: "0",
+          PAYMENTS_WEB_CONCURRENCY: values["api-processes"],
+        }
+      : {}),
   };
   const service = startProcess("apps/payments/src/server.ts", env);
   const workers: ChildProcess[] = [];
@@ -157,7 +195,7 @@ async function runSetup(setup: {
       body: JSON.stringify({ url: receiver.url, enabled_events: ["payment.pending"] }),
     });
     const registered = JSON.parse(endpoint.body) as { id: string; secret: string };
-    secret = registered.secret;
+    receiver.useSecret(registered.secret);
 
     // Delivery capacity on its own: a backlog written straight into the tables before the workers
     // start, drained by them (the API's own write rate does not limit this number).
@@ -203,42 +241,52 @@ async function runSetup(setup: {
       await new Promise((resolve) => setTimeout(resolve, 1000)); // let workers connect
     }
 
-    const createOne = async () => {
+    const createOne = async (isMeasured: boolean) => {
       const response = await request(`${url}/v1/payments`, {
         method: "POST",
         body: JSON.stringify({ amount: 150000, method: "qris" }),
       });
       if (response.status !== 201) throw new Error(`create failed: ${response.status} ${response.body}`);
-      committedAt.set((JSON.parse(response.body) as { id: string }).id, Date.now());
+      if (isMeasured) committedAt.set((JSON.parse(response.body) as { id: string }).id, Date.now());
     };
 
-    const started = Date.now();
-    const until = started + SECONDS * 1000;
-    let accepted = 0;
-    if (setup.paced) {
-      // Open loop: one event every 2 ms regardless of how fast the previous ones were answered.
-      const inFlight = new Set<Promise<void>>();
-      for (let i = 0; Date.now() < until; i++) {
-        const due = started + (i * 1000) / PACED_RATE;
-        const wait = due - Date.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        const p: Promise<void> = createOne().then(() => {
-          accepted += 1;
-          inFlight.delete(p);
-        });
-        inFlight.add(p);
-      }
-      await Promise.all(inFlight);
-    } else {
-      await Promise.all(
-        Array.from({ length: CLIENTS }, async () => {
-          while (Date.now() < until) {
-            await createOne();
+    /** The run's load for `seconds`; answers how many events were accepted. */
+    const drive = async (seconds: number, isMeasured: boolean): Promise<number> => {
+      const from = Date.now();
+      const until = from + seconds * 1000;
+      let accepted = 0;
+      if (setup.paced) {
+        // Open loop: one event every 2 ms regardless of how fast the previous ones were answered.
+        const inFlight = new Set<Promise<void>>();
+        for (let i = 0; Date.now() < until; i++) {
+          const due = from + (i * 1000) / PACED_RATE;
+          const wait = due - Date.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          const p: Promise<void> = createOne(isMeasured).then(() => {
             accepted += 1;
-          }
-        }),
-      );
-    }
+            inFlight.delete(p);
+          });
+          inFlight.add(p);
+        }
+        await Promise.all(inFlight);
+      } else {
+        await Promise.all(
+          Array.from({ length: CLIENTS }, async () => {
+            while (Date.now() < until) {
+              await createOne(isMeasured);
+              accepted += 1;
+            }
+          }),
+        );
+      }
+      return accepted;
+    };
+
+    // Unmeasured warm-up at the same load: the service and worker processes were just started, and
+    // their first seconds (module loading, JIT, connections) are start-up cost, not delivery latency.
+    await drive(WARMUP_SECONDS, false);
+    const started = Date.now();
+    const accepted = await drive(SECONDS, true);
     const windowMs = Date.now() - started;
     // Drain: wait until the backlog is delivered (bounded).
     const drainDeadline = Date.now() + Math.max(30_000, SECONDS * 2000);
@@ -276,6 +324,26 @@ async function runSetup(setup: {
     let listRate: number | undefined;
     if (!setup.paced) listRate = await measureList(url);
 
+    if (process.env.BENCH_DEBUG) {
+      const bySecond = new Map<number, number[]>();
+      for (const [id, committed] of committedAt) {
+        const arrived = arrivedAt.get(id);
+        if (arrived === undefined) continue;
+        const second = Math.floor((committed - started) / 1000);
+        bySecond.set(second, [...(bySecond.get(second) ?? []), arrived - committed]);
+      }
+      for (const [second, values] of [...bySecond].sort((a, b) => a[0] - b[0])) {
+        values.sort((a, b) => a - b);
+        console.error(
+          setup.name,
+          second,
+          values.length,
+          percentile(values, 50),
+          percentile(values, 99),
+          values[values.length - 1],
+        );
+      }
+    }
     latencies.sort((a, b) => a - b);
     return {
       result: {
@@ -318,7 +386,8 @@ async function measureList(url: string): Promise<number> {
 async function baseline(): Promise<Result> {
   const secret = `whsec_${randomBytes(32).toString("hex")}`;
   const latencies: number[] = [];
-  const receiver = await startTestReceiver({ isRecording: false, secrets: () => [secret] });
+  const receiver = await startReceiverProcess(() => {});
+  receiver.useSecret(secret);
   const send = httpSender({ allowPrivate: true });
   const body = JSON.stringify({
     id: "evt_baseline",

@@ -1,4 +1,4 @@
-// npm run bench -- workflows [--seconds 10] [--connections 20] [--db pglite|postgres]
+// npm run bench -- workflows [--seconds 10] [--connections 20] [--db pglite|postgres] [--processes 1]
 // Runs of a 7-node workflow (start → 3 tool nodes → condition → two ends) through the HTTP API, with
 // every run recorded, next to the engine alone calling the same kind of executors in-process.
 import { freePort } from "@app/testing";
@@ -7,6 +7,7 @@ import { benchDatabase, benchUser, load, option, printTable, startService, tempo
 const seconds = Number(option("seconds", "10"));
 const connections = Number(option("connections", "20"));
 const dbKind = option("db", "pglite");
+const processes = Number(option("processes", "1"));
 
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
@@ -15,7 +16,7 @@ const env: Record<string, string> = {
   DATA_DIR: temporaryDataDir("bench-wf"),
   PUBLIC_URL: base,
 };
-const database = await benchDatabase(dbKind);
+const database = await benchDatabase(dbKind, processes);
 Object.assign(env, database.env);
 
 const tool = (id: string) => ({
@@ -88,7 +89,7 @@ try {
     body: JSON.stringify({ inputs: { n: 42 } }),
   });
   console.log(
-    `\nworkflow runs through the API: ${connections} concurrent clients, ${seconds}s each, database ${dbKind}\n`,
+    `\nworkflow runs through the API: ${connections} concurrent clients, ${seconds}s each, database ${dbKind}, ${processes} builder process(es)\n`,
   );
   printTable(
     ["case", "requests/s", "p50 ms", "p99 ms", "errors", "non-2xx"],
