@@ -59,7 +59,9 @@ try {
     body: JSON.stringify({ email: "bench@example.com", password: "benchmark-password" }),
   });
 
-  console.log(`\nauth benchmark: ${connections} concurrent clients, ${seconds}s each, database ${dbKind}, ${processes} builder process(es)\n`);
+  console.log(
+    `\nauth benchmark: ${connections} concurrent clients, ${seconds}s each, database ${dbKind}, ${processes} builder process(es)\n`,
+  );
   printTable(
     ["case", "requests/s", "p50 ms", "p99 ms", "p50 vs baseline", "errors", "non-2xx"],
     [baseline, byCookie, byKey, keyNoDb, signIn].map((r) => [
