@@ -7,3 +7,4 @@ export {
 } from "./connect.ts";
 export { newestFirst, type PageRequest } from "./pagination.ts";
 export { executePrepared, preparedPerDb } from "./prepared.ts";
+export { writeTogether } from "./write-together.ts";

@@ -68,17 +68,8 @@ export async function findAgent(
   return row;
 }
 
-/**
- * The workspace's agent with the credential a turn would use for its provider (the workspace's
- * newest for that provider, as `resolveProviderAccess` picks), in one query: both are on the path
- * to a chat's first token.
- */
-export async function findAgentForTurn(
-  db: BuilderDb,
-  workspaceId: string,
-  id: string,
-): Promise<{ agent: AgentRow; credential: CredentialRow | undefined } | undefined> {
-  const [row] = await db
+const agentForTurn = preparedPerDb((db: BuilderDb) =>
+  db
     .select({ agent: agents, credential: credentials })
     .from(agents)
     .leftJoin(
@@ -89,8 +80,22 @@ export async function findAgentForTurn(
           and c.provider = ${agents.provider} order by c.id desc limit 1)`,
       ),
     )
-    .where(and(eq(agents.id, id), eq(agents.workspaceId, workspaceId)))
-    .limit(1);
+    .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.workspaceId, sql.placeholder("workspaceId"))))
+    .limit(1)
+    .prepare("agent_for_turn"),
+);
+
+/**
+ * The workspace's agent with the credential a turn would use for its provider (the workspace's
+ * newest for that provider, as `resolveProviderAccess` picks), in one prepared query: both are on
+ * the path to a chat's first token.
+ */
+export async function findAgentForTurn(
+  db: BuilderDb,
+  workspaceId: string,
+  id: string,
+): Promise<{ agent: AgentRow; credential: CredentialRow | undefined } | undefined> {
+  const [row] = await agentForTurn(db).execute({ id, workspaceId });
   return row ? { agent: row.agent, credential: row.credential ?? undefined } : undefined;
 }
 

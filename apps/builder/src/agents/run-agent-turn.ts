@@ -5,7 +5,7 @@ import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { createLanguageModel } from "../providers/language-model.ts";
 import { meterModel } from "../providers/metered-model.ts";
 import { ProviderErrors, providerApiError } from "../providers/provider-errors.ts";
-import { recordModelCalls } from "../usage/record-model-calls.ts";
+import { modelCallWrites, recordModelCalls } from "../usage/record-model-calls.ts";
 import { buildAgentTools } from "./agent-tools.ts";
 import type { AgentTool } from "./contract.ts";
 import { type ToolCallSummary, toConversationJson, toMessageJson } from "./conversation-json.ts";
@@ -67,6 +67,8 @@ export async function* runAgentTurn(
     agentId: agent.id,
     conversationId: conversation.id,
   };
+  // A finished turn writes its model calls with its messages; every other ending records them alone.
+  let isUsageRecorded = false;
   try {
     yield { event: "conversation", data: toConversationJson(conversation) };
     const tools = buildAgentTools(agent.tools as AgentTool[], {
@@ -165,7 +167,9 @@ export async function* runAgentTurn(
         finishReason: finish,
         createdAt: assistantAt,
       },
+      modelCallWrites(deps, origin, meter.settle()),
     );
+    isUsageRecorded = true;
     return {
       conversation_id: conversation.id,
       message: toMessageJson(saved),
@@ -186,9 +190,11 @@ export async function* runAgentTurn(
     throw error;
   } finally {
     clearTimeout(timer);
-    await recordModelCalls(deps, origin, meter.settle()).catch((error: unknown) => {
-      deps.logger.error({ err: error, conversation_id: conversation.id }, "model calls not recorded");
-    });
+    if (!isUsageRecorded) {
+      await recordModelCalls(deps, origin, meter.settle()).catch((error: unknown) => {
+        deps.logger.error({ err: error, conversation_id: conversation.id }, "model calls not recorded");
+      });
+    }
   }
 }
 

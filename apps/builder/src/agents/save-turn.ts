@@ -1,4 +1,5 @@
-import { eq } from "drizzle-orm";
+import { writeTogether } from "@app/db";
+import { eq, type SQLWrapper } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { MessageRow } from "./conversation-json.ts";
 import { conversations, messages } from "./schema.ts";
@@ -6,23 +7,45 @@ import { conversations, messages } from "./schema.ts";
 export type NewMessage = typeof messages.$inferInsert;
 
 /**
- * Stores a finished turn: the user's message and the agent's answer in one insert, so memory
- * never sees half a turn.
+ * Stores a finished turn in one statement: the user's message and the agent's answer (so memory
+ * never sees half a turn), the conversation's new `updated_at`, and `also`, the turn's other writes
+ * (its model calls and their charge). Answers the two messages as stored.
  *
- * @example const [user, assistant] = await saveTurn(db, conversationId, userMessage, assistantMessage);
+ * @example const [user, assistant] = await saveTurn(db, conversationId, userMessage, assistantMessage, modelCallWrites(deps, origin, calls));
  */
 export async function saveTurn(
   db: BuilderDb,
   conversationId: string,
   user: NewMessage,
   assistant: NewMessage,
+  also: readonly SQLWrapper[] = [],
 ): Promise<[MessageRow, MessageRow]> {
-  const rows = await db.insert(messages).values([user, assistant]).returning();
-  await db
-    .update(conversations)
-    .set({ updatedAt: assistant.createdAt })
-    .where(eq(conversations.id, conversationId));
-  const [savedUser, savedAssistant] = rows;
-  if (!savedUser || !savedAssistant) throw new Error("insert returned no rows");
-  return [savedUser, savedAssistant];
+  await writeTogether(db, [
+    db.insert(messages).values([user, assistant]),
+    db
+      .update(conversations)
+      .set({ updatedAt: assistant.createdAt })
+      .where(eq(conversations.id, conversationId)),
+    ...also,
+  ]);
+  return [storedMessage(user), storedMessage(assistant)];
+}
+
+/** The row an insert of `message` stores: the columns it leaves out take their defaults. */
+function storedMessage(message: NewMessage): MessageRow {
+  return {
+    id: message.id,
+    workspaceId: message.workspaceId,
+    conversationId: message.conversationId,
+    role: message.role,
+    content: message.content,
+    toolCalls: message.toolCalls ?? [],
+    modelMessages: message.modelMessages ?? null,
+    provider: message.provider ?? null,
+    model: message.model ?? null,
+    inputTokens: message.inputTokens ?? null,
+    outputTokens: message.outputTokens ?? null,
+    finishReason: message.finishReason ?? null,
+    createdAt: message.createdAt,
+  };
 }

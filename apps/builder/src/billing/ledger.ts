@@ -29,6 +29,16 @@ export async function appendLedgerEntries(
   entries: readonly LedgerEntry[],
 ): Promise<LedgerRow[]> {
   if (entries.length === 0) return [];
+  return ledgerInsert(db, entries).returning();
+}
+
+/**
+ * The insert of `appendLedgerEntries` without running it, for `writeTogether` with the write that
+ * the entries are for. Needs at least one entry.
+ *
+ * @example await writeTogether(db, [db.insert(modelCalls).values(rows), ledgerInsert(db, charges)]);
+ */
+export function ledgerInsert(db: BuilderDb, entries: readonly LedgerEntry[]) {
   return db
     .insert(creditLedger)
     .values(
@@ -44,8 +54,7 @@ export async function appendLedgerEntries(
         createdAt: entry.createdAt,
       })),
     )
-    .onConflictDoNothing({ target: creditLedger.reference })
-    .returning();
+    .onConflictDoNothing({ target: creditLedger.reference });
 }
 
 /**

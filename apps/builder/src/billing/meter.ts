@@ -47,19 +47,19 @@ export interface MeteredModelCall {
 }
 
 /**
- * Books the tokens of recorded model calls, one entry per call (calls that cost nothing book
- * nothing). Call it in the transaction that records the calls.
+ * The ledger entries that book the tokens of recorded model calls, one per call (calls that cost
+ * nothing book nothing). Write them with the calls (`recordModelCalls` does), so they commit together.
  *
- * @example await chargeModelCalls({ db: tx, clock, config }, workspaceId, rows);
+ * @example const entries = modelCallCharges(config.billing.prices, workspaceId, rows);
  */
-export async function chargeModelCalls(
-  deps: MeterDeps,
+export function modelCallCharges(
+  prices: BuilderConfig["billing"]["prices"],
   workspaceId: string,
   calls: readonly MeteredModelCall[],
-): Promise<void> {
+): LedgerEntry[] {
   const entries: LedgerEntry[] = [];
   for (const call of calls) {
-    const credits = priceOfModelCall(deps.config.billing.prices, call);
+    const credits = priceOfModelCall(prices, call);
     if (credits <= 0) continue;
     entries.push({
       workspaceId,
@@ -78,7 +78,7 @@ export async function chargeModelCalls(
       createdAt: call.createdAt,
     });
   }
-  await appendLedgerEntries(deps.db, entries);
+  return entries;
 }
 
 /**

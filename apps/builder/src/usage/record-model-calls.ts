@@ -1,5 +1,8 @@
 import { type Clock, newId } from "@app/core";
-import { chargeModelCalls } from "../billing/meter.ts";
+import { writeTogether } from "@app/db";
+import type { SQLWrapper } from "drizzle-orm";
+import { ledgerInsert } from "../billing/ledger.ts";
+import { modelCallCharges } from "../billing/meter.ts";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
 import type { ModelCallRecord } from "../providers/metered-model.ts";
@@ -13,38 +16,51 @@ export interface ModelCallOrigin {
   conversationId?: string | null;
 }
 
+type RecordDeps = { db: BuilderDb; clock: Clock; config: Pick<BuilderConfig, "billing"> };
+
 /**
- * Stores the model calls of one piece of work in one insert (a tool loop makes several) and books
- * their tokens against the workspace's credits in the same transaction.
+ * Stores the model calls of one piece of work (a tool loop makes several) and books their tokens
+ * against the workspace's credits, in one statement.
  *
  * @example await recordModelCalls(deps, { workspaceId, source: "agent_chat", agentId }, meter.settle());
  */
 export async function recordModelCalls(
-  deps: { db: BuilderDb; clock: Clock; config: Pick<BuilderConfig, "billing"> },
+  deps: RecordDeps,
   origin: ModelCallOrigin,
   calls: readonly ModelCallRecord[],
 ): Promise<void> {
-  if (calls.length === 0) return;
-  await deps.db.transaction(async (tx) => {
-    const rows = await tx
-      .insert(modelCalls)
-      .values(
-        calls.map((call) => ({
-          id: newId("mcall", call.startedAt.getTime()),
-          workspaceId: origin.workspaceId,
-          source: origin.source,
-          agentId: origin.agentId ?? null,
-          conversationId: origin.conversationId ?? null,
-          provider: call.provider,
-          model: call.model,
-          inputTokens: call.inputTokens,
-          outputTokens: call.outputTokens,
-          latencyMs: call.latencyMs,
-          status: call.status,
-          createdAt: call.startedAt,
-        })),
-      )
-      .returning();
-    await chargeModelCalls({ ...deps, db: tx }, origin.workspaceId, rows);
-  });
+  await writeTogether(deps.db, modelCallWrites(deps, origin, calls));
+}
+
+/**
+ * The writes of `recordModelCalls` without running them, for `writeTogether` with the work's own
+ * writes (a chat turn stores its messages in the same statement).
+ *
+ * @example await writeTogether(db, [...turnWrites, ...modelCallWrites(deps, origin, meter.settle())]);
+ */
+export function modelCallWrites(
+  deps: RecordDeps,
+  origin: ModelCallOrigin,
+  calls: readonly ModelCallRecord[],
+): SQLWrapper[] {
+  if (calls.length === 0) return [];
+  const rows = calls.map((call) => ({
+    id: newId("mcall", call.startedAt.getTime()),
+    workspaceId: origin.workspaceId,
+    source: origin.source,
+    agentId: origin.agentId ?? null,
+    conversationId: origin.conversationId ?? null,
+    provider: call.provider,
+    model: call.model,
+    inputTokens: call.inputTokens,
+    outputTokens: call.outputTokens,
+    latencyMs: call.latencyMs,
+    status: call.status,
+    createdAt: call.startedAt,
+  }));
+  const charges = modelCallCharges(deps.config.billing.prices, origin.workspaceId, rows);
+  return [
+    deps.db.insert(modelCalls).values(rows),
+    ...(charges.length > 0 ? [ledgerInsert(deps.db, charges)] : []),
+  ];
 }
