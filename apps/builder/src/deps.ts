@@ -31,6 +31,12 @@ export interface Deps {
   generation?: Partial<GenerationSettings>;
   /** Whether and how this process delivers webhooks; absent, the defaults (inline). */
   eventDelivery?: Partial<EventDeliverySettings>;
+  /**
+   * Whether this is the only process on its database (the embedded one lives inside it): work it
+   * finds "running" at start-up was then cut off by its own last stop, and is closed at once
+   * instead of after the heartbeat timeout.
+   */
+  isSoleProcess?: boolean;
   /** Wakes the webhook delivery engine after events are committed; set by `createBuilderApp`. */
   deliveries?: DeliveryNotifier;
 }

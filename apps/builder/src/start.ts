@@ -44,6 +44,7 @@ export async function startBuilder(
     workflowCapabilities: { knowledge: search },
     storage,
     ...(sandbox ? { sandbox } : {}),
+    isSoleProcess: database.kind === "pglite",
   };
   const builder = createBuilderApp(deps);
   await builder.start();

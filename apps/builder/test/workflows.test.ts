@@ -5,7 +5,7 @@ import { type FakeProvider, lastUserText, startFakeOpenAI } from "@app/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBuilderApp } from "../src/app.ts";
-import { workflowRuns } from "../src/workflows/schema.ts";
+import { workflowRuns, workflows } from "../src/workflows/schema.ts";
 import { startTestBuilder, type TestBuilder } from "./harness.ts";
 
 let builder: TestBuilder;
@@ -407,7 +407,7 @@ describe("running workflows", () => {
 
   it("marks a run cut off by a crash as failed when the service starts", async () => {
     const workflow = await createWorkflow(alice, branchingGraph());
-    const [owner] = await builder.deps.db.select().from(workflowRuns).limit(1);
+    const [owner] = await builder.deps.db.select().from(workflows).where(eq(workflows.id, workflow.id));
     const id = newId("run");
     const longAgo = new Date(Date.now() - 10 * 60_000);
     await builder.deps.db.insert(workflowRuns).values({
@@ -427,6 +427,44 @@ describe("running workflows", () => {
     const [row] = await builder.deps.db.select().from(workflowRuns).where(eq(workflowRuns.id, id));
     expect(row?.status).toBe("failed");
     expect(row?.error).toMatchObject({ code: "run_interrupted" });
+  });
+
+  it("fails a run cut off just before a restart at once when the process is its database's only one", async () => {
+    const workflow = await createWorkflow(alice, branchingGraph());
+    const [owner] = await builder.deps.db.select().from(workflows).where(eq(workflows.id, workflow.id));
+    const insertRunning = async () => {
+      const id = newId("run");
+      const justNow = new Date();
+      await builder.deps.db.insert(workflowRuns).values({
+        id,
+        workspaceId: owner?.workspaceId ?? "",
+        workflowId: workflow.id,
+        status: "running",
+        trigger: "api",
+        graph: branchingGraph() as never,
+        inputs: { n: 1 },
+        startedAt: justNow,
+        heartbeatAt: justNow,
+      });
+      return id;
+    };
+    const statusOf = async (id: string) =>
+      (await builder.deps.db.select().from(workflowRuns).where(eq(workflowRuns.id, id)))[0];
+
+    // On a shared database a fresh heartbeat may be another live process's run: left alone.
+    const shared = await insertRunning();
+    const replica = createBuilderApp({ ...builder.deps, isSoleProcess: false });
+    await replica.start();
+    await replica.stop();
+    expect((await statusOf(shared))?.status).toBe("running");
+
+    // The embedded database's only process: nothing else can be running it.
+    const sole = createBuilderApp({ ...builder.deps, isSoleProcess: true });
+    await sole.start();
+    await sole.stop();
+    const closed = await statusOf(shared);
+    expect(closed?.status).toBe("failed");
+    expect(closed?.error).toMatchObject({ code: "run_interrupted" });
   });
 });
 

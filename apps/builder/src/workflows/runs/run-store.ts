@@ -2,7 +2,7 @@ import type { Clock } from "@app/core";
 import { newestFirst, type PageRequest } from "@app/db";
 import type { WebhooksDb } from "@app/webhooks";
 import type { NodeError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
-import { and, asc, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { BuilderDb } from "../../db/index.ts";
 import { emitEvent } from "../../events/emit-event.ts";
 import { type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
@@ -224,7 +224,7 @@ export async function requestCancel(
 }
 
 /**
- * Marks runs whose process stopped (no heartbeat since `staleBefore`) as failed, so no run stays
+ * Marks runs whose process stopped (no heartbeat after `staleBefore`) as failed, so no run stays
  * "running" forever after a crash, each with its `workflow.run.failed` event. Answers how many it closed.
  */
 export async function failInterruptedRuns({ db, clock }: RunStoreDeps, staleBefore: Date): Promise<number> {
@@ -237,7 +237,7 @@ export async function failInterruptedRuns({ db, clock }: RunStoreDeps, staleBefo
     const rows = await tx
       .update(workflowRuns)
       .set({ status: "failed", error, finishedAt: now })
-      .where(and(eq(workflowRuns.status, "running"), lt(workflowRuns.heartbeatAt, staleBefore)))
+      .where(and(eq(workflowRuns.status, "running"), lte(workflowRuns.heartbeatAt, staleBefore)))
       .returning();
     if (rows.length === 0) return 0;
     await tx

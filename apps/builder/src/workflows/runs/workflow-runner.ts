@@ -176,9 +176,12 @@ export class WorkflowRunner {
     return true;
   }
 
-  /** Closes runs left "running" by a dead process, then keeps this process's runs alive. */
+  /**
+   * Closes runs left "running" by a dead process, then keeps this process's runs alive. The only
+   * process on its database closes every run it finds: none of them can still be going.
+   */
   async start(): Promise<void> {
-    await this.sweep();
+    await this.sweep(this.deps.isSoleProcess ? 0 : STALE_AFTER_MS);
     this.timer = setInterval(() => {
       void this.tick().catch((error: unknown) =>
         this.deps.logger.error({ err: error }, "workflow heartbeat failed"),
@@ -198,9 +201,10 @@ export class WorkflowRunner {
     await this.sweep();
   }
 
-  private async sweep(): Promise<void> {
+  /** Fails the runs that have been silent (no heartbeat) for `silentForMs` or longer. */
+  private async sweep(silentForMs = STALE_AFTER_MS): Promise<void> {
     const now = this.deps.clock.now();
-    const closed = await failInterruptedRuns(this.deps, new Date(now.getTime() - STALE_AFTER_MS));
+    const closed = await failInterruptedRuns(this.deps, new Date(now.getTime() - silentForMs));
     if (closed === 0) return;
     this.deps.logger.warn({ runs: closed }, "marked interrupted workflow runs as failed");
     this.deps.deliveries?.wake();
