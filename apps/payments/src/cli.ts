@@ -13,8 +13,13 @@ if (command !== "merchant:create") {
   console.error(USAGE);
   process.exit(2);
 }
-const { values } = parseArgs({ args: rest, options: { name: { type: "string" } } });
-const name = values.name?.trim();
+let name: string | undefined;
+try {
+  name = parseArgs({ args: rest, options: { name: { type: "string" } } }).values.name?.trim();
+} catch (error) {
+  // A mistyped option or a missing value deserves the reason and the usage, not a stack trace.
+  console.error(error instanceof Error ? error.message : String(error));
+}
 if (!name) {
   console.error(USAGE);
   process.exit(2);

@@ -156,24 +156,39 @@ describe("payment state machine", () => {
     await helper(failed.id, "fail");
     const expired = await createPayment();
     await helper(expired.id, "expire");
+    const refunded = await createPayment();
+    await helper(refunded.id, "succeed");
+    const refund = await json<{ id: string }>(
+      await payments.request("/v1/refunds", { method: "POST", json: { payment: refunded.id } }),
+    );
+    await payments.request(`/v1/test_helpers/refunds/${refund.id}/succeed`, { method: "POST" });
     const forbidden: [Payment, string[]][] = [
       [processing, ["process", "expire"]],
       [succeeded, ["process", "succeed", "fail", "expire"]],
       [failed, ["process", "succeed", "fail", "expire"]],
       [expired, ["process", "succeed", "fail", "expire"]],
+      [refunded, ["process", "succeed", "fail", "expire"]],
     ];
     const before = await balance();
     for (const [payment, actions] of forbidden) {
       const eventsBefore = await eventsOf(payment.id);
+      const stateBefore = await json(await payments.request(`/v1/payments/${payment.id}`));
       for (const action of actions) {
         const response = await helper(payment.id, action);
         expect(response.status, `${action} on ${eventsBefore.at(-1)}`).toBe(409);
         expect(await json(response)).toMatchObject({
-          error: { type: "conflict", code: "invalid_state_transition" },
+          error: { type: "conflict", code: "invalid_state_transition", message: expect.any(String) },
         });
       }
+      expect(await json(await payments.request(`/v1/payments/${payment.id}`))).toEqual(stateBefore);
       expect(await eventsOf(payment.id)).toEqual(eventsBefore);
     }
+    expect(await eventsOf(refunded.id)).toEqual([
+      "payment.pending",
+      "payment.processing",
+      "payment.succeeded",
+      "payment.refunded",
+    ]);
     expect(await balance()).toBe(before);
   });
 

@@ -101,20 +101,39 @@ describe("refunds", () => {
     expect(await json(again)).toMatchObject({ error: { code: "payment_not_refundable" } });
   });
 
-  it("refuses refunds of payments that have not succeeded, and forbidden refund moves", async () => {
+  it("refuses refunds of payments that have not succeeded", async () => {
     clock.advance(1);
     const pending = await json<Obj>(await post("/v1/payments", { amount: 1000, method: "qris" }));
     expect((await post("/v1/refunds", { payment: pending.id })).status).toBe(409);
     expect((await post("/v1/refunds", { payment: "pay_unknown" })).status).toBe(404);
+  });
+
+  it("answers every move of a settled refund with 409 invalid_refund_transition and changes nothing", async () => {
     const payment = await succeededPayment();
-    const refund = await json<Obj>(await post("/v1/refunds", { payment: payment.id, amount: 10 }));
-    await post(`/v1/test_helpers/refunds/${refund.id}/succeed`);
-    for (const action of ["succeed", "fail"]) {
-      const response = await post(`/v1/test_helpers/refunds/${refund.id}/${action}`);
-      expect(response.status).toBe(409);
-      expect(await json(response)).toMatchObject({ error: { code: "invalid_refund_transition" } });
+    const succeeded = await json<Obj>(await post("/v1/refunds", { payment: payment.id, amount: 10 }));
+    await post(`/v1/test_helpers/refunds/${succeeded.id}/succeed`);
+    const failed = await json<Obj>(await post("/v1/refunds", { payment: payment.id, amount: 20 }));
+    await post(`/v1/test_helpers/refunds/${failed.id}/fail`);
+    const start = await balance();
+    const paymentBefore = await json(await payments.request(`/v1/payments/${payment.id}`));
+    for (const [refund, status] of [
+      [succeeded, "succeeded"],
+      [failed, "failed"],
+    ] as const) {
+      const refundBefore = await json(await payments.request(`/v1/refunds/${refund.id}`));
+      expect(refundBefore).toMatchObject({ status });
+      for (const action of ["succeed", "fail"]) {
+        const response = await post(`/v1/test_helpers/refunds/${refund.id}/${action}`);
+        expect(response.status, `${action} on a ${status} refund`).toBe(409);
+        expect(await json(response)).toMatchObject({
+          error: { type: "conflict", code: "invalid_refund_transition", message: expect.any(String) },
+        });
+      }
+      expect(await json(await payments.request(`/v1/refunds/${refund.id}`))).toEqual(refundBefore);
+      expect(await eventTypesFor(refund.id)).toEqual([`refund.${status}`]);
     }
-    expect(await eventTypesFor(refund.id)).toEqual(["refund.succeeded"]);
+    expect(await balance()).toBe(start);
+    expect(await json(await payments.request(`/v1/payments/${payment.id}`))).toEqual(paymentBefore);
   });
 
   it("the simulated provider settles pending refunds after 5 s", async () => {
