@@ -30,6 +30,7 @@ export const TEMPLATE_FIELDS: { readonly [T in NodeType]: readonly { key: string
   ],
   code: [{ key: "inputs", isText: false }],
   http: [
+    { key: "method", isText: true },
     { key: "url", isText: true },
     { key: "headers", isText: true },
     { key: "query", isText: true },

@@ -30,7 +30,11 @@ function ownOutputs(node: WorkflowNode, tools?: ToolOutputs): readonly string[] 
     case "end":
       return undefined;
     case "llm":
-      return node.data.json_schema === undefined ? LLM_FIELDS : [...LLM_FIELDS, "json"];
+      return [
+        ...LLM_FIELDS,
+        ...(node.data.json_schema === undefined ? [] : ["json"]),
+        ...((node.data.knowledge_base_ids?.length ?? 0) > 0 ? ["citations"] : []),
+      ];
     case "code":
       return node.data.outputs.map((output) => output.name);
     case "http":

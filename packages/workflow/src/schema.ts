@@ -122,9 +122,21 @@ export const httpAuthSchema = z.discriminatedUnion("type", [
   ),
 ]);
 
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** One of `HTTP_METHODS`, or a template (`{{start.method}}`) whose value is checked when the node runs. */
+const httpMethodSchema = z.union([
+  z.enum(HTTP_METHODS),
+  z
+    .string()
+    .max(200)
+    .regex(/\{\{[^{}]+\}\}/, `must be one of ${HTTP_METHODS.join(", ")}, or a template`),
+]);
+
 export const httpDataSchema = z.object({
   title: titleSchema,
-  method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]),
+  method: httpMethodSchema,
   url: z.string().min(1).max(8192),
   headers: z.record(z.string(), z.string().max(10_000)).optional(),
   query: z.record(z.string(), z.string().max(10_000)).optional(),

@@ -24,12 +24,15 @@ export function HttpConfig({
   variables: string[];
 }) {
   const auth = (config.auth as Auth | undefined) ?? { type: "none" };
+  const method = String(config.method ?? "GET");
+  // A templated method (`{{start.verb}}`, from an import or the API) stays listed, so it shows as it is.
+  const methods = METHODS.includes(method) ? METHODS : [...METHODS, method];
   return (
     <>
       <Field label="Method">
-        <select value={String(config.method)} onChange={(e) => set("method", e.target.value)}>
-          {METHODS.map((method) => (
-            <option key={method}>{method}</option>
+        <select value={method} onChange={(e) => set("method", e.target.value)}>
+          {methods.map((option) => (
+            <option key={option}>{option}</option>
           ))}
         </select>
       </Field>

@@ -1,4 +1,10 @@
-import { type ExecutorContext, type HttpData, NodeExecutionError } from "@app/workflow";
+import {
+  type ExecutorContext,
+  HTTP_METHODS,
+  type HttpData,
+  type HttpMethod,
+  NodeExecutionError,
+} from "@app/workflow";
 import { type FetchFunction, OutboundUrlError } from "../../outbound/outbound-fetch.ts";
 
 /** Responses are read into the run record, so their size is capped. */
@@ -30,15 +36,16 @@ export async function sendHttpRequest(
   signal: AbortSignal,
   secrets: CredentialSecrets,
 ): Promise<HttpResult> {
+  const method = checkMethod(data.method);
   const url = buildUrl(data.url, data.query);
   const headers = new Headers(data.headers ?? {});
   await applyAuth(headers, data.auth, secrets);
-  const body = encodeBody(data.body, headers, data.method);
+  const body = encodeBody(data.body, headers, method);
   const attempts = (data.retries ?? 0) + 1;
   for (let attempt = 1; ; attempt++) {
     try {
       const response = await fetch(url, {
-        method: data.method,
+        method,
         headers,
         body,
         signal: AbortSignal.any([signal, AbortSignal.timeout(data.timeout_ms ?? DEFAULT_TIMEOUT_MS)]),
@@ -97,6 +104,19 @@ async function credentialSecret(secrets: CredentialSecrets, credentialId: string
     const message = error instanceof Error ? error.message : String(error);
     throw new NodeExecutionError("credential_unavailable", `auth.credential_id: ${message}`);
   }
+}
+
+/** The method a (possibly templated) `method` came to; anything else fails the node. */
+function checkMethod(method: string): HttpMethod {
+  const upper = method.trim().toUpperCase();
+  const known = HTTP_METHODS.find((candidate) => candidate === upper);
+  if (!known) {
+    throw new NodeExecutionError(
+      "invalid_method",
+      `The method is ${JSON.stringify(method.slice(0, 100))}; it must be one of ${HTTP_METHODS.join(", ")}.`,
+    );
+  }
+  return known;
 }
 
 function encodeBody(body: unknown, headers: Headers, method: string): string | null {

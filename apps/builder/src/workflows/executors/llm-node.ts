@@ -1,5 +1,5 @@
 import { type ExecutorContext, NodeExecutionError } from "@app/workflow";
-import type { KnowledgeSearch } from "../../agents/ports.ts";
+import { citationJson, type KnowledgeSearch } from "../../agents/ports.ts";
 import type { GenerateRequest, generateForWorkspace } from "../../providers/generate-for-workspace.ts";
 
 type Generate = (request: Omit<GenerateRequest, "source">) => ReturnType<typeof generateForWorkspace>;
@@ -7,8 +7,9 @@ type Generate = (request: Omit<GenerateRequest, "source">) => ReturnType<typeof 
 const DEFAULT_TOP_K = 4;
 
 /**
- * The LLM node: optional knowledge-base context retrieved with the prompt as the query, then one model
- * call; with `json_schema` the model answers JSON that is also output as `json`.
+ * The LLM node: optional knowledge-base context retrieved with the prompt as the query (numbered for
+ * the model to cite as [n], and output as `citations` in that order), then one model call; with
+ * `json_schema` the model answers JSON that is also output as `json`.
  */
 export function llmNodeExecutor(
   generate: Generate,
@@ -17,6 +18,7 @@ export function llmNodeExecutor(
 ) {
   return async ({ inputs, signal }: ExecutorContext<"llm">) => {
     let system = inputs.system;
+    let citations: ReturnType<typeof citationJson>[] | undefined;
     const knowledgeBaseIds = inputs.knowledge_base_ids ?? [];
     if (knowledgeBaseIds.length > 0) {
       if (!knowledge)
@@ -34,6 +36,7 @@ export function llmNodeExecutor(
         .map((chunk, i) => `[${i + 1}] (${chunk.documentName}) ${chunk.text}`)
         .join("\n\n");
       system = `${system ? `${system}\n\n` : ""}Use this context when it helps; cite it as [n].\n\n${context}`;
+      citations = chunks.map(citationJson);
     }
     const answer = await generate({
       workspaceId,
@@ -51,6 +54,7 @@ export function llmNodeExecutor(
         text: answer.text,
         usage: answer.usage,
         ...(inputs.json_schema ? { json: answer.json ?? null } : {}),
+        ...(citations ? { citations } : {}),
       },
       usage: answer.usage,
     };
