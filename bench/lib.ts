@@ -55,7 +55,11 @@ export async function startService(
   env: Record<string, string>,
   healthUrl: string,
 ): Promise<{ process: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+  // BENCH_PROFILE=<dir> writes the service's CPU profile there when it stops (open it in Chrome's DevTools).
+  const profile = process.env.BENCH_PROFILE
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", entry], {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "inherit", "inherit"],

@@ -1,5 +1,6 @@
 import {
   ApiError,
+  batchedEvents,
   CommonErrors,
   createRouter,
   errorResponses,
@@ -98,20 +99,22 @@ export function registerChatRoutes(
       }
       const first = next;
       return streamSSE(c, async (stream) => {
-        const send = (event: string, data: unknown) => stream.writeSSE({ event, data: JSON.stringify(data) });
+        const sse = batchedEvents(stream);
         try {
-          for (const event of buffered) await send(event.event, event.data);
+          // The conversation and the first model event go out in one write.
+          for (const event of buffered) void sse.send(event.event, event.data);
           let current = first;
           while (!current.done) {
-            await send(current.value.event, current.value.data);
+            await sse.send(current.value.event, current.value.data);
             current = await events.next();
           }
-          await send("finish", finishData(current.value));
+          await sse.send("finish", finishData(current.value));
         } catch (error) {
           if (error instanceof TurnAbortedError || stream.aborted) return;
           const apiError = asApiError(error, deps.logger, c.get("requestId"));
-          await send("error", { status: apiError.status, ...apiError.toBody() });
+          await sse.send("error", { status: apiError.status, ...apiError.toBody() });
         }
+        await sse.flush();
       });
     } catch (error) {
       if (error instanceof TurnAbortedError) return c.body(null, CLIENT_CLOSED_REQUEST as 200);

@@ -1,5 +1,6 @@
 import {
   type ApiError,
+  batchedEvents,
   createRouter,
   defineErrors,
   errorResponses,
@@ -357,8 +358,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     await requireCredits(deps, workspaceId, { work: "This workflow run" });
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
       return streamSSE(c, async (stream) => {
-        // Writes are chained so events keep their order and the last one is out before the stream ends.
-        let writing = Promise.resolve();
+        const sse = batchedEvents(stream);
         // The run is a record of its own: a client that goes away does not cancel it.
         await runner.run({
           workspaceId,
@@ -366,13 +366,9 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
           inputs,
           trigger: "api",
           persistAtStart: true,
-          onEvent: (event: RunStreamEvent) => {
-            writing = writing.then(() =>
-              stream.writeSSE({ event: event.event, data: JSON.stringify(event.data) }),
-            );
-          },
+          onEvent: (event: RunStreamEvent) => void sse.send(event.event, event.data),
         });
-        await writing;
+        await sse.flush();
       });
     }
     const result = await runner.run({ workspaceId, workflow, inputs, trigger: "api" });
