@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { newId } from "@app/core";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, Env, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -24,10 +24,7 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 export function requestId(): MiddlewareHandler<BaseEnv> {
   return async (c, next) => {
     const incoming = c.req.header("request-id");
-    const id =
-      incoming && REQUEST_ID_PATTERN.test(incoming)
-        ? incoming
-        : `req_${randomBytes(12).toString("base64url")}`;
+    const id = incoming && REQUEST_ID_PATTERN.test(incoming) ? incoming : newId("req");
     c.set("requestId", id);
     c.header("Request-Id", id);
     await next();
