@@ -19,8 +19,12 @@ import type { BuilderDb } from "../apps/builder/src/db/index.ts";
 import { localEmbedding } from "../apps/builder/src/knowledge/local-embedder.ts";
 import { queryRows } from "../apps/builder/src/knowledge/query-rows.ts";
 import { knowledgeDocuments } from "../apps/builder/src/knowledge/schema.ts";
-import { searchKnowledge, vectorRanking } from "../apps/builder/src/knowledge/search-knowledge.ts";
-import { vectorLiteral } from "../apps/builder/src/knowledge/vector-index.ts";
+import {
+  hnswScanSettings,
+  searchKnowledge,
+  vectorRanking,
+} from "../apps/builder/src/knowledge/search-knowledge.ts";
+import { vectorIndexSql, vectorLiteral } from "../apps/builder/src/knowledge/vector-index.ts";
 import { startBuilder } from "../apps/builder/src/start.ts";
 import { option, printTable, repoRoot, temporaryDataDir } from "./lib.ts";
 
@@ -130,7 +134,7 @@ try {
   );
   for (const [i, chunkId] of qualityIds.entries())
     passageOfChunk.set(chunkId, evalSet.passages[i]?.id as string);
-  await db.execute(sql.raw(createIndexSql()));
+  await db.execute(sql.raw(vectorIndexSql(DIMENSIONS)));
   const quality: (string | number)[][] = [];
   for (const mode of ["fulltext", "vector", "hybrid"] as const) {
     let ndcg = 0;
@@ -173,7 +177,7 @@ try {
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     const buildStarted = performance.now();
     await db.execute(sql.raw("set maintenance_work_mem = '512MB'"));
-    await db.execute(sql.raw(createIndexSql()));
+    await db.execute(sql.raw(vectorIndexSql(DIMENSIONS)));
     const buildSeconds = (performance.now() - buildStarted) / 1000;
     await db.execute(sql.raw("analyze knowledge_chunks"));
     while (queries.length < queryCount) {
@@ -297,13 +301,6 @@ function n(value: number): string {
   return value.toLocaleString("en-US");
 }
 
-function createIndexSql(): string {
-  return (
-    `create index if not exists knowledge_chunks_embedding_${DIMENSIONS}_idx on knowledge_chunks ` +
-    `using hnsw ((embedding::vector(${DIMENSIONS})) vector_cosine_ops) where dimensions = ${DIMENSIONS}`
-  );
-}
-
 async function signUp(): Promise<string> {
   const response = await fetch(`${url}/api/auth/sign-up/email`, {
     method: "POST",
@@ -397,7 +394,7 @@ async function explainVectorQuery(
   const literal = vectorLiteral(vector);
   const width = sql.raw(String(DIMENSIONS));
   const lines = await database.transaction(async (tx) => {
-    await tx.execute(sql.raw("set local hnsw.iterative_scan = relaxed_order"));
+    await tx.execute(hnswScanSettings([knowledgeBaseId], 10));
     return queryRows<{ "QUERY PLAN": string }>(
       tx,
       sql`explain select id from knowledge_chunks where dimensions = ${width} and knowledge_base_id = ${knowledgeBaseId}

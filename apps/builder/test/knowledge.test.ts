@@ -1,8 +1,11 @@
 import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../src/knowledge/query-rows.ts";
+import { knowledgeDocuments } from "../src/knowledge/schema.ts";
+import { hnswScanSettings } from "../src/knowledge/search-knowledge.ts";
 import { workspaces } from "../src/workspaces/schema.ts";
 import { startTestBuilder } from "./harness.ts";
 import {
@@ -451,6 +454,42 @@ describe("search modes", () => {
     const hybrid = await search(builder, alice, base, { query: "ZQX-9137", top_k: 3 });
     expect(hybrid.mode).toBe("hybrid");
     expect(hybrid.data[0]?.document_name).toBe("outage.md");
+  });
+
+  it("sizes the HNSW candidate list from the chunks searched, for the search's transaction only", async () => {
+    const { db } = builder.deps;
+    const settingsFor = (limit: number) =>
+      db.transaction(async (tx) => {
+        await tx.execute(hnswScanSettings([base], limit));
+        const [row] = await queryRows<{ ef: string; seq: string; iterative: string }>(
+          tx,
+          sql`select current_setting('hnsw.ef_search') as ef, current_setting('enable_seqscan') as seq,
+            current_setting('hnsw.iterative_scan') as iterative`,
+        );
+        return row;
+      });
+    // Three one-chunk documents: the floor, or four candidates per neighbour asked for.
+    expect(await settingsFor(10)).toEqual({ ef: "100", seq: "off", iterative: "relaxed_order" });
+    expect((await settingsFor(50))?.ef).toBe("200");
+    const [rotate] = await db
+      .select({ id: knowledgeDocuments.id })
+      .from(knowledgeDocuments)
+      .where(and(eq(knowledgeDocuments.knowledgeBaseId, base), eq(knowledgeDocuments.name, "rotate.md")));
+    const setChunkCount = (count: number) =>
+      db
+        .update(knowledgeDocuments)
+        .set({ chunkCount: count })
+        .where(eq(knowledgeDocuments.id, rotate?.id as string));
+    await setChunkCount(20_000);
+    expect((await settingsFor(10))?.ef).toBe("400");
+    await setChunkCount(5_000_000);
+    expect((await settingsFor(10))?.ef).toBe("1000");
+    await setChunkCount(1);
+    const [after] = await queryRows<{ seq: string }>(
+      db,
+      sql`select current_setting('enable_seqscan') as seq`,
+    );
+    expect(after?.seq).toBe("on");
   });
 
   it.skipIf(builder.hasVector)(

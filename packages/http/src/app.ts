@@ -1,4 +1,5 @@
 import { newId } from "@app/core";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, Env, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -28,7 +29,8 @@ export function requestId(): MiddlewareHandler<BaseEnv> {
     c.set("requestId", id);
     c.header("Request-Id", id);
     await next();
-    c.res.headers.set("Request-Id", id);
+    // An event stream wrote its headers itself, and this marker response is shared.
+    if (c.res !== RESPONSE_ALREADY_SENT) c.res.headers.set("Request-Id", id);
   };
 }
 

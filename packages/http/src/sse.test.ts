@@ -1,22 +1,22 @@
-import type { SSEStreamingApi } from "hono/streaming";
-import { describe, expect, it } from "vitest";
-import { batchedEvents } from "./sse.ts";
+import { Hono } from "hono";
+import { afterEach, describe, expect, it } from "vitest";
+import { type BaseEnv, requestId } from "./app.ts";
+import { listen, type RunningServer } from "./serve.ts";
+import { batchedEvents, eventStream } from "./sse.ts";
 
-/** A stream whose writes finish only when the test says so, recording each write's text. */
+/** A write function whose writes finish only when the test says so, recording each write's text. */
 function recordingStream() {
   const writes: string[] = [];
   const finishers: (() => void)[] = [];
-  const stream = {
-    write: (chunk: string) => {
-      writes.push(chunk);
-      return new Promise<void>((resolve) => finishers.push(resolve));
-    },
+  const stream = (chunk: string) => {
+    writes.push(chunk);
+    return new Promise<void>((resolve) => finishers.push(resolve));
   };
   const finishWrite = async () => {
     finishers.shift()?.();
     await new Promise((resolve) => setImmediate(resolve));
   };
-  return { stream: stream as unknown as SSEStreamingApi, writes, finishWrite };
+  return { stream, writes, finishWrite };
 }
 
 const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -81,5 +81,99 @@ describe("batchedEvents", () => {
   it("refuses an event name that would break the stream's framing", () => {
     const { stream } = recordingStream();
     expect(() => batchedEvents(stream).send("a\nb", {})).toThrow(/line break/);
+  });
+});
+
+describe("eventStream", () => {
+  const servers: RunningServer[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close();
+  });
+
+  async function serveEvents(
+    produce: Parameters<typeof eventStream>[1],
+    onError: (error: unknown) => void = () => {},
+  ) {
+    const app = new Hono<BaseEnv>();
+    app.use(requestId());
+    app.get("/events", (c) => eventStream(c, produce, onError));
+    const server = await listen(app.fetch, { port: 0, hostname: "127.0.0.1" });
+    servers.push(server);
+    return `${server.url}/events`;
+  }
+
+  it("answers the events with the event-stream headers and the headers middleware set", async () => {
+    const url = await serveEvents(async (events) => {
+      void events.send("conversation", { id: "conv_1" });
+      await events.send("text_delta", { text: "Hi" });
+      await events.send("finish", { reason: "stop" });
+    });
+    const response = await fetch(url, { headers: { "request-id": "req_fromclient1" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    expect(response.headers.get("cache-control")).toBe("no-cache");
+    expect(response.headers.get("request-id")).toBe("req_fromclient1");
+    expect(await response.text()).toBe(
+      event("conversation", { id: "conv_1" }) +
+        event("text_delta", { text: "Hi" }) +
+        event("finish", { reason: "stop" }),
+    );
+  });
+
+  it("aborts the producer's signal when the client goes away, and reports nothing", async () => {
+    const errors: unknown[] = [];
+    let aborted!: () => void;
+    const wasAborted = new Promise<void>((resolve) => {
+      aborted = resolve;
+    });
+    const url = await serveEvents(
+      async (events, signal) => {
+        await events.send("tick", { n: 1 });
+        await new Promise<void>((resolve) =>
+          signal.addEventListener("abort", () => resolve(), { once: true }),
+        );
+        aborted();
+        throw new Error("stopped because the client left");
+      },
+      (error) => errors.push(error),
+    );
+    const controller = new AbortController();
+    const response = await fetch(url, { signal: controller.signal });
+    const reader = response.body?.getReader();
+    const first = await reader?.read();
+    expect(new TextDecoder().decode(first?.value)).toBe(event("tick", { n: 1 }));
+    controller.abort();
+    await wasAborted;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(errors).toEqual([]);
+  });
+
+  it("ends the stream abruptly and reports an error the producer lets escape", async () => {
+    let reported!: (error: unknown) => void;
+    const wasReported = new Promise<unknown>((resolve) => {
+      reported = resolve;
+    });
+    const url = await serveEvents(async (events) => {
+      await events.send("tick", { n: 1 });
+      await events.flush();
+      throw new Error("database went away");
+    }, reported);
+    const response = await fetch(url);
+    await expect(response.text()).rejects.toThrow();
+    expect(String(await wasReported)).toMatch(/database went away/);
+  });
+
+  it("refuses to run outside the Node server", async () => {
+    const app = new Hono();
+    app.get("/events", (c) =>
+      eventStream(
+        c,
+        async () => {},
+        () => {},
+      ),
+    );
+    app.onError((error, c) => c.text(error.message, 500));
+    const response = await app.request("/events");
+    expect(await response.text()).toMatch(/Node HTTP\/1.1 server/);
   });
 });

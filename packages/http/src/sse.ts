@@ -1,7 +1,15 @@
-import type { SSEStreamingApi } from "hono/streaming";
+import { ServerResponse } from "node:http";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import type { Context } from "hono";
 
 /** Queued text above which `send` waits for the socket, so a slow client holds the producer back. */
 const HIGH_WATER_CHARS = 64 * 1024;
+
+const EVENT_STREAM_HEADERS = {
+  "Content-Type": "text/event-stream",
+  "Cache-Control": "no-cache",
+  Connection: "keep-alive",
+};
 
 export interface EventWriter {
   /** Queues one event; resolves at once unless much is queued, and then once that is written. */
@@ -11,27 +19,73 @@ export interface EventWriter {
 }
 
 /**
+ * Answers with Server-Sent Events that `produce` sends, written straight to Node's response: the
+ * headers go out with the first events in one packet, and no web stream sits between the events
+ * and the socket (Hono's `streamSSE` pipes each write through a TransformStream that the Node
+ * adapter then reads back, several promises per event). `signal` aborts when the client goes away.
+ * An error `produce` lets escape ends the stream abruptly and goes to `onError`; events a client
+ * should see, errors included, are the producer's to send.
+ *
+ * @example
+ * return eventStream(c, async (events, signal) => {
+ *   for await (const part of parts(signal)) await events.send(part.type, part);
+ * }, (error) => logger.error({ err: error }, "stream failed"));
+ */
+export function eventStream(
+  c: Context,
+  produce: (events: EventWriter, signal: AbortSignal) => Promise<void>,
+  onError: (error: unknown) => void,
+): Response {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  if (!(outgoing instanceof ServerResponse)) {
+    throw new Error("eventStream needs the Node HTTP/1.1 server of @hono/node-server");
+  }
+  // The headers middleware set so far (Request-Id and the like) go out with ours.
+  const headers = c.newResponse(null, 200, EVENT_STREAM_HEADERS).headers;
+  const record: Record<string, string | string[]> = {};
+  headers.forEach((value, name) => {
+    record[name] = name === "set-cookie" ? headers.getSetCookie() : value;
+  });
+  outgoing.writeHead(200, record);
+  const signal = c.req.raw.signal;
+  const events = batchedEvents((chunk) => writeChunk(outgoing, chunk));
+  void (async () => {
+    try {
+      await produce(events, signal);
+      await events.flush();
+      outgoing.end();
+    } catch (error) {
+      outgoing.destroy();
+      if (!signal.aborted) onError(error);
+    }
+  })();
+  // Tells the Node adapter the answer is already under way.
+  return RESPONSE_ALREADY_SENT;
+}
+
+/** Resolves once `chunk` is handed to the socket, or at once when the client has gone. */
+function writeChunk(outgoing: ServerResponse, chunk: string): Promise<void> {
+  if (outgoing.destroyed || outgoing.writableEnded) return Promise.resolve();
+  return new Promise((resolve) => outgoing.write(chunk, () => resolve()));
+}
+
+/**
  * Server-Sent Events written in batches: an event goes out at once when nothing is being written, and
  * the events queued while a write is under way go out together in the next one. A provider's burst
  * of text deltas, or a fast workflow's node events, would otherwise cost a system call each (and, on
  * loopback, the reader's wake-up); no event waits for more than the write before it. Events queued
  * without an `await` between them (`send(a); send(b)`) share the first write.
  *
- * @example
- * return streamSSE(c, async (stream) => {
- *   const events = batchedEvents(stream);
- *   for await (const part of parts) await events.send(part.type, part);
- *   await events.flush();
- * });
+ * @example const events = batchedEvents((chunk) => socketWrite(chunk)); await events.send("ping", {});
  */
-export function batchedEvents(stream: SSEStreamingApi): EventWriter {
+export function batchedEvents(write: (chunk: string) => Promise<void>): EventWriter {
   let queued = "";
   let writing: Promise<void> | undefined;
   const writeQueued = async () => {
     while (queued) {
       const chunk = queued;
       queued = "";
-      await stream.write(chunk);
+      await write(chunk);
     }
     writing = undefined;
   };

@@ -1,9 +1,9 @@
 import {
   ApiError,
-  batchedEvents,
   CommonErrors,
   createRouter,
   errorResponses,
+  eventStream,
   idParam,
   jsonContent,
   type Logger,
@@ -12,7 +12,6 @@ import {
   toPage,
 } from "@app/http";
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { streamSSE } from "hono/streaming";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { findAgent, findAgentForTurn } from "./agents.ts";
@@ -98,24 +97,27 @@ export function registerChatRoutes(
         next = await events.next();
       }
       const first = next;
-      return streamSSE(c, async (stream) => {
-        const sse = batchedEvents(stream);
-        try {
-          // The conversation and the first model event go out in one write.
-          for (const event of buffered) void sse.send(event.event, event.data);
-          let current = first;
-          while (!current.done) {
-            await sse.send(current.value.event, current.value.data);
-            current = await events.next();
+      const requestId = c.get("requestId");
+      return eventStream(
+        c,
+        async (sse, signal) => {
+          try {
+            // The headers, the conversation and the first model event go out in one write.
+            for (const event of buffered) void sse.send(event.event, event.data);
+            let current = first;
+            while (!current.done) {
+              await sse.send(current.value.event, current.value.data);
+              current = await events.next();
+            }
+            await sse.send("finish", finishData(current.value));
+          } catch (error) {
+            if (error instanceof TurnAbortedError || signal.aborted) return;
+            const apiError = asApiError(error, deps.logger, requestId);
+            await sse.send("error", { status: apiError.status, ...apiError.toBody() });
           }
-          await sse.send("finish", finishData(current.value));
-        } catch (error) {
-          if (error instanceof TurnAbortedError || stream.aborted) return;
-          const apiError = asApiError(error, deps.logger, c.get("requestId"));
-          await sse.send("error", { status: apiError.status, ...apiError.toBody() });
-        }
-        await sse.flush();
-      });
+        },
+        (error) => deps.logger.error({ request_id: requestId, err: error }, "chat stream failed"),
+      );
     } catch (error) {
       if (error instanceof TurnAbortedError) return c.body(null, CLIENT_CLOSED_REQUEST as 200);
       throw error;

@@ -4,6 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env.ts";
 import { type Auth, CLIENT_IP_HEADER } from "./auth.ts";
+import { withAuthContext } from "./auth-context.ts";
 import { AuthErrors } from "./errors.ts";
 import { type PrincipalCache, sessionCredential } from "./principal-cache.ts";
 import { sessionCookieValue } from "./require-auth.ts";
@@ -120,13 +121,12 @@ async function forward(c: Context<AppEnv>, auth: Auth, body: unknown): Promise<a
   headers.delete("content-length");
   headers.set(CLIENT_IP_HEADER, clientAddress(c));
   if (body !== undefined) headers.set("content-type", "application/json");
-  const response = await auth.handler(
-    new Request(c.req.url, {
-      method: c.req.method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
+  const request = new Request(c.req.url, {
+    method: c.req.method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const response = await withAuthContext(() => auth.handler(request));
   if (response.ok) return response;
   throw await translateAuthError(response);
 }

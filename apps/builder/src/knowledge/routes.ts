@@ -1,6 +1,13 @@
-import { createRouter, errorResponses, idParam, listOf, listQuerySchema, toPage } from "@app/http";
+import {
+  createRouter,
+  errorResponses,
+  eventStream,
+  idParam,
+  listOf,
+  listQuerySchema,
+  toPage,
+} from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
-import { streamSSE } from "hono/streaming";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { createStorage } from "../storage/open-storage.ts";
@@ -285,60 +292,61 @@ export function knowledgeRoutes(
     const workspaceId = c.get("principal").workspaceId;
     const first = await findDocument(deps.db, workspaceId, c.req.valid("param").id);
     if (!first) throw KnowledgeErrors.DOCUMENT_NOT_FOUND();
-    return streamSSE(c, async (stream) => {
-      const pending: ProgressEvent[] = [];
-      let nudge: (() => void) | undefined;
-      let isOpen = true;
-      const unsubscribe = events.subscribe(first.id, (event) => {
-        pending.push(event);
-        nudge?.();
-      });
-      stream.onAbort(() => {
-        isOpen = false;
-        nudge?.();
-      });
-      let last = "";
-      const send = async (document: ReturnType<typeof toDocumentJson>) => {
-        const state = `${document.status}:${document.progress}:${document.attempts}`;
-        if (state === last) return;
-        last = state;
-        await stream.writeSSE({ event: "document", data: JSON.stringify(document) });
-      };
-      const isFinished = (status: string) => status === "ready" || status === "failed";
-      try {
-        let row = first;
-        await send(toDocumentJson(row));
-        while (isOpen && !isFinished(row.status)) {
-          const event = pending.shift();
-          if (event && !isFinished(event.status)) {
-            // Events from this process's worker carry each step; the rest of the row is as last read.
-            await send({ ...toDocumentJson(row), status: event.status, progress: event.progress });
-            continue;
-          }
-          if (!event) {
-            await new Promise<void>((resolve) => {
-              const timer = setTimeout(resolve, PROGRESS_POLL_MS);
-              nudge = () => {
-                clearTimeout(timer);
-                resolve();
-              };
-            });
-            nudge = undefined;
-            if (pending.length > 0) continue;
-          }
-          // Polling (or a final event): the database has the whole row, and workers of other processes.
-          const next = await findDocument(deps.db, workspaceId, row.id);
-          if (!next) {
-            await stream.writeSSE({ event: "deleted", data: JSON.stringify({ id: row.id }) });
-            return;
-          }
-          row = next;
+    const requestId = c.get("requestId");
+    return eventStream(
+      c,
+      async (stream, signal) => {
+        const pending: ProgressEvent[] = [];
+        let nudge: (() => void) | undefined;
+        const unsubscribe = events.subscribe(first.id, (event) => {
+          pending.push(event);
+          nudge?.();
+        });
+        signal.addEventListener("abort", () => nudge?.(), { once: true });
+        let last = "";
+        const send = async (document: ReturnType<typeof toDocumentJson>) => {
+          const state = `${document.status}:${document.progress}:${document.attempts}`;
+          if (state === last) return;
+          last = state;
+          await stream.send("document", document);
+        };
+        const isFinished = (status: string) => status === "ready" || status === "failed";
+        try {
+          let row = first;
           await send(toDocumentJson(row));
+          while (!signal.aborted && !isFinished(row.status)) {
+            const event = pending.shift();
+            if (event && !isFinished(event.status)) {
+              // Events from this process's worker carry each step; the rest of the row is as last read.
+              await send({ ...toDocumentJson(row), status: event.status, progress: event.progress });
+              continue;
+            }
+            if (!event) {
+              await new Promise<void>((resolve) => {
+                const timer = setTimeout(resolve, PROGRESS_POLL_MS);
+                nudge = () => {
+                  clearTimeout(timer);
+                  resolve();
+                };
+              });
+              nudge = undefined;
+              if (pending.length > 0) continue;
+            }
+            // Polling (or a final event): the database has the whole row, and workers of other processes.
+            const next = await findDocument(deps.db, workspaceId, row.id);
+            if (!next) {
+              await stream.send("deleted", { id: row.id });
+              return;
+            }
+            row = next;
+            await send(toDocumentJson(row));
+          }
+        } finally {
+          unsubscribe();
         }
-      } finally {
-        unsubscribe();
-      }
-    });
+      },
+      (error) => deps.logger.error({ request_id: requestId, err: error }, "document event stream failed"),
+    );
   });
   router.openapi(routes.listChunks, async (c) => {
     const workspaceId = c.get("principal").workspaceId;

@@ -42,14 +42,24 @@ export async function ensureVectorIndex(db: BuilderDb, dimensions: number): Prom
     indexedWidths.set(db, widths);
   }
   if (widths.has(dimensions)) return;
-  // The width is an integer checked above, so inlining it into DDL is safe (DDL takes no parameters).
-  await db.execute(
-    sql.raw(
-      `CREATE INDEX IF NOT EXISTS knowledge_chunks_embedding_${dimensions}_idx ON knowledge_chunks ` +
-        `USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dimensions = ${dimensions}`,
-    ),
-  );
+  await db.execute(sql.raw(vectorIndexSql(dimensions)));
   widths.add(dimensions);
+}
+
+/**
+ * The DDL of the HNSW index for one width (pgvector's default graph: m = 16, ef_construction = 64;
+ * denser graphs cost every inserted chunk more and, at `ef_search` 1000, found no more neighbours
+ * in the retrieval benchmark).
+ */
+export function vectorIndexSql(dimensions: number): string {
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_INDEXED_DIMENSIONS) {
+    throw new Error(`no vector index for ${dimensions} dimensions`);
+  }
+  // The width is an integer checked above, so inlining it into DDL is safe (DDL takes no parameters).
+  return (
+    `CREATE INDEX IF NOT EXISTS knowledge_chunks_embedding_${dimensions}_idx ON knowledge_chunks ` +
+    `USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dimensions = ${dimensions}`
+  );
 }
 
 /** pgvector's text form of a vector, `[0.1,0.2,…]`, to be cast with `::vector`. */

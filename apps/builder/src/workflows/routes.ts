@@ -1,9 +1,9 @@
 import {
   type ApiError,
-  batchedEvents,
   createRouter,
   defineErrors,
   errorResponses,
+  eventStream,
   idParam,
   listOf,
   listQuerySchema,
@@ -18,7 +18,6 @@ import {
 } from "@app/workflow";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
 import { requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
@@ -357,19 +356,22 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     checkRunnable(runner, workflow, inputs);
     await requireCredits(deps, workspaceId, { work: "This workflow run" });
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
-      return streamSSE(c, async (stream) => {
-        const sse = batchedEvents(stream);
-        // The run is a record of its own: a client that goes away does not cancel it.
-        await runner.run({
-          workspaceId,
-          workflow,
-          inputs,
-          trigger: "api",
-          persistAtStart: true,
-          onEvent: (event: RunStreamEvent) => void sse.send(event.event, event.data),
-        });
-        await sse.flush();
-      });
+      const requestId = c.get("requestId");
+      return eventStream(
+        c,
+        async (sse) => {
+          // The run is a record of its own: a client that goes away does not cancel it.
+          await runner.run({
+            workspaceId,
+            workflow,
+            inputs,
+            trigger: "api",
+            persistAtStart: true,
+            onEvent: (event: RunStreamEvent) => void sse.send(event.event, event.data),
+          });
+        },
+        (error) => deps.logger.error({ request_id: requestId, err: error }, "workflow run stream failed"),
+      );
     }
     const result = await runner.run({ workspaceId, workflow, inputs, trigger: "api" });
     return c.json(finishedRunJson(result, { workflowId: workflow.id, trigger: "api", inputs }), 200);
