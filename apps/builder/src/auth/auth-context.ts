@@ -23,8 +23,7 @@ export async function withAuthContext<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } finally {
     callsInFlight -= 1;
-    if (callsInFlight === 0 && !process.env.KEEP_ALS)
-      for (const storage of betterAuthStores()) storage.disable();
+    if (callsInFlight === 0) for (const storage of betterAuthStores()) storage.disable();
   }
 }
 
