@@ -188,38 +188,44 @@ try {
     }
     const plan = await explainVectorQuery(db, speedBase, localEmbedding(queries[0] as string));
 
+    // Each kind of search in a pass of its own: an exact scan reads every row, and run between two
+    // HNSW searches it pushes the index out of PGlite's small buffer cache, which a base that is
+    // searched through its index would not do.
+    const vectors = queries.map((text) => localEmbedding(text));
     const hnswMs: number[] = [];
+    const approximate: Awaited<ReturnType<typeof vectorRanking>>[] = [];
+    for (const vector of vectors) {
+      const started = performance.now();
+      approximate.push(await vectorRanking(db, [{ id: speedBase }], vector, 10));
+      hnswMs.push(performance.now() - started);
+    }
     const exactMs: number[] = [];
-    const hybridMs: number[] = [];
     let overlap = 0;
     let withinTies = 0;
-    for (const [i, text] of queries.entries()) {
-      const vector = localEmbedding(text);
-      let started = performance.now();
-      const approximate = await vectorRanking(db, [{ id: speedBase }], vector, 10);
-      hnswMs.push(performance.now() - started);
-      started = performance.now();
+    for (const [i, vector] of vectors.entries()) {
+      const started = performance.now();
       const exact = await vectorRanking(db, [{ id: speedBase }], vector, 10, { isExact: true });
       exactMs.push(performance.now() - started);
+      const found = approximate[i] ?? [];
       const exactIds = new Set(exact.map((hit) => hit.id));
-      overlap += approximate.filter((hit) => exactIds.has(hit.id)).length / Math.max(1, exact.length);
+      overlap += found.filter((hit) => exactIds.has(hit.id)).length / Math.max(1, exact.length);
       // ann-benchmarks' k-NN recall: a hit counts when it is as near as the k-th true neighbour
       // (within ε = 1e-3). Feature-hashed passages of one template tie at the k-th distance, and
       // then which of the tied ids the exact scan lists is arbitrary.
       const kthScore = exact.at(-1)?.score ?? 1;
       withinTies +=
-        approximate.filter((hit) => hit.score >= kthScore - ANN_RECALL_EPSILON).length /
-        Math.max(1, exact.length);
-      if (i < 50) {
-        started = performance.now();
-        await searchKnowledge(deps, workspaceId, {
-          knowledgeBaseIds: [speedBase],
-          query: text,
-          topK: 10,
-          mode: "hybrid",
-        });
-        hybridMs.push(performance.now() - started);
-      }
+        found.filter((hit) => hit.score >= kthScore - ANN_RECALL_EPSILON).length / Math.max(1, exact.length);
+    }
+    const hybridMs: number[] = [];
+    for (const text of queries.slice(0, 50)) {
+      const started = performance.now();
+      await searchKnowledge(deps, workspaceId, {
+        knowledgeBaseIds: [speedBase],
+        query: text,
+        topK: 10,
+        mode: "hybrid",
+      });
+      hybridMs.push(performance.now() - started);
     }
     latency.push([
       n(target),

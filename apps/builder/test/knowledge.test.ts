@@ -480,7 +480,7 @@ describe("search modes", () => {
         .update(knowledgeDocuments)
         .set({ chunkCount: count })
         .where(eq(knowledgeDocuments.id, rotate?.id as string));
-    await setChunkCount(20_000);
+    await setChunkCount(40_000);
     expect((await settingsFor(10))?.ef).toBe("400");
     await setChunkCount(5_000_000);
     expect((await settingsFor(10))?.ef).toBe("1000");

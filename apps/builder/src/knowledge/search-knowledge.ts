@@ -162,8 +162,8 @@ async function vectorRankings(
   return lists;
 }
 
-/** Candidates the HNSW scan keeps per chunk searched: 1 in 50, so 200 at 10k chunks, 1000 from 50k. */
-const CHUNKS_PER_CANDIDATE = 50;
+/** Candidates the HNSW scan keeps per chunk searched: 1 in 100, so 100 at 10k chunks, 1000 from 100k. */
+const CHUNKS_PER_CANDIDATE = 100;
 /** pgvector's largest `hnsw.ef_search`. */
 const MAX_EF_SEARCH = 1000;
 
@@ -172,9 +172,9 @@ const MAX_EF_SEARCH = 1000;
  *
  * The scan's candidate list (`hnsw.ef_search`) grows with the chunks searched: a fixed list finds
  * fewer of the true neighbours as a base grows (recall@10 fell from 0.8 at 10k chunks to 0.6 at
- * 100k with 100 candidates, 0.96 with 1000). It stays under a fiftieth of them because pgvector
- * prices the scan by its list: beyond about a thirtieth the planner switches to an exact scan,
- * which on PGlite takes 70 ms at 10k chunks against 5 ms through the index. Sequential scans are
+ * 100k with 100 candidates, 0.91–0.96 with 1000). It stays at a hundredth of them because pgvector
+ * prices the scan by its list: at 10k chunks the planner already chose an exact scan for 200
+ * candidates, which on PGlite takes 70–100 ms against 5 ms through the index. Sequential scans are
  * off for the same reason; an index on the knowledge base plus a sort still wins when the bases
  * searched are a small part of the table. Iterative scans let the index keep walking when the
  * knowledge-base filter discards the first candidates (pgvector filters after the scan);
