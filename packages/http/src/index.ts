@@ -32,5 +32,5 @@ export {
   toPage,
 } from "./openapi.ts";
 export { listen, type RunningServer, runService, type ServiceDefinition } from "./serve.ts";
-export { batchedEvents, type EventWriter, eventStream } from "./sse.ts";
+export { type EventWriter, eventStream } from "./sse.ts";
 export { issuePath, validationError, validationHook } from "./validation.ts";

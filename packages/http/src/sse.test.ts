@@ -12,12 +12,13 @@ function recordingStream() {
     writes.push(chunk);
     return new Promise<void>((resolve) => finishers.push(resolve));
   };
-  const finishWrite = async () => {
-    finishers.shift()?.();
-    await new Promise((resolve) => setImmediate(resolve));
-  };
-  return { stream, writes, finishWrite };
+  return { stream, writes, finishWrite: () => finishers.shift()?.() };
 }
+
+/** Lets the event loop turn (twice: the writer waits for one turn after each write). */
+const nextTurns = async () => {
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+};
 
 const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 
@@ -33,32 +34,53 @@ describe("batchedEvents", () => {
     // The first write is still under way: these wait for it, then go out together, in order.
     await sse.send("text_delta", { text: "lo" });
     await sse.send("finish", { reason: "stop" });
+    await nextTurns();
     expect(writes).toHaveLength(1);
-    await finishWrite();
+    finishWrite();
+    await nextTurns();
     expect(writes[1]).toBe(event("text_delta", { text: "lo" }) + event("finish", { reason: "stop" }));
 
     let isFlushed = false;
     const flushed = sse.flush().then(() => {
       isFlushed = true;
     });
-    await Promise.resolve();
+    await nextTurns();
     expect(isFlushed).toBe(false);
-    await finishWrite();
+    finishWrite();
     await flushed;
     expect(isFlushed).toBe(true);
   });
 
-  it("writes the first event of an idle stream at once", async () => {
+  it("writes the first event at once, and gathers later ones until the loop turns", async () => {
     const { stream, writes, finishWrite } = recordingStream();
     const sse = batchedEvents(stream);
     await sse.send("node_started", { node_id: "a" });
     await Promise.resolve();
     expect(writes).toEqual([event("node_started", { node_id: "a" })]);
-    await finishWrite();
+    finishWrite();
     await sse.flush();
     await sse.send("node_finished", { node_id: "a" });
+    await sse.send("node_started", { node_id: "b" });
     await Promise.resolve();
-    expect(writes[1]).toBe(event("node_finished", { node_id: "a" }));
+    expect(writes).toHaveLength(1);
+    await nextTurns();
+    expect(writes[1]).toBe(
+      event("node_finished", { node_id: "a" }) + event("node_started", { node_id: "b" }),
+    );
+  });
+
+  it("on close, hands back what is still queued instead of writing it", async () => {
+    const { stream, writes, finishWrite } = recordingStream();
+    const sse = batchedEvents(stream);
+    void sse.send("text_delta", { text: "Hi" });
+    await Promise.resolve();
+    void sse.send("finish", { reason: "stop" });
+    const rest = sse.close();
+    finishWrite();
+    expect(await rest).toBe(event("finish", { reason: "stop" }));
+    await nextTurns();
+    expect(writes).toEqual([event("text_delta", { text: "Hi" })]);
+    expect(() => sse.send("late", {})).toThrow(/closed/);
   });
 
   it("makes the sender wait for the socket once much is queued", async () => {
@@ -70,10 +92,11 @@ describe("batchedEvents", () => {
     const big = sse.send("big", { text: "x".repeat(70_000) }).then(() => {
       isSent = true;
     });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurns();
     expect(isSent).toBe(false);
-    await finishWrite();
-    await finishWrite();
+    finishWrite();
+    await nextTurns();
+    finishWrite();
     await big;
     expect(isSent).toBe(true);
   });

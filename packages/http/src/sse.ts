@@ -52,8 +52,9 @@ export function eventStream(
   void (async () => {
     try {
       await produce(events, signal);
-      await events.flush();
-      outgoing.end();
+      // The last events and the end of the chunked body leave in one write.
+      const rest = await events.close();
+      if (!outgoing.destroyed) outgoing.end(rest);
     } catch (error) {
       outgoing.destroy();
       if (!signal.aborted) onError(error);
@@ -69,35 +70,57 @@ function writeChunk(outgoing: ServerResponse, chunk: string): Promise<void> {
   return new Promise((resolve) => outgoing.write(chunk, () => resolve()));
 }
 
+/** An `EventWriter` that can hand back what it has not written yet, to be sent with the end. */
+export interface ClosableEventWriter extends EventWriter {
+  /** Waits for the write under way, then answers what is still queued; nothing is written after. */
+  close(): Promise<string>;
+}
+
 /**
- * Server-Sent Events written in batches: an event goes out at once when nothing is being written, and
- * the events queued while a write is under way go out together in the next one. A provider's burst
- * of text deltas, or a fast workflow's node events, would otherwise cost a system call each (and, on
- * loopback, the reader's wake-up); no event waits for more than the write before it. Events queued
- * without an `await` between them (`send(a); send(b)`) share the first write.
+ * Server-Sent Events written in batches: the first events go out on the next microtask, and later
+ * ones once the write under way has finished and the current burst of work is done (the next
+ * turn of the event loop), all together. A provider's burst of text deltas, or a fast workflow's
+ * node events, would otherwise cost a system call each (and, on loopback, the reader's wake-up);
+ * no event waits for more than the write before it and the work of its own burst.
  *
  * @example const events = batchedEvents((chunk) => socketWrite(chunk)); await events.send("ping", {});
  */
-export function batchedEvents(write: (chunk: string) => Promise<void>): EventWriter {
+export function batchedEvents(write: (chunk: string) => Promise<void>): ClosableEventWriter {
   let queued = "";
+  let isClosed = false;
+  let hasWritten = false;
   let writing: Promise<void> | undefined;
   const writeQueued = async () => {
-    while (queued) {
+    while (queued && !isClosed) {
       const chunk = queued;
       queued = "";
+      hasWritten = true;
       await write(chunk);
+      await new Promise((resolve) => setImmediate(resolve));
     }
     writing = undefined;
   };
   return {
     send(event, data) {
+      if (isClosed) throw new Error("the event stream is closed");
       if (/[\r\n]/.test(event)) throw new Error("an event name must not contain a line break");
       // JSON has no raw line breaks, so the data is one `data:` line.
       queued += `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-      // Started on the next microtask, so events queued in this synchronous stretch join the first write.
-      writing ??= Promise.resolve().then(writeQueued);
+      // The first write waits only for this synchronous stretch; the next for the loop's turn.
+      writing ??= hasWritten
+        ? new Promise((resolve) => setImmediate(resolve)).then(writeQueued)
+        : Promise.resolve().then(writeQueued);
       return queued.length > HIGH_WATER_CHARS ? writing : Promise.resolve();
     },
-    flush: () => writing ?? Promise.resolve(),
+    flush: async () => {
+      while (writing) await writing;
+    },
+    close: async () => {
+      isClosed = true;
+      while (writing) await writing;
+      const rest = queued;
+      queued = "";
+      return rest;
+    },
   };
 }

@@ -29,10 +29,11 @@ export function startConversation(
     createdAt: now,
     updatedAt: now,
   };
-  const stored = db
-    .insert(conversations)
-    .values(row)
-    .then(() => undefined);
+  // Begun on the loop's next turn, once the turn's model request has gone out: the insert's
+  // system call and round trip then stay off the path to the first token too.
+  const stored = new Promise((resolve) => setImmediate(resolve)).then(async () => {
+    await db.insert(conversations).values(row);
+  });
   // Awaited later by the turn; without this an early failure would be an unhandled rejection.
   stored.catch(() => {});
   return { row, stored };
