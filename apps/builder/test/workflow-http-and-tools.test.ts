@@ -5,6 +5,7 @@ import { type FakeProvider, lastUserText, startFakeOpenAI } from "@app/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "./harness.ts";
 import { createBase, uploadOk, waitForDocument } from "./knowledge-support.ts";
+import { createWorkflow, node, nodeOf, runGraph, singleNodeGraph } from "./workflow-support.ts";
 
 // The HTTP node's request shapes, retries, timeout and size cap against a real local server; the
 // run_code and run_workflow tools; and an LLM node's knowledge-base context as the provider sees it.
@@ -110,70 +111,8 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const node = (id: string, type: string, data: Record<string, unknown>) => ({
-  id,
-  type,
-  position: { x: 0, y: 0 },
-  data,
-});
-const edge = (source: string, target: string) => ({ id: `${source}-${target}`, source, target });
-
-/** start (with the given inputs) → one node → end, the end returning the given templates. */
-function singleNodeGraph(
-  middle: ReturnType<typeof node>,
-  outputs: Record<string, string>,
-  inputs: { name: string; type: string }[] = [],
-) {
-  return {
-    nodes: [
-      node("start", "start", { inputs: inputs.map((input) => ({ ...input, required: true })) }),
-      middle,
-      node("done", "end", {
-        outputs: Object.entries(outputs).map(([name, value]) => ({ name, value })),
-      }),
-    ],
-    edges: [edge("start", middle.id), edge(middle.id, "done")],
-  };
-}
-
-async function createWorkflow(cookie: string, graph: unknown): Promise<string> {
-  const response = await builder.request("/api/workflows", {
-    method: "POST",
-    cookie,
-    json: { name: "http and tools", graph },
-  });
-  expect(response.status, await response.clone().text()).toBe(201);
-  return ((await response.json()) as { id: string }).id;
-}
-
-interface RunJson {
-  id: string;
-  status: string;
-  outputs: Record<string, unknown> | null;
-  error: { code: string; message: string; node_id?: string } | null;
-  nodes: {
-    node_id: string;
-    status: string;
-    outputs: Record<string, unknown> | null;
-    error: { code: string; message: string } | null;
-  }[];
-}
-
-async function runWorkflow(cookie: string, id: string, inputs: Record<string, unknown>): Promise<RunJson> {
-  const response = await builder.request(`/api/workflows/${id}/runs`, {
-    method: "POST",
-    cookie,
-    json: { inputs },
-  });
-  expect(response.status, await response.clone().text()).toBe(200);
-  return (await response.json()) as RunJson;
-}
-
-async function run(cookie: string, graph: unknown, inputs: Record<string, unknown> = {}): Promise<RunJson> {
-  return runWorkflow(cookie, await createWorkflow(cookie, graph), inputs);
-}
-
-const nodeOf = (result: RunJson, id: string) => result.nodes.find((n) => n.node_id === id);
+const run = (cookie: string, graph: unknown, inputs: Record<string, unknown> = {}) =>
+  runGraph(builder, cookie, graph, inputs);
 
 describe("HTTP node against a real server", () => {
   it("sends the templated method, URL and headers, in the node and in the http_request tool", async () => {
@@ -384,6 +323,7 @@ describe("run_code and run_workflow tools", () => {
 
   it("runs another workflow of the workspace and uses its outputs", async () => {
     const child = await createWorkflow(
+      builder,
       alice,
       singleNodeGraph(
         node("clock", "tool", { tool: "current_time", args: { timezone: "{{start.tz}}" } }),
@@ -422,6 +362,7 @@ describe("run_code and run_workflow tools", () => {
 
   it("fails as not found when the workflow belongs to another workspace, and runs nothing of it", async () => {
     const bobs = await createWorkflow(
+      builder,
       bob,
       singleNodeGraph(node("clock", "tool", { tool: "current_time", args: {} }), { iso: "{{clock.iso}}" }),
     );

@@ -10,6 +10,7 @@ import {
 } from "@app/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "./harness.ts";
+import { createWorkflow, node, type RunJson, runGraph, singleNodeGraph } from "./workflow-support.ts";
 
 // The Tool node's tools that reach other features (generation, agents) and HTTP auth from stored
 // credentials, against the real builder, fake Replicate and a fake OpenAI-protocol provider.
@@ -56,55 +57,8 @@ afterAll(async () => {
   await provider?.close();
 });
 
-const node = (id: string, type: string, data: Record<string, unknown>) => ({
-  id,
-  type,
-  position: { x: 0, y: 0 },
-  data,
-});
-const edge = (source: string, target: string) => ({ id: `${source}-${target}`, source, target });
-
-/** start → one node → end, the end returning the given outputs of the middle node. */
-function singleNodeGraph(middle: ReturnType<typeof node>, outputs: Record<string, string>) {
-  return {
-    nodes: [
-      node("start", "start", { inputs: [{ name: "q", type: "string", required: false }] }),
-      middle,
-      node("done", "end", {
-        outputs: Object.entries(outputs).map(([name, value]) => ({ name, value })),
-      }),
-    ],
-    edges: [edge("start", middle.id), edge(middle.id, "done")],
-  };
-}
-
-async function createWorkflow(cookie: string, graph: unknown): Promise<string> {
-  const response = await builder.request("/api/workflows", {
-    method: "POST",
-    cookie,
-    json: { name: "tools", graph },
-  });
-  expect(response.status, await response.clone().text()).toBe(201);
-  return ((await response.json()) as { id: string }).id;
-}
-
-interface RunJson {
-  status: string;
-  outputs: Record<string, unknown> | null;
-  error: { code: string; message: string } | null;
-  nodes: { node_id: string; status: string; error: { code: string; message: string } | null }[];
-}
-
-async function run(cookie: string, graph: unknown, inputs: Record<string, unknown> = {}): Promise<RunJson> {
-  const id = await createWorkflow(cookie, graph);
-  const response = await builder.request(`/api/workflows/${id}/runs`, {
-    method: "POST",
-    cookie,
-    json: { inputs },
-  });
-  expect(response.status, await response.clone().text()).toBe(200);
-  return (await response.json()) as RunJson;
-}
+const run = (cookie: string, graph: unknown, inputs: Record<string, unknown> = {}) =>
+  runGraph(builder, cookie, graph, inputs);
 
 async function addCredential(cookie: string, body: Record<string, unknown>): Promise<Response> {
   return builder.request("/api/credentials", { method: "POST", cookie, json: body });
@@ -233,6 +187,7 @@ describe("generate_image tool", () => {
           args: { prompt: "a fox, {{start.q}}", model: IMAGE_MODEL },
         }),
         { url: "{{draw.url}}", id: "{{draw.generation_id}}" },
+        [{ name: "q", type: "string" }],
       ),
       { q: "watercolour" },
     );
@@ -256,6 +211,7 @@ describe("generate_image tool", () => {
   it("keeps waiting while the prediction runs and finishes when Replicate does", async () => {
     replicate.outcome = () => "manual";
     const workflowId = await createWorkflow(
+      builder,
       alice,
       singleNodeGraph(
         node("draw", "tool", { tool: "generate_image", args: { prompt: "slow", model: IMAGE_MODEL } }),
@@ -319,6 +275,7 @@ describe("run_agent tool", () => {
       singleNodeGraph(
         node("ask", "tool", { tool: "run_agent", args: { agent_id: agentId, message: "hello {{start.q}}" } }),
         { text: "{{ask.text}}", conversation: "{{ask.conversation_id}}" },
+        [{ name: "q", type: "string" }],
       ),
       { q: "world" },
     );
