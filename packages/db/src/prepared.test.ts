@@ -1,29 +1,17 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { pgTable, text } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executePrepared, preparedPerDb } from "./prepared.ts";
+import { migrationsFolder } from "./test-migrations.ts";
 import { createTestDatabase } from "./testing.ts";
 
 const notes = pgTable("notes", { id: text("id").primaryKey(), body: text("body").notNull() });
 const schema = { notes };
 
-function emptyMigrationsFolder(): string {
-  const folder = join(mkdtempSync(join(tmpdir(), "db-test-")), "prepared", "drizzle");
-  mkdirSync(join(folder, "meta"), { recursive: true });
-  writeFileSync(
-    join(folder, "meta", "_journal.json"),
-    JSON.stringify({ version: "7", dialect: "postgresql", entries: [] }),
-  );
-  return folder;
-}
-
 let database: Awaited<ReturnType<typeof createTestDatabase<typeof schema>>>;
 
 beforeAll(async () => {
-  database = await createTestDatabase({ schema, migrationsFolder: emptyMigrationsFolder() });
+  database = await createTestDatabase({ schema, migrationsFolder: migrationsFolder() });
   await database.db.execute(sql`create table notes (id text primary key, body text not null)`);
   await database.db.insert(notes).values([
     { id: "n1", body: "first" },

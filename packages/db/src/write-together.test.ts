@@ -1,9 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { integer, pgTable, text } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrationsFolder } from "./test-migrations.ts";
 import { createTestDatabase } from "./testing.ts";
 import { writeTogether } from "./write-together.ts";
 
@@ -16,20 +14,10 @@ const files = pgTable("files", {
 });
 const schema = { folders, files };
 
-function emptyMigrationsFolder(): string {
-  const folder = join(mkdtempSync(join(tmpdir(), "db-test-")), "together", "drizzle");
-  mkdirSync(join(folder, "meta"), { recursive: true });
-  writeFileSync(
-    join(folder, "meta", "_journal.json"),
-    JSON.stringify({ version: "7", dialect: "postgresql", entries: [] }),
-  );
-  return folder;
-}
-
 let database: Awaited<ReturnType<typeof createTestDatabase<typeof schema>>>;
 
 beforeAll(async () => {
-  database = await createTestDatabase({ schema, migrationsFolder: emptyMigrationsFolder() });
+  database = await createTestDatabase({ schema, migrationsFolder: migrationsFolder() });
   await database.db.execute(sql`create table folders (id text primary key, files integer not null)`);
   await database.db.execute(
     sql`create table files (id text primary key, folder_id text not null references folders)`,
