@@ -405,22 +405,27 @@ describe("running workflows", () => {
     expect(again.status).toBe(409);
   });
 
-  it("marks a run cut off by a crash as failed when the service starts", async () => {
-    const workflow = await createWorkflow(alice, branchingGraph());
-    const [owner] = await builder.deps.db.select().from(workflows).where(eq(workflows.id, workflow.id));
+  /** A run row left `running` with its last heartbeat at `heartbeatAt`, as a crashed process leaves it. */
+  async function insertRunningRun(workflowId: string, heartbeatAt: Date): Promise<string> {
+    const [owner] = await builder.deps.db.select().from(workflows).where(eq(workflows.id, workflowId));
     const id = newId("run");
-    const longAgo = new Date(Date.now() - 10 * 60_000);
     await builder.deps.db.insert(workflowRuns).values({
       id,
       workspaceId: owner?.workspaceId ?? "",
-      workflowId: workflow.id,
+      workflowId,
       status: "running",
       trigger: "api",
       graph: branchingGraph() as never,
       inputs: { n: 1 },
-      startedAt: longAgo,
-      heartbeatAt: longAgo,
+      startedAt: heartbeatAt,
+      heartbeatAt,
     });
+    return id;
+  }
+
+  it("marks a run cut off by a crash as failed when the service starts", async () => {
+    const workflow = await createWorkflow(alice, branchingGraph());
+    const id = await insertRunningRun(workflow.id, new Date(Date.now() - 10 * 60_000));
     const restarted = createBuilderApp(builder.deps);
     await restarted.start();
     await restarted.stop();
@@ -431,28 +436,11 @@ describe("running workflows", () => {
 
   it("fails a run cut off just before a restart at once when the process is its database's only one", async () => {
     const workflow = await createWorkflow(alice, branchingGraph());
-    const [owner] = await builder.deps.db.select().from(workflows).where(eq(workflows.id, workflow.id));
-    const insertRunning = async () => {
-      const id = newId("run");
-      const justNow = new Date();
-      await builder.deps.db.insert(workflowRuns).values({
-        id,
-        workspaceId: owner?.workspaceId ?? "",
-        workflowId: workflow.id,
-        status: "running",
-        trigger: "api",
-        graph: branchingGraph() as never,
-        inputs: { n: 1 },
-        startedAt: justNow,
-        heartbeatAt: justNow,
-      });
-      return id;
-    };
     const statusOf = async (id: string) =>
       (await builder.deps.db.select().from(workflowRuns).where(eq(workflowRuns.id, id)))[0];
 
     // On a shared database a fresh heartbeat may be another live process's run: left alone.
-    const shared = await insertRunning();
+    const shared = await insertRunningRun(workflow.id, new Date());
     const replica = createBuilderApp({ ...builder.deps, isSoleProcess: false });
     await replica.start();
     await replica.stop();
