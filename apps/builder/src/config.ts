@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
-import { configError, presentVariables, readOrCreateSecretFile } from "@app/core";
+import { configError, presentVariables, readOrCreateSecretFile, severalProcessesNeedServer } from "@app/core";
 import { z } from "zod";
 import {
   type CreditPack,
@@ -172,14 +172,7 @@ export type BuilderConfig = {
 export function loadConfig(env: Record<string, string | undefined>): BuilderConfig {
   const parsed = envSchema
     .superRefine(checkS3Variables)
-    .superRefine((e, ctx) => {
-      if (e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL)
-        ctx.addIssue({
-          code: "custom",
-          path: ["WEB_CONCURRENCY"],
-          message: "above 1 needs DATABASE_URL: the embedded database lives in one process",
-        });
-    })
+    .superRefine(severalProcessesNeedServer("WEB_CONCURRENCY", "DATABASE_URL"))
     .safeParse(presentVariables(env));
   if (!parsed.success) throw configError(parsed.error.issues);
   const e = parsed.data;

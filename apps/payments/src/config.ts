@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { configError, presentVariables } from "@app/core";
+import { configError, presentVariables, severalProcessesNeedServer } from "@app/core";
 import { z } from "zod";
 
 const flag = z
@@ -59,14 +59,7 @@ export interface PaymentsConfig {
  */
 export function loadPaymentsConfig(env: Record<string, string | undefined>): PaymentsConfig {
   const parsed = envSchema
-    .superRefine((e, ctx) => {
-      if (e.PAYMENTS_WEB_CONCURRENCY > 1 && !e.PAYMENTS_DATABASE_URL)
-        ctx.addIssue({
-          code: "custom",
-          path: ["PAYMENTS_WEB_CONCURRENCY"],
-          message: "above 1 needs PAYMENTS_DATABASE_URL: the embedded database lives in one process",
-        });
-    })
+    .superRefine(severalProcessesNeedServer("PAYMENTS_WEB_CONCURRENCY", "PAYMENTS_DATABASE_URL"))
     .safeParse(presentVariables(env));
   if (!parsed.success) throw configError(parsed.error.issues);
   const e = parsed.data;

@@ -21,3 +21,26 @@ export function presentVariables(env: Record<string, string | undefined>): Recor
   for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== "") out[key] = value;
   return out;
 }
+
+/**
+ * A `superRefine` check shared by the services: serving from more than one process needs a
+ * database server, because the embedded database lives inside a single process.
+ *
+ * @example envSchema.superRefine(severalProcessesNeedServer("WEB_CONCURRENCY", "DATABASE_URL"));
+ */
+export function severalProcessesNeedServer<Processes extends string, Url extends string>(
+  processes: Processes,
+  databaseUrl: Url,
+) {
+  return (
+    env: Record<Processes, number> & Partial<Record<Url, string>>,
+    ctx: { addIssue(issue: { code: "custom"; path: string[]; message: string }): void },
+  ): void => {
+    if (env[processes] > 1 && !env[databaseUrl])
+      ctx.addIssue({
+        code: "custom",
+        path: [processes],
+        message: `above 1 needs ${databaseUrl}: the embedded database lives in one process`,
+      });
+  };
+}

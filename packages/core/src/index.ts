@@ -1,5 +1,5 @@
 export { type Clock, manualClock, systemClock, unixSeconds } from "./clock.ts";
-export { ConfigError, configError, presentVariables } from "./config-error.ts";
+export { ConfigError, configError, presentVariables, severalProcessesNeedServer } from "./config-error.ts";
 export { newId, newSecretToken } from "./ids.ts";
 export { readOrCreateSecretFile } from "./secret-file.ts";
 export { constantTimeEqual, sha256Hex } from "./secrets.ts";
