@@ -564,6 +564,19 @@ describe("tenancy", () => {
     expect(((await stillThere.json()) as { data: unknown[] }).data).toHaveLength(2);
   });
 
+  it("continues a conversation only with the agent it belongs to", async () => {
+    const first = await createAgent(alice, { provider: "openai-compatible", model: "llama3.2" });
+    const second = await createAgent(alice, { provider: "openai-compatible", model: "llama3.2" });
+    openai.script = () => ({ text: "ok" });
+    const { conversation_id: conversationId } = await chatJson(alice, first, { message: "hello" });
+    const callsBefore = openai.turns.length;
+    const elsewhere = await chat(alice, second, { message: "and now?", conversation_id: conversationId });
+    expect(elsewhere.status).toBe(404);
+    expect(openai.turns.length).toBe(callsBefore);
+    const again = await chatJson(alice, first, { message: "and now?", conversation_id: conversationId });
+    expect(again.conversation_id).toBe(conversationId);
+  });
+
   it("deletes a conversation with its messages", async () => {
     const agentId = await createAgent(alice, { provider: "openai-compatible", model: "llama3.2" });
     openai.script = () => ({ text: "ok" });

@@ -4,26 +4,19 @@ import type { ConversationRow } from "./conversation-json.ts";
 import { conversations } from "./schema.ts";
 
 /**
- * The workspace's conversation with this id (of this agent, when given), or undefined.
+ * The workspace's conversation with this id, or undefined.
  *
- * @example const conversation = await findConversation(db, workspaceId, id, { agentId });
+ * @example const conversation = await findConversation(db, workspaceId, id);
  */
 export async function findConversation(
   db: BuilderDb,
   workspaceId: string,
   id: string,
-  scope: { agentId?: string } = {},
 ): Promise<ConversationRow | undefined> {
   const [row] = await db
     .select()
     .from(conversations)
-    .where(
-      and(
-        eq(conversations.id, id),
-        eq(conversations.workspaceId, workspaceId),
-        scope.agentId ? eq(conversations.agentId, scope.agentId) : undefined,
-      ),
-    )
+    .where(and(eq(conversations.id, id), eq(conversations.workspaceId, workspaceId)))
     .limit(1);
   return row;
 }

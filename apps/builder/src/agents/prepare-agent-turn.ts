@@ -6,8 +6,7 @@ import type { Deps } from "../deps.ts";
 import type { AgentRow } from "./agents.ts";
 import { ChatErrors } from "./chat-errors.ts";
 import type { ConversationRow } from "./conversation-json.ts";
-import { findConversation } from "./find-conversation.ts";
-import { loadMemory } from "./load-memory.ts";
+import { findConversationWithMemory } from "./conversation-memory.ts";
 import { startConversation } from "./start-conversation.ts";
 
 export interface PreparedTurn {
@@ -42,11 +41,14 @@ export async function prepareAgentTurn(
   await requireCredits(deps, workspaceId, { work: "This chat turn" });
   const access = await accessFromCredential(deps, agent.provider, credential);
   if (request.conversation_id) {
-    const conversation = await findConversation(deps.db, workspaceId, request.conversation_id, {
-      agentId: agent.id,
-    });
-    if (!conversation) throw ChatErrors.CONVERSATION_NOT_FOUND({ param: "conversation_id" });
-    const { history, lastAt } = await loadMemory(deps.db, conversation.id, agent.memoryTurns);
+    const found = await findConversationWithMemory(
+      deps.db,
+      workspaceId,
+      { id: request.conversation_id, agentId: agent.id },
+      agent.memoryTurns,
+    );
+    if (!found) throw ChatErrors.CONVERSATION_NOT_FOUND({ param: "conversation_id" });
+    const { conversation, history, lastAt } = found;
     return {
       workspaceId,
       agent,
