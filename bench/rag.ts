@@ -1,9 +1,10 @@
-// npm run bench -- rag [--chunks 100000] [--ingest-mb 50] [--queries 200]
+// npm run bench -- rag [--chunks 100000] [--ingest-mb 50] [--queries 200] [--corpus topics|templates]
 // Knowledge bases on the embedded database (PGlite + pgvector), in one process:
 // 1. Retrieval quality on bench/data/rag-eval.json (720 passages, 150 judged queries):
 //    nDCG@10 and recall@10 of fulltext, local-vector and hybrid search, through searchKnowledge.
 // 2. Search latency at 10k and --chunks chunks: HNSW next to an exact scan of the same rows in the
-//    same run, and HNSW recall@10 against the exact answer.
+//    same run, and HNSW recall@10 against the exact answer. The passages and queries come from
+//    bench/rag-corpus.ts: a topic-model corpus, or with --corpus templates a near-duplicate one.
 // 3. Ingestion throughput: --ingest-mb of mixed documents uploaded over HTTP and ingested by the
 //    worker with the local embedder (chunks per second, upload to last `ready`).
 // Targets (issue 7): hybrid nDCG@10 above both single modes; p50 ≤ 20 ms at 100k; HNSW recall ≥ 0.95.
@@ -27,6 +28,7 @@ import {
 import { vectorIndexSql, vectorLiteral } from "../apps/builder/src/knowledge/vector-index.ts";
 import { startBuilder } from "../apps/builder/src/start.ts";
 import { option, printTable, repoRoot, temporaryDataDir } from "./lib.ts";
+import { type CorpusKind, seededRandom, templateCorpus, topicCorpus } from "./rag-corpus.ts";
 
 const maxChunks = Number(option("chunks", "100000"));
 const ingestMegabytes = Number(option("ingest-mb", "50"));
@@ -40,65 +42,10 @@ type EvalSet = {
 };
 const evalSet = JSON.parse(readFileSync(`${repoRoot}/bench/data/rag-eval.json`, "utf8")) as EvalSet;
 
-let seed = 7;
-function random(): number {
-  seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-  return seed / 2_147_483_648;
-}
-// Synthetic documentation at scale: each eval component's six passages, re-issued for new
-// component names and numbers, so neighbours are meaningful (a component's own passages and its
-// aspect's siblings) rather than uniform noise, as in real documentation.
-const blocks: { name: string; texts: string[] }[] = [];
-for (let i = 0; i + 6 <= evalSet.passages.length; i += 6) {
-  const texts = evalSet.passages.slice(i, i + 6).map((passage) => passage.text);
-  const capitalised = texts.map((text) => new Set(text.match(/\b[A-Z][a-z]+\b/g) ?? []));
-  const name = [...(capitalised[0] ?? [])].find((word) => capitalised.every((set) => set.has(word)));
-  if (name) blocks.push({ name, texts });
-}
-const syllables = [
-  "vor",
-  "quel",
-  "brin",
-  "tas",
-  "mor",
-  "zel",
-  "kai",
-  "dru",
-  "fen",
-  "lox",
-  "pra",
-  "sim",
-  "tor",
-  "val",
-  "nex",
-  "orb",
-  "wyn",
-  "gal",
-  "hep",
-  "rud",
-  "cam",
-  "ost",
-];
-const syntheticNames: string[] = [];
-function syntheticComponent(): string[] {
-  const block = blocks[Math.floor(random() * blocks.length)] as { name: string; texts: string[] };
-  const word = Array.from(
-    { length: 3 + Math.floor(random() * 2) },
-    () => syllables[Math.floor(random() * syllables.length)],
-  ).join("");
-  const name = `${word[0]?.toUpperCase()}${word.slice(1)}`;
-  syntheticNames.push(name);
-  return block.texts.map((text) =>
-    text
-      .replaceAll(block.name, name)
-      .replace(/\d+/g, (digits) => String(Math.floor(random() * 10 ** digits.length))),
-  );
-}
-let pendingPassages: string[] = [];
-function syntheticPassage(): string {
-  if (pendingPassages.length === 0) pendingPassages = syntheticComponent();
-  return pendingPassages.shift() as string;
-}
+const corpusKind = option("corpus", "topics") as CorpusKind;
+const corpus = corpusKind === "templates" ? templateCorpus(evalSet) : topicCorpus();
+const random = seededRandom(3);
+const syntheticPassage = () => corpus.passage();
 
 const port = await freePort();
 const dataDir = temporaryDataDir("bench-rag");
@@ -180,12 +127,7 @@ try {
     await db.execute(sql.raw(vectorIndexSql(DIMENSIONS)));
     const buildSeconds = (performance.now() - buildStarted) / 1000;
     await db.execute(sql.raw("analyze knowledge_chunks"));
-    while (queries.length < queryCount) {
-      // Questions of the eval set, asked about components loaded in this base.
-      const question = evalSet.queries[queries.length % evalSet.queries.length]?.text ?? "";
-      const name = syntheticNames[Math.floor(random() * syntheticNames.length)] ?? "";
-      queries.push(question.replace(/\b[A-Z][a-z]+\b/, name));
-    }
+    while (queries.length < queryCount) queries.push(corpus.query());
     const plan = await explainVectorQuery(db, speedBase, localEmbedding(queries[0] as string));
 
     // Each kind of search in a pass of its own: an exact scan reads every row, and run between two
@@ -241,7 +183,7 @@ try {
     ]);
   }
   console.log(
-    `\nVector search latency (ms), top 10 of one knowledge base, ${queries.length} queries, ${DIMENSIONS}-d local embeddings\n`,
+    `\nVector search latency (ms), top 10 of one knowledge base, ${queries.length} queries, ${DIMENSIONS}-d local embeddings, ${corpusKind} corpus\n`,
   );
   printTable(
     [
