@@ -66,7 +66,7 @@ function memoryWindow(rows: MemoryRow[], turns: number): { history: ModelMessage
   const lastAt = rows[0]?.createdAt ?? null;
   if (turns === 0) return { history: [], lastAt };
   const ordered = rows.reverse();
-  // A newest that starts on an assistant row would answer a question the model never sees.
+  // A window that starts on an assistant row would answer a question the model never sees.
   while (ordered[0] && ordered[0].role !== "user") ordered.shift();
   const history: ModelMessage[] = [];
   for (const row of ordered) {
