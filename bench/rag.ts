@@ -45,7 +45,6 @@ const evalSet = JSON.parse(readFileSync(`${repoRoot}/bench/data/rag-eval.json`, 
 const corpusKind = option("corpus", "topics") as CorpusKind;
 const corpus = corpusKind === "templates" ? templateCorpus(evalSet) : topicCorpus();
 const random = seededRandom(3);
-const syntheticPassage = () => corpus.passage();
 
 const port = await freePort();
 const dataDir = temporaryDataDir("bench-rag");
@@ -118,7 +117,7 @@ try {
     const loadStarted = performance.now();
     while (inserted < target) {
       const batch = Math.min(2_000, target - inserted);
-      await insertChunks(db, workspaceId, speedBase, Array.from({ length: batch }, syntheticPassage));
+      await insertChunks(db, workspaceId, speedBase, Array.from({ length: batch }, corpus.passage));
       inserted += batch;
     }
     const loadSeconds = (performance.now() - loadStarted) / 1000;
@@ -374,7 +373,7 @@ function percentile(values: number[], p: number): number {
 async function mixedDocuments(totalBytes: number): Promise<{ name: string; bytes: Uint8Array }[]> {
   const files: { name: string; bytes: Uint8Array }[] = [];
   const encoder = new TextEncoder();
-  const paragraphs = (count: number) => Array.from({ length: count }, syntheticPassage);
+  const paragraphs = (count: number) => Array.from({ length: count }, corpus.passage);
   let bytes = 0;
   let i = 0;
   while (bytes < totalBytes) {
@@ -400,14 +399,14 @@ async function mixedDocuments(totalBytes: number): Promise<{ name: string; bytes
     } else if (kind === 3) {
       const rows = Array.from(
         { length: 20_000 },
-        (_, j) => `${j},${syntheticPassage().slice(0, 60)},${Math.floor(random() * 1000)}`,
+        (_, j) => `${j},${corpus.passage().slice(0, 60)},${Math.floor(random() * 1000)}`,
       );
       file = { name: `doc${i}.csv`, bytes: encoder.encode(`id,summary,amount\n${rows.join("\n")}`) };
     } else if (kind === 4) {
       const items = Array.from({ length: 4_000 }, (_, j) => ({
         id: j,
-        title: syntheticPassage().slice(0, 50),
-        body: syntheticPassage(),
+        title: corpus.passage().slice(0, 50),
+        body: corpus.passage(),
       }));
       file = { name: `doc${i}.json`, bytes: encoder.encode(JSON.stringify(items)) };
     } else if (kind === 5) {
@@ -416,7 +415,7 @@ async function mixedDocuments(totalBytes: number): Promise<{ name: string; bytes
       for (let page = 0; page < 150; page++) {
         const sheet = pdf.addPage();
         for (let line = 0; line < 40; line++)
-          sheet.drawText(syntheticPassage().slice(0, 90), { x: 40, y: 780 - line * 18, font, size: 10 });
+          sheet.drawText(corpus.passage().slice(0, 90), { x: 40, y: 780 - line * 18, font, size: 10 });
       }
       file = { name: `doc${i}.pdf`, bytes: await pdf.save() };
     } else {
