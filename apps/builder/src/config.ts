@@ -122,6 +122,8 @@ const envSchema = z.object({
   REPLICATE_API_TOKEN: z.string().min(1).optional(),
   REPLICATE_BASE_URL: url.optional(),
   RAG_MAX_UPLOAD_MB: z.coerce.number().positive().max(1024).default(25),
+  /** The embedded database's page cache; PGlite's WebAssembly memory stops at 2 GB. */
+  EMBEDDED_DB_CACHE_MB: z.coerce.number().int().min(16).max(1024).default(512),
   BILLING_ENFORCE: flag,
   BILLING_RECONCILE_INTERVAL: z.coerce.number().int().positive().default(600),
   BILLING_STARTER_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(DEFAULT_STARTER_CREDITS),
@@ -136,6 +138,12 @@ export type BuilderConfig = {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /**
+   * PGlite's page cache (`shared_buffers`) in megabytes, unused with `databaseUrl`. Vector search
+   * reads the HNSW index page by page: once the index outgrows the cache, every search goes back
+   * to the data directory for pages (at 100k chunks of 384 dimensions the index is about 200 MB).
+   */
+  embeddedDbCacheMegabytes: number;
   /** Processes serving the port; each is a full copy of the service over the shared database. */
   processes: number;
   secretKey: string;
@@ -181,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
     port: e.PORT,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    embeddedDbCacheMegabytes: e.EMBEDDED_DB_CACHE_MB,
     processes: e.WEB_CONCURRENCY,
     secretKey:
       e.SECRET_KEY ??

@@ -29,6 +29,7 @@ export async function startBuilder(
   const database = await openBuilderDatabase({
     url: config.databaseUrl,
     dataDir: `${config.dataDir}/builder/db`,
+    cacheMegabytes: config.embeddedDbCacheMegabytes,
   });
   const sandbox = await openSandbox(logger);
   const clock = overrides.clock ?? systemClock;

@@ -3,9 +3,11 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localEmbedding } from "../src/knowledge/local-embedder.ts";
 import { queryRows } from "../src/knowledge/query-rows.ts";
 import { knowledgeDocuments } from "../src/knowledge/schema.ts";
 import { hnswScanSettings } from "../src/knowledge/search-knowledge.ts";
+import { vectorLiteral } from "../src/knowledge/vector-index.ts";
 import { workspaces } from "../src/workspaces/schema.ts";
 import { startTestBuilder } from "./harness.ts";
 import {
@@ -461,36 +463,93 @@ describe("search modes", () => {
     const settingsFor = (limit: number) =>
       db.transaction(async (tx) => {
         await tx.execute(hnswScanSettings([base], limit));
-        const [row] = await queryRows<{ ef: string; seq: string; iterative: string }>(
+        const [row] = await queryRows<{ ef: string; seq: string; sort: string; iterative: string }>(
           tx,
           sql`select current_setting('hnsw.ef_search') as ef, current_setting('enable_seqscan') as seq,
-            current_setting('hnsw.iterative_scan') as iterative`,
+            current_setting('enable_sort') as sort, current_setting('hnsw.iterative_scan') as iterative`,
         );
         return row;
       });
     // Three one-chunk documents: the floor, or four candidates per neighbour asked for.
-    expect(await settingsFor(10)).toEqual({ ef: "100", seq: "off", iterative: "relaxed_order" });
+    expect(await settingsFor(10)).toEqual({ ef: "100", seq: "off", sort: "on", iterative: "relaxed_order" });
     expect((await settingsFor(50))?.ef).toBe("200");
-    const [rotate] = await db
-      .select({ id: knowledgeDocuments.id })
-      .from(knowledgeDocuments)
-      .where(and(eq(knowledgeDocuments.knowledgeBaseId, base), eq(knowledgeDocuments.name, "rotate.md")));
-    const setChunkCount = (count: number) =>
-      db
-        .update(knowledgeDocuments)
-        .set({ chunkCount: count })
-        .where(eq(knowledgeDocuments.id, rotate?.id as string));
-    await setChunkCount(40_000);
-    expect((await settingsFor(10))?.ef).toBe("400");
-    await setChunkCount(5_000_000);
+    // With the two other documents' chunk each: 4,999 chunks, then 5,000.
+    await setRotateChunkCount(4_997);
+    expect(await settingsFor(10)).toMatchObject({ ef: "166", sort: "on" });
+    await setRotateChunkCount(4_998);
+    expect(await settingsFor(10)).toMatchObject({ ef: "166", sort: "off" });
+    await setRotateChunkCount(12_000);
+    expect(await settingsFor(10)).toMatchObject({ ef: "400", sort: "off" });
+    await setRotateChunkCount(5_000_000);
     expect((await settingsFor(10))?.ef).toBe("1000");
-    await setChunkCount(1);
-    const [after] = await queryRows<{ seq: string }>(
+    await setRotateChunkCount(1);
+    const [after] = await queryRows<{ seq: string; sort: string }>(
       db,
-      sql`select current_setting('enable_seqscan') as seq`,
+      sql`select current_setting('enable_seqscan') as seq, current_setting('enable_sort') as sort`,
     );
-    expect(after?.seq).toBe("on");
+    expect(after).toEqual({ seq: "on", sort: "on" });
   });
+
+  it.skipIf(!builder.hasVector)(
+    "searches a base of 5,000 chunks or more through the HNSW index where the planner would sort",
+    async () => {
+      const { db } = builder.deps;
+      const [rotate] = await db
+        .select({ id: knowledgeDocuments.id, workspaceId: knowledgeDocuments.workspaceId })
+        .from(knowledgeDocuments)
+        .where(and(eq(knowledgeDocuments.knowledgeBaseId, base), eq(knowledgeDocuments.name, "rotate.md")));
+      const query = vectorLiteral(localEmbedding("rotate a key"));
+      const planOf = async (tx: Pick<typeof db, "execute">) =>
+        (
+          await queryRows<{ "QUERY PLAN": string }>(
+            tx,
+            sql`explain select id from knowledge_chunks where dimensions = 384 and knowledge_base_id = ${base}
+              order by embedding::vector(384) <=> ${query}::vector(384) limit 10`,
+          )
+        )
+          .map((line) => line["QUERY PLAN"])
+          .join("\n");
+      const rolledBack = new Error("roll back the filler chunks");
+      const plans: { settings?: string; planners?: string } = {};
+      // 500 chunks of random directions, analyzed, counted as 6,001, then rolled back.
+      await db
+        .transaction(async (tx) => {
+          await tx.execute(sql`
+            insert into knowledge_chunks (id, workspace_id, knowledge_base_id, document_id, position, text,
+              char_start, char_end, token_count, dimensions, embedding)
+            select 'chk_filler_' || n, ${rotate?.workspaceId}, ${base}, ${rotate?.id}, n, 'filler', 0, 6, 1, 384,
+              (select array_agg(random() - 0.5) from generate_series(1, 384) where n > 0)::vector
+            from generate_series(1, 500) as n`);
+          await tx
+            .update(knowledgeDocuments)
+            .set({ chunkCount: 6_001 })
+            .where(eq(knowledgeDocuments.id, rotate?.id as string));
+          await tx.execute(sql`analyze knowledge_chunks`);
+          await tx.execute(hnswScanSettings([base], 10));
+          // The longest candidate list, which the planner prices highest.
+          await tx.execute(sql`set local hnsw.ef_search = 1000`);
+          plans.settings = await planOf(tx);
+          await tx.execute(sql`set local enable_sort = on`);
+          plans.planners = await planOf(tx);
+          throw rolledBack;
+        })
+        .catch((error: unknown) => {
+          if (error !== rolledBack) throw error;
+        });
+      expect(plans.settings).toContain("Index Scan using knowledge_chunks_embedding_384_idx");
+      // Left to itself, the planner would compute every distance and sort.
+      expect(plans.planners).not.toContain("knowledge_chunks_embedding_384_idx");
+      expect(plans.planners).toContain("Sort");
+    },
+  );
+
+  /** Pretends rotate.md has `count` chunks, as the HNSW settings read it. */
+  async function setRotateChunkCount(count: number): Promise<void> {
+    await builder.deps.db
+      .update(knowledgeDocuments)
+      .set({ chunkCount: count })
+      .where(and(eq(knowledgeDocuments.knowledgeBaseId, base), eq(knowledgeDocuments.name, "rotate.md")));
+  }
 
   it.skipIf(builder.hasVector)(
     "without pgvector, vector and hybrid answer a clear 422 and fulltext is the default",

@@ -30,3 +30,24 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("openDatabase on PostgreSQL", ()
     }
   });
 });
+
+describe("openDatabase on PGlite", () => {
+  it("sizes the page cache and keeps the configuration initdb wrote", async () => {
+    const folder = migrationsFolder([
+      { tag: "0000_widgets", sql: 'CREATE TABLE "widgets" ("id" text PRIMARY KEY NOT NULL);' },
+    ]);
+    const database = await openDatabase({ schema, migrationsFolder: folder, cacheMegabytes: 160 });
+    try {
+      const result = (await database.db.execute(
+        "select name, current_setting(name) as setting from pg_settings where name in ('shared_buffers', 'TimeZone', 'default_text_search_config')",
+      )) as unknown as { rows: { name: string; setting: string }[] };
+      expect(Object.fromEntries(result.rows.map((row) => [row.name, row.setting]))).toEqual({
+        default_text_search_config: "pg_catalog.english",
+        shared_buffers: "160MB",
+        TimeZone: "UTC",
+      });
+    } finally {
+      await database.close();
+    }
+  });
+});

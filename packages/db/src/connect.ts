@@ -27,6 +27,12 @@ export interface OpenDatabaseOptions<TSchema extends Record<string, unknown>> {
   url?: string | undefined;
   /** PGlite's data directory; absent means in memory (tests). Ignored with `url`. */
   dataDir?: string | undefined;
+  /**
+   * PGlite's page cache (PostgreSQL's `shared_buffers`) in megabytes; PGlite's own 128 MB when
+   * absent. Ignored with `url`. PGlite touches the whole cache when it starts, so it is resident
+   * memory from the first second.
+   */
+  cacheMegabytes?: number | undefined;
   schema: TSchema;
   /** drizzle-kit's output folder; applied before the handle is returned. */
   migrationsFolder: string;
@@ -51,7 +57,20 @@ async function openPglite<TSchema extends Record<string, unknown>>(
   options: OpenDatabaseOptions<TSchema>,
 ): Promise<Database<TSchema>> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const client = await PGlite.create(options.dataDir, { extensions: { vector } });
+  const client = await PGlite.create(options.dataDir, {
+    extensions: { vector },
+    // On the command line: PGlite's `postgresqlconf` option would replace the whole
+    // postgresql.conf that initdb wrote (time zone, text search configuration) with its lines.
+    ...(options.cacheMegabytes
+      ? {
+          startParams: [
+            ...PGlite.defaultStartParams,
+            "-c",
+            `shared_buffers=${Math.trunc(options.cacheMegabytes)}MB`,
+          ],
+        }
+      : {}),
+  });
   const db = drizzlePglite({ client, schema: options.schema });
   await migratePglite(db, { migrationsFolder: options.migrationsFolder });
   return {

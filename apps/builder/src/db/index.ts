@@ -10,6 +10,10 @@ export { schema };
 export const builderMigrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
 /** Opens the builder's database (PostgreSQL when `url` is set, else PGlite in `dataDir`) and migrates it. */
-export function openBuilderDatabase(options: { url: string | undefined; dataDir: string | undefined }) {
+export function openBuilderDatabase(options: {
+  url: string | undefined;
+  dataDir: string | undefined;
+  cacheMegabytes?: number | undefined;
+}) {
   return openDatabase({ ...options, schema, migrationsFolder: builderMigrationsFolder });
 }

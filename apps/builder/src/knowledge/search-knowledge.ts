@@ -162,23 +162,28 @@ async function vectorRankings(
   return lists;
 }
 
-/** Candidates the HNSW scan keeps per chunk searched: 1 in 100, so 100 at 10k chunks, 1000 from 100k. */
-const CHUNKS_PER_CANDIDATE = 100;
+/** Candidates the HNSW scan keeps per chunk searched: 1 in 30, so 333 at 10k chunks, 1000 from 30k. */
+const CHUNKS_PER_CANDIDATE = 30;
 /** pgvector's largest `hnsw.ef_search`. */
 const MAX_EF_SEARCH = 1000;
+/** From this many chunks in the bases searched, the HNSW scan is taken whatever the planner's estimate. */
+const INDEX_SCAN_FROM_CHUNKS = 5_000;
 
 /**
  * Nearest chunks by cosine distance through the HNSW index of this width.
  *
  * The scan's candidate list (`hnsw.ef_search`) grows with the chunks searched: a fixed list finds
  * fewer of the true neighbours as a base grows (recall@10 fell from 0.8 at 10k chunks to 0.6 at
- * 100k with 100 candidates, 0.91–0.96 with 1000). It stays at a hundredth of them because pgvector
- * prices the scan by its list: at 10k chunks the planner already chose an exact scan for 200
- * candidates, which on PGlite takes 70–100 ms against 5 ms through the index. Sequential scans are
- * off for the same reason; an index on the knowledge base plus a sort still wins when the bases
- * searched are a small part of the table. Iterative scans let the index keep walking when the
- * knowledge-base filter discards the first candidates (pgvector filters after the scan);
- * `relaxed_order` may return them slightly out of order, hence the re-sort.
+ * 100k with 100 candidates; at 10k 200 give 0.96 and 300 all of them, at 100k 1000 give 0.95). pgvector prices the
+ * index scan by that list, and already at 10k chunks and 200 candidates the planner preferred an
+ * exact scan through the knowledge-base index and a sort, 45–100 ms on PGlite against 3–4 ms
+ * through the HNSW index. So from `INDEX_SCAN_FROM_CHUNKS` sorting is off for the transaction, which
+ * leaves the ordered index scan as the only plan without a sort of the base's rows; below it the
+ * planner chooses, and the exact scan of a small base, or of a small share of a large table, is the
+ * cheaper one. Sequential scans are off throughout: the index on the knowledge base beats them.
+ * Iterative scans let the index keep walking when the knowledge-base filter discards the first
+ * candidates (pgvector filters after the scan); `relaxed_order` may return them slightly out of
+ * order, hence the re-sort.
  */
 export async function vectorRanking(
   db: BuilderDb,
@@ -213,16 +218,21 @@ export async function vectorRanking(
 
 /**
  * The transaction-local settings of an HNSW search of `baseIds` for `limit` neighbours (see
- * `vectorRanking`), in one statement: the candidate list is sized from the bases' chunk counts.
+ * `vectorRanking`), in one statement sized from the bases' chunk counts.
  */
 export function hnswScanSettings(baseIds: readonly string[], limit: number): SQL {
   const fewestCandidates = Math.min(MAX_EF_SEARCH, Math.max(100, limit * 4));
   return sql`
+    with searched as (
+      select coalesce(sum(chunk_count), 0)::int as chunks from knowledge_documents
+      where ${inArray(knowledgeDocuments.knowledgeBaseId, [...baseIds])} and status = 'ready'
+    )
     select set_config('hnsw.iterative_scan', 'relaxed_order', true),
       set_config('enable_seqscan', 'off', true),
-      set_config('hnsw.ef_search', least(${MAX_EF_SEARCH}::int, greatest(${fewestCandidates}::int,
-        (select coalesce(sum(chunk_count), 0)::int / ${CHUNKS_PER_CANDIDATE}::int from knowledge_documents
-         where ${inArray(knowledgeDocuments.knowledgeBaseId, [...baseIds])} and status = 'ready')))::text, true)`;
+      set_config('enable_sort', case when chunks >= ${INDEX_SCAN_FROM_CHUNKS}::int then 'off' else 'on' end, true),
+      set_config('hnsw.ef_search', least(${MAX_EF_SEARCH}::int,
+        greatest(${fewestCandidates}::int, chunks / ${CHUNKS_PER_CANDIDATE}::int))::text, true)
+    from searched`;
 }
 
 async function describeHits(db: BuilderDb, ranked: readonly Ranked[]): Promise<KnowledgeHit[]> {
