@@ -475,11 +475,11 @@ describe("search modes", () => {
     expect((await settingsFor(50))?.ef).toBe("200");
     // With the two other documents' chunk each: 4,999 chunks, then 5,000.
     await setRotateChunkCount(4_997);
-    expect(await settingsFor(10)).toMatchObject({ ef: "166", sort: "on" });
+    expect(await settingsFor(10)).toMatchObject({ ef: "177", sort: "on" });
     await setRotateChunkCount(4_998);
-    expect(await settingsFor(10)).toMatchObject({ ef: "166", sort: "off" });
+    expect(await settingsFor(10)).toMatchObject({ ef: "177", sort: "off" });
     await setRotateChunkCount(12_000);
-    expect(await settingsFor(10)).toMatchObject({ ef: "400", sort: "off" });
+    expect(await settingsFor(10)).toMatchObject({ ef: "274", sort: "off" });
     await setRotateChunkCount(5_000_000);
     expect((await settingsFor(10))?.ef).toBe("1000");
     await setRotateChunkCount(1);

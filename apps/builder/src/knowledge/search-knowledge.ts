@@ -162,8 +162,11 @@ async function vectorRankings(
   return lists;
 }
 
-/** Candidates the HNSW scan keeps per chunk searched: 1 in 30, so 333 at 10k chunks, 1000 from 30k. */
-const CHUNKS_PER_CANDIDATE = 30;
+/**
+ * Candidates the HNSW scan keeps: 2.5 × √(chunks searched), so 250 at 10k chunks, 791 at 100k,
+ * 1000 from 160k. A graph search needs a list that grows far slower than the graph.
+ */
+const CANDIDATES_PER_ROOT_CHUNK = 2.5;
 /** pgvector's largest `hnsw.ef_search`. */
 const MAX_EF_SEARCH = 1000;
 /** From this many chunks in the bases searched, the HNSW scan is taken whatever the planner's estimate. */
@@ -174,16 +177,16 @@ const INDEX_SCAN_FROM_CHUNKS = 5_000;
  *
  * The scan's candidate list (`hnsw.ef_search`) grows with the chunks searched: a fixed list finds
  * fewer of the true neighbours as a base grows (recall@10 fell from 0.8 at 10k chunks to 0.6 at
- * 100k with 100 candidates; at 10k 200 give 0.96 and 300 all of them, at 100k 1000 give 0.95). pgvector prices the
- * index scan by that list, and already at 10k chunks and 200 candidates the planner preferred an
- * exact scan through the knowledge-base index and a sort, 45–100 ms on PGlite against 3–4 ms
- * through the HNSW index. So from `INDEX_SCAN_FROM_CHUNKS` sorting is off for the transaction, which
- * leaves the ordered index scan as the only plan without a sort of the base's rows; below it the
- * planner chooses, and the exact scan of a small base, or of a small share of a large table, is the
- * cheaper one. Sequential scans are off throughout: the index on the knowledge base beats them.
- * Iterative scans let the index keep walking when the knowledge-base filter discards the first
- * candidates (pgvector filters after the scan); `relaxed_order` may return them slightly out of
- * order, hence the re-sort.
+ * 100k with 100 candidates; with the index's ef_construction of 128, 200 give 0.955 at 10k and 800
+ * give 0.956 at 100k). pgvector prices the index scan by that list, and already at 10k chunks and
+ * 200 candidates the planner preferred an exact scan through the knowledge-base index and a sort,
+ * 45–100 ms on PGlite against 3–5 ms through the HNSW index. So from `INDEX_SCAN_FROM_CHUNKS`
+ * sorting is off for the transaction, which leaves the ordered index scan as the only plan without
+ * a sort of the base's rows; below it the planner chooses, and the exact scan of a small base, or of
+ * a small share of a large table, is the cheaper one. Sequential scans are off throughout: the index
+ * on the knowledge base beats them. Iterative scans let the index keep walking when the
+ * knowledge-base filter discards the first candidates (pgvector filters after the scan);
+ * `relaxed_order` may return them slightly out of order, hence the re-sort.
  */
 export async function vectorRanking(
   db: BuilderDb,
@@ -231,7 +234,7 @@ export function hnswScanSettings(baseIds: readonly string[], limit: number): SQL
       set_config('enable_seqscan', 'off', true),
       set_config('enable_sort', case when chunks >= ${INDEX_SCAN_FROM_CHUNKS}::int then 'off' else 'on' end, true),
       set_config('hnsw.ef_search', least(${MAX_EF_SEARCH}::int,
-        greatest(${fewestCandidates}::int, chunks / ${CHUNKS_PER_CANDIDATE}::int))::text, true)
+        greatest(${fewestCandidates}::int, ceil(${CANDIDATES_PER_ROOT_CHUNK}::float8 * sqrt(chunks))::int))::text, true)
     from searched`;
 }
 

@@ -47,9 +47,10 @@ export async function ensureVectorIndex(db: BuilderDb, dimensions: number): Prom
 }
 
 /**
- * The DDL of the HNSW index for one width (pgvector's default graph: m = 16, ef_construction = 64;
- * denser graphs cost every inserted chunk more and, at `ef_search` 1000, found no more neighbours
- * in the retrieval benchmark).
+ * The DDL of the HNSW index for one width: m = 16 (pgvector's default) and ef_construction = 128
+ * (twice the default). The better-connected graph finds at 800 candidates the neighbours the
+ * default one needs 1000 for (recall@10 0.956 at 100k chunks, in 16 ms instead of 18 on PGlite), for
+ * twice the work per inserted chunk. An index already created keeps the parameters it was built with.
  */
 export function vectorIndexSql(dimensions: number): string {
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_INDEXED_DIMENSIONS) {
@@ -58,7 +59,8 @@ export function vectorIndexSql(dimensions: number): string {
   // The width is an integer checked above, so inlining it into DDL is safe (DDL takes no parameters).
   return (
     `CREATE INDEX IF NOT EXISTS knowledge_chunks_embedding_${dimensions}_idx ON knowledge_chunks ` +
-    `USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dimensions = ${dimensions}`
+    `USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WITH (ef_construction = 128) ` +
+    `WHERE dimensions = ${dimensions}`
   );
 }
 
