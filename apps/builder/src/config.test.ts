@@ -11,6 +11,7 @@ describe("loadConfig", () => {
     expect(config.port).toBe(3000);
     expect(config.paymentsUrl).toBe("http://127.0.0.1:4000");
     expect(config.ragMaxUploadBytes).toBe(25 * 1024 * 1024);
+    expect(config.embeddedDbCacheMegabytes).toBe(512);
     expect(config.billing).toMatchObject({
       enforce: false,
       reconcileIntervalSeconds: 600,
@@ -39,6 +40,8 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ PORT: "eighty", DATABASE_URL: "mysql://x", SECRET_KEY: "short" })).toThrow(
       /PORT:[\s\S]*DATABASE_URL:[\s\S]*SECRET_KEY: must be at least 32 characters/,
     );
+    // PGlite's WebAssembly memory stops at 2 GB: a cache past 1 GB would leave it too little.
+    expect(() => loadConfig({ EMBEDDED_DB_CACHE_MB: "4096" })).toThrow(/EMBEDDED_DB_CACHE_MB/);
   });
 
   it("reads the billing catalogue: packs in whole rupiah, prices merged over the defaults", () => {
