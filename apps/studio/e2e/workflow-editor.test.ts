@@ -43,9 +43,25 @@ async function center(locator: Locator) {
   return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
 }
 
+/**
+ * The element's centre once it has stopped moving: auto-layout moves the nodes, then its fitView
+ * moves the viewport a tick later. Two animation frames let both land before the next look.
+ */
+async function restingCenter(locator: Locator) {
+  let last = await center(locator);
+  for (;;) {
+    await page.evaluate(
+      () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+    );
+    const now = await center(locator);
+    if (now.x === last.x && now.y === last.y) return now;
+    last = now;
+  }
+}
+
 async function connect(from: Locator, to: Locator) {
-  const a = await center(from);
-  const b = await center(to);
+  const a = await restingCenter(from);
+  const b = await restingCenter(to);
   await page.mouse.move(a.x, a.y);
   await page.mouse.down();
   await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 5 });
