@@ -3,6 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import type { RunCgroup } from "./cgroup.ts";
 import type { HostTools } from "./host.ts";
 import { type ProcessLimits, prlimitArgs, RESULT_LIMIT_BYTES } from "./limits.ts";
+import { stalledSoFar } from "./loop-stalls.ts";
 
 /** What one sandboxed process tree gets to see and use. */
 export interface SandboxSpec {
@@ -274,10 +275,21 @@ export class SandboxedProcess {
     if (this.#isRunning) throw new Error("a sandboxed process runs once");
     this.#isRunning = true;
     const started = performance.now();
-    const timer = setTimeout(() => {
+    const stalledBefore = stalledSoFar();
+    let givenBack = 0;
+    const onDeadline = () => {
+      // Time this service's event loop was stalled is given back: the program may be done, or may
+      // have waited for its input, with nobody looking. The CPU-time limit holds regardless.
+      const owed = stalledSoFar() - stalledBefore - givenBack;
+      if (owed > 0) {
+        givenBack += owed;
+        timer = setTimeout(onDeadline, owed);
+        return;
+      }
       this.#isTimedOut = true;
       this.kill();
-    }, wallMs);
+    };
+    let timer = setTimeout(onDeadline, wallMs);
     // Input goes in only after the program inside wrote its readiness byte on fd 3. By then bwrap has
     // armed --die-with-parent in every process of the sandbox (its pid 1 does so right after forking
     // the program), so if this service dies, the whole sandbox dies. Before it, a dying service leaves
