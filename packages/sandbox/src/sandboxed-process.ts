@@ -275,14 +275,13 @@ export class SandboxedProcess {
     if (this.#isRunning) throw new Error("a sandboxed process runs once");
     this.#isRunning = true;
     const started = performance.now();
-    const stalledBefore = stalledSoFar();
-    let givenBack = 0;
+    let stalledUntilNow = stalledSoFar();
     const onDeadline = () => {
       // Time this service's event loop was stalled is given back: the program may be done, or may
       // have waited for its input, with nobody looking. The CPU-time limit holds regardless.
-      const owed = stalledSoFar() - stalledBefore - givenBack;
+      const owed = stalledSoFar() - stalledUntilNow;
       if (owed > 0) {
-        givenBack += owed;
+        stalledUntilNow += owed;
         timer = setTimeout(onDeadline, owed);
         return;
       }
