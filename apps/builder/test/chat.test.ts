@@ -452,7 +452,7 @@ describe("provider errors", () => {
     });
   });
 
-  it("aborts the provider call when the client disconnects, and records the call as aborted", async () => {
+  it("aborts the provider call when the client disconnects, records the call as aborted and keeps the conversation", async () => {
     const agentId = await createAgent(alice, { provider: "openai-compatible", model: "llama3.2" });
     openai.script = () => ({ hang: true });
     const before = openai.turns.length;
@@ -490,6 +490,16 @@ describe("provider errors", () => {
       data: unknown[];
     };
     expect(messages.data).toEqual([]);
+    // The conversation's id went out in the first event, so it can be continued.
+    openai.script = () => ({ text: "Here now." });
+    const continued = await chatJson(alice, agentId, {
+      message: "again",
+      conversation_id: conversations.data[0]?.id,
+    });
+    expect(continued).toMatchObject({
+      conversation_id: conversations.data[0]?.id,
+      message: { content: "Here now." },
+    });
   });
 
   it("answers 504 when the provider does not answer within the time limit", async () => {

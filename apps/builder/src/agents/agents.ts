@@ -1,8 +1,6 @@
 import { type Clock, newId } from "@app/core";
 import { type PageRequest, preparedPerDb } from "@app/db";
 import { and, desc, eq, lt, sql } from "drizzle-orm";
-import type { CredentialRow } from "../credentials/credential-json.ts";
-import { credentials } from "../credentials/schema.ts";
 import type { BuilderDb } from "../db/index.ts";
 import type { AgentTool, CreateAgentInput, UpdateAgentInput } from "./contract.ts";
 import { agents } from "./schema.ts";
@@ -66,37 +64,6 @@ export async function findAgent(
     .where(and(eq(agents.id, id), eq(agents.workspaceId, workspaceId)))
     .limit(1);
   return row;
-}
-
-const agentForTurn = preparedPerDb((db: BuilderDb) =>
-  db
-    .select({ agent: agents, credential: credentials })
-    .from(agents)
-    .leftJoin(
-      credentials,
-      eq(
-        credentials.id,
-        sql`(select c.id from ${credentials} c where c.workspace_id = ${agents.workspaceId}
-          and c.provider = ${agents.provider} order by c.id desc limit 1)`,
-      ),
-    )
-    .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.workspaceId, sql.placeholder("workspaceId"))))
-    .limit(1)
-    .prepare("agent_for_turn"),
-);
-
-/**
- * The workspace's agent with the credential a turn would use for its provider (the workspace's
- * newest for that provider, as `resolveProviderAccess` picks), in one prepared query: both are on
- * the path to a chat's first token.
- */
-export async function findAgentForTurn(
-  db: BuilderDb,
-  workspaceId: string,
-  id: string,
-): Promise<{ agent: AgentRow; credential: CredentialRow | undefined } | undefined> {
-  const [row] = await agentForTurn(db).execute({ id, workspaceId });
-  return row ? { agent: row.agent, credential: row.credential ?? undefined } : undefined;
 }
 
 const listFirstPage = preparedPerDb((db: BuilderDb) =>

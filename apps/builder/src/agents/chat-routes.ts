@@ -14,7 +14,7 @@ import {
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { findAgent, findAgentForTurn } from "./agents.ts";
+import { findAgent } from "./agents.ts";
 import {
   chatAnswerSchema,
   chatBody,
@@ -26,6 +26,7 @@ import { ChatErrors } from "./chat-errors.ts";
 import { toConversationJson, toMessageJson } from "./conversation-json.ts";
 import { deleteConversation } from "./delete-conversation.ts";
 import { findConversation } from "./find-conversation.ts";
+import { findTurnContext } from "./find-turn-context.ts";
 import { listConversations } from "./list-conversations.ts";
 import { listMessages } from "./list-messages.ts";
 import { prepareAgentTurn } from "./prepare-agent-turn.ts";
@@ -77,9 +78,13 @@ export function registerChatRoutes(
 ): void {
   router.openapi(chatRoute, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
-    const loaded = await findAgentForTurn(deps.db, workspaceId, c.req.valid("param").id);
-    if (!loaded) throw agentNotFound();
-    const prepared = await prepareAgentTurn(deps, workspaceId, loaded, c.req.valid("json"));
+    const body = c.req.valid("json");
+    const context = await findTurnContext(deps.db, workspaceId, {
+      agentId: c.req.valid("param").id,
+      conversationId: body.conversation_id,
+    });
+    if (!context) throw agentNotFound();
+    const prepared = await prepareAgentTurn(deps, workspaceId, context, body);
     const events = runAgentTurn(deps, prepared, c.req.raw.signal);
     const isStreaming = (c.req.header("accept") ?? "").includes("text/event-stream");
     try {

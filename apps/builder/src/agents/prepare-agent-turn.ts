@@ -1,21 +1,20 @@
 import type { ModelMessage } from "ai";
 import { requireCredits } from "../billing/meter.ts";
-import type { CredentialRow } from "../credentials/credential-json.ts";
 import { accessFromCredential, type ResolvedAccess } from "../credentials/resolve-provider-access.ts";
 import type { Deps } from "../deps.ts";
 import type { AgentRow } from "./agents.ts";
 import { ChatErrors } from "./chat-errors.ts";
 import type { ConversationRow } from "./conversation-json.ts";
-import { findConversationWithMemory } from "./conversation-memory.ts";
-import { startConversation } from "./start-conversation.ts";
+import type { TurnContext } from "./find-turn-context.ts";
+import { newConversation } from "./new-conversation.ts";
 
 export interface PreparedTurn {
   workspaceId: string;
   agent: AgentRow;
   access: ResolvedAccess;
   conversation: ConversationRow;
-  /** Settles once the conversation row exists (at once for an existing conversation). */
-  conversationStored: Promise<void>;
+  /** A conversation this turn starts: it is stored with the turn. */
+  isNewConversation: boolean;
   history: ModelMessage[];
   /** The newest stored message's time; this turn's messages must sort after it. */
   lastAt: Date | null;
@@ -29,45 +28,41 @@ export interface PreparedTurn {
  * conversation (new or the caller's own) and its memory window. Failing here answers a plain HTTP error even to a
  * streaming client, because no event has been sent yet.
  *
- * @example const prepared = await prepareAgentTurn(deps, workspaceId, await findAgentForTurn(db, workspaceId, id), { message: "Hi" });
+ * @example const prepared = await prepareAgentTurn(deps, workspaceId, context, { message: "Hi" }); // context from findTurnContext
  */
 export async function prepareAgentTurn(
   deps: Pick<Deps, "db" | "clock" | "config">,
   workspaceId: string,
-  { agent, credential }: { agent: AgentRow; credential: CredentialRow | undefined },
+  { agent, credential, continued }: TurnContext,
   request: { message: string; conversation_id?: string | undefined },
   depth = 0,
 ): Promise<PreparedTurn> {
   await requireCredits(deps, workspaceId, { work: "This chat turn" });
   const access = await accessFromCredential(deps, agent.provider, credential);
   if (request.conversation_id) {
-    const found = await findConversationWithMemory(
-      deps.db,
-      workspaceId,
-      { id: request.conversation_id, agentId: agent.id },
-      agent.memoryTurns,
-    );
-    if (!found) throw ChatErrors.CONVERSATION_NOT_FOUND({ param: "conversation_id" });
-    const { conversation, history, lastAt } = found;
+    if (continued?.conversation.id !== request.conversation_id) {
+      throw ChatErrors.CONVERSATION_NOT_FOUND({ param: "conversation_id" });
+    }
+    const { conversation, history, lastAt } = continued;
     return {
       workspaceId,
       agent,
       access,
       conversation,
-      conversationStored: Promise.resolve(),
+      isNewConversation: false,
       history,
       lastAt,
       message: request.message,
       depth,
     };
   }
-  const { row, stored } = startConversation(deps, workspaceId, agent.id, request.message);
+  const conversation = newConversation(deps, workspaceId, agent.id, request.message);
   return {
     workspaceId,
     agent,
     access,
-    conversation: row,
-    conversationStored: stored,
+    conversation,
+    isNewConversation: true,
     history: [],
     lastAt: null,
     message: request.message,

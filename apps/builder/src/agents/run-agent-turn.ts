@@ -1,16 +1,24 @@
 import { newId } from "@app/core";
-import { stepCountIs, streamText } from "ai";
+import { writeTogether } from "@app/db";
+import {
+  type LanguageModelUsage,
+  type ModelMessage,
+  type StepResult,
+  stepCountIs,
+  streamText,
+  type ToolSet,
+} from "ai";
 import type { Deps } from "../deps.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { createLanguageModel } from "../providers/language-model.ts";
 import { meterModel } from "../providers/metered-model.ts";
 import { ProviderErrors, providerApiError } from "../providers/provider-errors.ts";
-import { modelCallWrites, recordModelCalls } from "../usage/record-model-calls.ts";
+import { modelCallWrites } from "../usage/record-model-calls.ts";
 import { buildAgentTools } from "./agent-tools.ts";
 import type { AgentTool } from "./contract.ts";
 import { type ToolCallSummary, toConversationJson, toMessageJson } from "./conversation-json.ts";
 import type { PreparedTurn } from "./prepare-agent-turn.ts";
-import { saveTurn } from "./save-turn.ts";
+import { conversationWrite, saveTurn } from "./save-turn.ts";
 
 /** What a streaming client receives, in order; `finish` and `error` are added by the route. */
 export type ChatEvent =
@@ -30,6 +38,13 @@ export interface TurnResult {
 /** The client went away; nothing is answered and nothing but usage is stored. */
 export class TurnAbortedError extends Error {
   override name = "TurnAbortedError";
+}
+
+interface FinishedTurn {
+  steps: StepResult<ToolSet>[];
+  messages: ModelMessage[];
+  finishReason: string;
+  usage: LanguageModelUsage;
 }
 
 class ModelStreamError extends Error {
@@ -81,6 +96,9 @@ export async function* runAgentTurn(
       depth: turn.depth,
     });
     const hasTools = Object.keys(tools).length > 0;
+    // Taken from onFinish, which the SDK awaits before it closes the stream: the result's promises
+    // (`steps`, `response`, `totalUsage`…) each tee the whole stream again and read it through.
+    let finished: FinishedTurn | undefined;
     const result = streamText({
       model,
       ...(agent.instructions ? { system: agent.instructions } : {}),
@@ -93,6 +111,9 @@ export async function* runAgentTurn(
       abortSignal: turnSignal,
       // Errors arrive as stream parts and are answered from there; the default prints them.
       onError: () => {},
+      onFinish: ({ steps, response, finishReason, totalUsage }) => {
+        finished = { steps, messages: response.messages, finishReason, usage: totalUsage };
+      },
     });
     let text = "";
     const toolCalls = new Map<string, ToolCallSummary>();
@@ -131,19 +152,14 @@ export async function* runAgentTurn(
           throw new TurnAbortedError("aborted");
       }
     }
-    const [response, steps, finishReason, usage] = await Promise.all([
-      result.response,
-      result.steps,
-      result.finishReason,
-      result.totalUsage,
-    ]);
+    if (!finished) throw new ModelStreamError(new Error("The model's stream ended without finishing."));
+    const { steps, messages, finishReason, usage } = finished;
     const isStepLimit = hasTools && finishReason === "tool-calls" && steps.length >= deps.ai.maxSteps;
     const finish = isStepLimit ? "step_limit" : finishReason;
     const assistantAt = later(deps.clock.now(), userAt);
-    await turn.conversationStored;
     const [, saved] = await saveTurn(
       deps.db,
-      conversation.id,
+      { conversation, isNew: turn.isNewConversation },
       {
         id: newId("msg", userAt.getTime()),
         workspaceId: turn.workspaceId,
@@ -159,7 +175,7 @@ export async function* runAgentTurn(
         role: "assistant",
         content: text,
         toolCalls: [...toolCalls.values()],
-        modelMessages: response.messages,
+        modelMessages: messages,
         provider: agent.provider,
         model: agent.model,
         inputTokens: usage.inputTokens ?? 0,
@@ -191,8 +207,18 @@ export async function* runAgentTurn(
   } finally {
     clearTimeout(timer);
     if (!isUsageRecorded) {
-      await recordModelCalls(deps, origin, meter.settle()).catch((error: unknown) => {
-        deps.logger.error({ err: error, conversation_id: conversation.id }, "model calls not recorded");
+      // A client may have seen the new conversation's id (the first event): it stays, empty.
+      const writes = [
+        ...(turn.isNewConversation
+          ? [conversationWrite(deps.db, conversation, true, conversation.updatedAt)]
+          : []),
+        ...modelCallWrites(deps, origin, meter.settle()),
+      ];
+      await writeTogether(deps.db, writes).catch((error: unknown) => {
+        deps.logger.error(
+          { err: error, conversation_id: conversation.id },
+          "the failed turn's conversation and model calls not recorded",
+        );
       });
     }
   }

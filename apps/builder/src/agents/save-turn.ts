@@ -1,34 +1,48 @@
 import { writeTogether } from "@app/db";
 import { eq, type SQLWrapper } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import type { MessageRow } from "./conversation-json.ts";
+import type { ConversationRow, MessageRow } from "./conversation-json.ts";
 import { conversations, messages } from "./schema.ts";
 
 export type NewMessage = typeof messages.$inferInsert;
 
 /**
  * Stores a finished turn in one statement: the user's message and the agent's answer (so memory
- * never sees half a turn), the conversation's new `updated_at`, and `also`, the turn's other writes
- * (its model calls and their charge). Answers the two messages as stored.
+ * never sees half a turn), the conversation (a new one, or an existing one's new `updated_at`),
+ * and `also`, the turn's other writes (its model calls and their charge). Answers the two
+ * messages as stored.
  *
- * @example const [user, assistant] = await saveTurn(db, conversationId, userMessage, assistantMessage, modelCallWrites(deps, origin, calls));
+ * @example const [user, assistant] = await saveTurn(db, { conversation, isNew: false }, userMessage, assistantMessage, modelCallWrites(deps, origin, calls));
  */
 export async function saveTurn(
   db: BuilderDb,
-  conversationId: string,
+  turn: { conversation: ConversationRow; isNew: boolean },
   user: NewMessage,
   assistant: NewMessage,
   also: readonly SQLWrapper[] = [],
 ): Promise<[MessageRow, MessageRow]> {
   await writeTogether(db, [
+    conversationWrite(db, turn.conversation, turn.isNew, assistant.createdAt),
     db.insert(messages).values([user, assistant]),
-    db
-      .update(conversations)
-      .set({ updatedAt: assistant.createdAt })
-      .where(eq(conversations.id, conversationId)),
     ...also,
   ]);
   return [storedMessage(user), storedMessage(assistant)];
+}
+
+/**
+ * The write that brings a conversation up to `updatedAt`: its insert when it is new, else the
+ * update of its `updated_at`.
+ *
+ * @example await writeTogether(db, [conversationWrite(db, conversation, true, conversation.updatedAt), ...modelCallWrites(deps, origin, calls)]);
+ */
+export function conversationWrite(
+  db: BuilderDb,
+  conversation: ConversationRow,
+  isNew: boolean,
+  updatedAt: Date,
+): SQLWrapper {
+  if (isNew) return db.insert(conversations).values({ ...conversation, updatedAt });
+  return db.update(conversations).set({ updatedAt }).where(eq(conversations.id, conversation.id));
 }
 
 /** The row an insert of `message` stores: the columns it leaves out take their defaults. */

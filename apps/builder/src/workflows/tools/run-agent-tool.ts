@@ -1,5 +1,5 @@
 import { NodeExecutionError } from "@app/workflow";
-import { findAgentForTurn } from "../../agents/agents.ts";
+import { findTurnContext } from "../../agents/find-turn-context.ts";
 import { prepareAgentTurn } from "../../agents/prepare-agent-turn.ts";
 import { runAgentTurn } from "../../agents/run-agent-turn.ts";
 import type { Deps } from "../../deps.ts";
@@ -23,13 +23,16 @@ export function runAgentTool(deps: Pick<Deps, "db" | "clock" | "config" | "logge
     }),
     run: async (args, { workspaceId, signal, depth }) => {
       checkNestingDepth(depth);
-      const loaded = await findAgentForTurn(deps.db, workspaceId, args.agent_id);
-      if (!loaded)
+      const context = await findTurnContext(deps.db, workspaceId, {
+        agentId: args.agent_id,
+        conversationId: args.conversation_id,
+      });
+      if (!context)
         throw new NodeExecutionError("agent_not_found", `No agent ${args.agent_id} in this workspace.`);
       const turn = await prepareAgentTurn(
         deps,
         workspaceId,
-        loaded,
+        context,
         { message: args.message, conversation_id: args.conversation_id },
         depth + 1,
       );

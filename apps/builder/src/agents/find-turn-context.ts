@@ -1,0 +1,99 @@
+import { preparedPerDb } from "@app/db";
+import type { ModelMessage } from "ai";
+import { and, eq, sql } from "drizzle-orm";
+import type { CredentialRow } from "../credentials/credential-json.ts";
+import { credentials } from "../credentials/schema.ts";
+import type { BuilderDb } from "../db/index.ts";
+import type { AgentRow } from "./agents.ts";
+import type { ConversationRow } from "./conversation-json.ts";
+import { memoryWindow } from "./conversation-memory.ts";
+import { agents, conversations, messages } from "./schema.ts";
+
+/** What a turn reads before it calls the model. */
+export interface TurnContext {
+  agent: AgentRow;
+  /** The workspace's newest credential for the agent's provider, as `resolveProviderAccess` picks. */
+  credential: CredentialRow | undefined;
+  /** The conversation asked for, when it is this agent's, with its memory window (oldest first). */
+  continued: ContinuedConversation | undefined;
+}
+
+export interface ContinuedConversation {
+  conversation: ConversationRow;
+  history: ModelMessage[];
+  /** The newest stored message's time; the next turn's messages must sort after it. */
+  lastAt: Date | null;
+}
+
+/** A stored message of the memory window as the statement's JSON has it. */
+interface MemoryJson {
+  role: string;
+  content: string;
+  modelMessages: unknown;
+  createdAt: string;
+}
+
+const turnContext = preparedPerDb((db: BuilderDb) => {
+  // The window comes as one JSON array, newest first, so the row is not repeated per message
+  // (decoding the agent's columns twenty times costs more than the statement on PGlite). LIMIT may
+  // read the outer row: each agent's own window.
+  const memory = sql<MemoryJson[] | null>`(
+    select json_agg(json_build_object('role', m.role, 'content', m.content,
+      'modelMessages', m.model_messages, 'createdAt', m.created_at) order by m.id desc)
+    from (select id, role, content, model_messages, created_at from ${messages}
+      where conversation_id = ${conversations.id}
+      order by id desc limit greatest(${agents.memoryTurns} * 2, 1)) m)`;
+  return db
+    .select({ agent: agents, credential: credentials, conversation: conversations, memory })
+    .from(agents)
+    .leftJoin(
+      credentials,
+      eq(
+        credentials.id,
+        sql`(select c.id from ${credentials} c where c.workspace_id = ${agents.workspaceId}
+          and c.provider = ${agents.provider} order by c.id desc limit 1)`,
+      ),
+    )
+    .leftJoin(
+      conversations,
+      and(
+        eq(conversations.id, sql.placeholder("conversationId")),
+        eq(conversations.agentId, agents.id),
+        eq(conversations.workspaceId, agents.workspaceId),
+      ),
+    )
+    .where(
+      and(eq(agents.id, sql.placeholder("agentId")), eq(agents.workspaceId, sql.placeholder("workspaceId"))),
+    )
+    .limit(1)
+    .prepare("agent_turn_context");
+});
+
+/**
+ * The workspace's agent with the credential its turn would use and, with `conversationId`, that
+ * conversation of the agent with its memory window: one prepared statement, since all of it is on
+ * the path to a chat's first token. Undefined when the workspace has no such agent; `continued`
+ * is undefined when the conversation is missing or belongs to another agent or workspace.
+ *
+ * @example const context = await findTurnContext(db, workspaceId, { agentId, conversationId });
+ */
+export async function findTurnContext(
+  db: BuilderDb,
+  workspaceId: string,
+  ids: { agentId: string; conversationId?: string | undefined },
+): Promise<TurnContext | undefined> {
+  const [row] = await turnContext(db).execute({
+    agentId: ids.agentId,
+    workspaceId,
+    conversationId: ids.conversationId ?? null,
+  });
+  if (!row) return undefined;
+  const { agent, credential, conversation, memory } = row;
+  if (!conversation) return { agent, credential: credential ?? undefined, continued: undefined };
+  const stored = (memory ?? []).map((message) => ({ ...message, createdAt: new Date(message.createdAt) }));
+  return {
+    agent,
+    credential: credential ?? undefined,
+    continued: { conversation, ...memoryWindow(stored, agent.memoryTurns) },
+  };
+}

@@ -1,0 +1,30 @@
+import { type Clock, newId } from "@app/core";
+import type { ConversationRow } from "./conversation-json.ts";
+
+const TITLE_LENGTH = 80;
+
+/**
+ * A new conversation with an agent, titled after its first message. It is not written here: the
+ * turn stores it with its messages in one statement (`saveTurn`), or alone with the model calls of
+ * a turn that failed, so a client that saw its id can continue it.
+ *
+ * @example const conversation = newConversation(deps, workspaceId, agentId, "How do refunds work?");
+ */
+export function newConversation(
+  { clock }: { clock: Clock },
+  workspaceId: string,
+  agentId: string,
+  firstMessage: string,
+): ConversationRow {
+  const now = clock.now();
+  const oneLine = firstMessage.replace(/\s+/g, " ").trim();
+  const title = oneLine.length > TITLE_LENGTH ? `${oneLine.slice(0, TITLE_LENGTH - 1)}…` : oneLine;
+  return {
+    id: newId("conv", now.getTime()),
+    workspaceId,
+    agentId,
+    title: title || "New conversation",
+    createdAt: now,
+    updatedAt: now,
+  };
+}
