@@ -8,6 +8,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { withNamedStatements } from "./pglite-statements.ts";
 
 /** One Drizzle interface over both drivers: feature code never knows which one it runs on. */
 export type Db<TSchema extends Record<string, unknown>> = PgDatabase<PgQueryResultHKT, TSchema>;
@@ -71,7 +72,7 @@ async function openPglite<TSchema extends Record<string, unknown>>(
         }
       : {}),
   });
-  const db = drizzlePglite({ client, schema: options.schema });
+  const db = drizzlePglite({ client: withNamedStatements(client), schema: options.schema });
   await migratePglite(db, { migrationsFolder: options.migrationsFolder });
   return {
     db: db as unknown as Db<TSchema>,

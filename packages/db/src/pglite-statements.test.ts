@@ -1,0 +1,107 @@
+import { PGlite, types } from "@electric-sql/pglite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withNamedStatements } from "./pglite-statements.ts";
+
+let pg: PGlite;
+let client: PGlite;
+const CACHE_SIZE = 8;
+
+async function preparedCount(): Promise<number> {
+  const { rows } = await pg.query<{ count: number }>(
+    "select count(*)::int as count from pg_prepared_statements where name like 'pglite_statement_%'",
+  );
+  return rows[0]?.count ?? -1;
+}
+
+beforeAll(async () => {
+  pg = await PGlite.create();
+  client = withNamedStatements(pg, CACHE_SIZE);
+  await pg.exec(`
+    create table notes (id text primary key, body text not null, tags jsonb not null default '[]',
+      created_at timestamptz not null default '2026-01-02T03:04:05Z');
+    insert into notes (id, body, tags) values ('n1', 'first', '["a"]'), ('n2', 'second', '[]');
+  `);
+});
+afterAll(() => pg.close());
+
+describe("withNamedStatements", () => {
+  it("answers what PGlite's own query answers, in both row modes and with the caller's parsers", async () => {
+    const text = "select id, body, tags, created_at from notes where id = any($1) order by id";
+    const asText = { [types.TIMESTAMPTZ]: (value: string) => value };
+    for (const options of [undefined, { rowMode: "array" as const }, { parsers: asText }]) {
+      const ours = await client.query(text, [["n1", "n2"]], options);
+      const theirs = await pg.query(text, [["n1", "n2"]], options);
+      expect(ours.rows).toEqual(theirs.rows);
+      expect(ours.fields).toEqual(theirs.fields);
+    }
+    const [first] = (await client.query<{ tags: unknown; created_at: unknown }>(text, [["n1"]])).rows;
+    expect(first).toMatchObject({ tags: ["a"], created_at: new Date("2026-01-02T03:04:05Z") });
+  });
+
+  it("parses a text once and runs it again by name", async () => {
+    const before = await preparedCount();
+    for (const id of ["n1", "n2", "n3"]) await client.query("select body from notes where id = $1", [id]);
+    expect(await preparedCount()).toBe(before + 1);
+    const { rows } = await pg.query<{ statement: string }>(
+      "select statement from pg_prepared_statements where statement like '%where id = $1%'",
+    );
+    expect(rows).toEqual([{ statement: "select body from notes where id = $1" }]);
+  });
+
+  it("keeps at most its cache size of statements, closing the least recently used", async () => {
+    for (let i = 0; i < CACHE_SIZE * 2; i++) await client.query(`select ${i} as n`);
+    expect(await preparedCount()).toBe(CACHE_SIZE);
+    // The newest are still answered, and the evicted ones are prepared again when used.
+    expect((await client.query<{ n: number }>("select 0 as n")).rows).toEqual([{ n: 0 }]);
+  });
+
+  it("reports a failing statement with its code and query, and goes on working", async () => {
+    const failure = await client
+      .query("insert into notes (id, body) values ($1, $2)", ["n1", "again"])
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: "23505", query: "insert into notes (id, body) values ($1, $2)" });
+    await expect(client.query("select nonsense from")).rejects.toMatchObject({ code: "42601" });
+    expect((await client.query("select count(*)::int as n from notes")).rows).toEqual([{ n: 2 }]);
+  });
+
+  it("prepares again after the statements were deallocated behind its back", async () => {
+    await client.query("select body from notes where id = $1", ["n1"]);
+    await pg.exec("deallocate all");
+    expect((await client.query("select body from notes where id = $1", ["n1"])).rows).toEqual([
+      { body: "first" },
+    ]);
+  });
+
+  it("runs inside a transaction, which a query from outside waits for", async () => {
+    let outsideSaw: unknown;
+    await client
+      .transaction(async (tx) => {
+        await tx.query("insert into notes (id, body) values ($1, $2)", ["n9", "draft"]);
+        // Started while the transaction is open: must not run inside it, nor see its row.
+        const outside = client
+          .query("select count(*)::int as n from notes where id = $1", ["n9"])
+          .then(({ rows }) => {
+            outsideSaw = rows;
+          });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(outsideSaw).toBeUndefined();
+        expect((await tx.query("select body from notes where id = $1", ["n9"])).rows).toEqual([
+          { body: "draft" },
+        ]);
+        void outside;
+        throw new Error("roll back");
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof Error && error.message === "roll back")) throw error;
+      });
+    while (outsideSaw === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(outsideSaw).toEqual([{ n: 0 }]);
+  });
+
+  it("leaves everything else to PGlite", async () => {
+    expect(client).toBeInstanceOf(PGlite);
+    const [result] = await client.exec("select 1 as one");
+    expect(result?.rows).toEqual([{ one: 1 }]);
+    expect(client.closed).toBe(false);
+  });
+});

@@ -1,0 +1,170 @@
+import {
+  type PGlite,
+  parse,
+  protocol,
+  type QueryOptions,
+  type Results,
+  type Transaction,
+} from "@electric-sql/pglite";
+
+/** Statements kept per database; the least recently used is closed beyond this. */
+export const STATEMENT_CACHE_SIZE = 256;
+
+/** PostgreSQL's `invalid_sql_statement_name`: the named statement is gone (DEALLOCATE ALL). */
+const STATEMENT_MISSING = "26000";
+
+const { serialize } = protocol;
+
+interface NamedStatement {
+  name: string;
+  /** The parameters' type oids, as PostgreSQL inferred them when it parsed the text. */
+  parameterTypes: number[];
+}
+
+/**
+ * PGlite as drizzle uses it (`query`, `transaction`), with each SQL text parsed and planned once.
+ * PGlite's own `query` sends Parse, Describe, Bind, Describe, Execute and Sync as six calls into
+ * the engine on every call, and PostgreSQL parses and plans the text again each time: for the
+ * statements on a chat turn's path that is two thirds of their cost. Here the first use of a text
+ * prepares it as a named statement (Parse and Describe, once), and every use after is one call:
+ * Bind, Describe, Execute and Sync. PostgreSQL keeps the plan, re-planning by itself when a table
+ * the statement reads changes. Texts with options this path does not handle (COPY's `blob`,
+ * `onNotice`, fixed `paramTypes`) go to PGlite's `query` unchanged. Everything else is PGlite's own.
+ *
+ * It leans on PGlite's mutexes (`_runExclusiveTransaction`, `_runExclusiveQuery`, declared in its
+ * typings for its subclasses) so a query never runs between the statements of another caller's
+ * transaction; `pglite-statements.test.ts` pins that down for upgrades.
+ *
+ * @example const db = drizzle({ client: withNamedStatements(await PGlite.create(dir)) });
+ */
+export function withNamedStatements(pg: PGlite, cacheSize = STATEMENT_CACHE_SIZE): PGlite {
+  const statements = new Map<string, NamedStatement>();
+  let nextName = 0;
+
+  const prepare = async (text: string): Promise<NamedStatement> => {
+    const cached = statements.get(text);
+    if (cached) {
+      // Map order is the eviction order: a hit moves to the back.
+      statements.delete(text);
+      statements.set(text, cached);
+      return cached;
+    }
+    const name = `pglite_statement_${nextName++}`;
+    const closes: Uint8Array[] = [];
+    while (statements.size >= cacheSize) {
+      const [oldest, evicted] = statements.entries().next().value as [string, NamedStatement];
+      statements.delete(oldest);
+      closes.push(serialize.close({ type: "S", name: evicted.name }));
+    }
+    const { messages } = await pg.execProtocol(
+      concat([
+        ...closes,
+        serialize.parse({ name, text }),
+        serialize.describe({ type: "S", name }),
+        serialize.sync(),
+      ]),
+      { syncToFs: false },
+    );
+    const statement = { name, parameterTypes: parse.parseDescribeStatementResults(messages) };
+    statements.set(text, statement);
+    return statement;
+  };
+
+  const execute = async <T>(
+    text: string,
+    params: unknown[],
+    options: QueryOptions | undefined,
+    isOwnTransaction: boolean,
+  ): Promise<Results<T>> => {
+    const run = async () => {
+      const statement = await prepare(text);
+      const values = params.map((value, i) => {
+        if (value === null || value === undefined) return null;
+        const type = statement.parameterTypes[i] ?? 0;
+        const serializer = options?.serializers?.[type] ?? pg.serializers[type];
+        return serializer ? serializer(value) : String(value);
+      });
+      const { messages } = await pg.execProtocol(
+        concat([
+          serialize.bind({ statement: statement.name, values }),
+          serialize.describe({ type: "P" }),
+          serialize.execute({}),
+          serialize.sync(),
+        ]),
+        { syncToFs: false },
+      );
+      return parse.parseResults(messages, pg.parsers, options)[0] as Results<T>;
+    };
+    return pg._runExclusiveQuery(async () => {
+      let results: Results<T>;
+      try {
+        results = await run();
+      } catch (error) {
+        if (!isDatabaseError(error, STATEMENT_MISSING)) throw withQuery(error, text, params, options);
+        // Someone ran DEALLOCATE: forget every statement and prepare this one again.
+        statements.clear();
+        results = await run().catch((again: unknown) => {
+          throw withQuery(again, text, params, options);
+        });
+      }
+      // What PGlite's own query does outside a transaction (a no-op on the Node file system).
+      if (isOwnTransaction) await pg.syncToFs();
+      return results;
+    });
+  };
+
+  const handles = (options: QueryOptions | undefined) =>
+    !options?.blob && !options?.onNotice && !options?.paramTypes;
+
+  const query = async <T>(text: string, params: unknown[] = [], options?: QueryOptions) => {
+    if (!handles(options)) return pg.query<T>(text, params, options);
+    await pg._checkReady();
+    return pg._runExclusiveTransaction(() => execute<T>(text, params, options, true));
+  };
+
+  const transaction = <T>(callback: (tx: Transaction) => Promise<T>) =>
+    pg.transaction((tx) =>
+      callback(
+        new Proxy(tx, {
+          get(target, property) {
+            if (property !== "query") return Reflect.get(target, property);
+            return <R>(text: string, params: unknown[] = [], options?: QueryOptions) => {
+              if (!handles(options) || target.closed) return target.query<R>(text, params, options);
+              // The transaction holds PGlite's transaction mutex already.
+              return execute<R>(text, params, options, false);
+            };
+          },
+        }),
+      ),
+    );
+
+  return new Proxy(pg, {
+    get(target, property) {
+      if (property === "query") return query;
+      if (property === "transaction") return transaction;
+      const value: unknown = Reflect.get(target, property, target);
+      // PGlite's methods read private fields, so they must run on the instance, not the proxy.
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
+
+function isDatabaseError(error: unknown, code: string): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === code;
+}
+
+/** The query and its parameters on the error, as PGlite's own `query` adds them. */
+function withQuery(error: unknown, text: string, params: unknown[], options: QueryOptions | undefined) {
+  if (error instanceof Error) Object.assign(error, { query: text, params, queryOptions: options });
+  return error;
+}
