@@ -106,7 +106,9 @@ export function withNamedStatements(pg: PGlite, cacheSize = STATEMENT_CACHE_SIZE
       // PGlite would copy its 300-odd parsers under the caller's on every call (0.1 ms); layered on
       // them instead, PGlite's own stay live (it adds array types later) and nothing is copied.
       const parsers = options?.parsers ? layeredParsers(options.parsers) : pg.parsers;
-      return parse.parseResults(messages, parsers, { rowMode: options?.rowMode ?? "object" })[0] as Results<T>;
+      return parse.parseResults(messages, parsers, {
+        rowMode: options?.rowMode ?? "object",
+      })[0] as Results<T>;
     };
     return pg._runExclusiveQuery(async () => {
       let results: Results<T>;
