@@ -30,11 +30,25 @@ const dialect = new PgDialect();
 const statementNames = new Map<string, string>();
 
 /**
+ * The name a statement's text is prepared under: derived from the text, so each distinct text is
+ * one named statement on every connection and a name never stands for two texts.
+ *
+ * @example db._.session.prepareQuery(query, undefined, statementNameFor(query.sql), false);
+ */
+export function statementNameFor(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `stmt_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
  * Runs a hand-written statement as a named prepared statement and answers its rows. PostgreSQL then
  * parses and plans it once per connection instead of on every call, which for a long statement
  * (CTEs, subqueries) costs more than running it. The name is derived from the text, so each distinct
- * text is one statement; keep the text fixed and pass values as parameters. On PGlite it is an
- * ordinary query.
+ * text is one statement; keep the text fixed and pass values as parameters.
  *
  * @example const rows = await executePrepared<{ id: string }>(db, sql`select id from events where id > ${after}`);
  */
@@ -43,11 +57,8 @@ export async function executePrepared<TRow>(
   statement: SQL,
 ): Promise<TRow[]> {
   const query = dialect.sqlToQuery(statement);
-  let name = statementNames.get(query.sql);
-  if (name === undefined) {
-    name = `stmt_${createHash("sha256").update(query.sql).digest("hex").slice(0, 24)}`;
-    statementNames.set(query.sql, name);
-  }
-  const result = await db._.session.prepareQuery(query, undefined, name, false).execute();
+  const result = await db._.session
+    .prepareQuery(query, undefined, statementNameFor(query.sql), false)
+    .execute();
   return (result as { rows: TRow[] }).rows;
 }

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { is, Param, Placeholder, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { type PgDatabase, PgDialect, type PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { statementNameFor } from "./prepared.ts";
 
 type AnyDb = PgDatabase<PgQueryResultHKT, Record<string, unknown>>;
 
@@ -37,8 +37,7 @@ export async function writeTogether(
       // Kept, such a value would be replayed into every later call's statement.
       throw new Error(`writeTogether "${bound.name}": a value did not go through its bindings`);
     }
-    const name = `writes_${createHash("sha256").update(query.sql).digest("hex").slice(0, 24)}`;
-    prepared = db._.session.prepareQuery(query, undefined, name, false);
+    prepared = db._.session.prepareQuery(query, undefined, statementNameFor(query.sql), false);
     // Shapes come from code paths and their row counts; the bound keeps a stray one from growing it.
     if (built.size >= MAX_SHAPES) built.delete(built.keys().next().value as string);
     built.set(key, prepared);
