@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { betterAuthStores } from "../src/auth/auth-context.ts";
 import { sessionCookie, startTestBuilder, type TestBuilder } from "./harness.ts";
 
 let builder: TestBuilder;
@@ -9,34 +8,6 @@ beforeAll(async () => {
 afterAll(() => builder?.stop());
 
 describe("sign-up and sign-in by e-mail", () => {
-  it("switches better-auth's context stores off once no call of its is running, and on for the next", async () => {
-    const email = "ada.lovelace@example.com";
-    const password = "analytical-engine";
-    const signUp = await builder.request("/api/auth/sign-up/email", {
-      method: "POST",
-      json: { email, password, name: "Ada" },
-    });
-    const cookie = sessionCookie(signUp);
-    // Calls overlapping: the stores stay on until the last one ends.
-    const answers = await Promise.all([
-      builder.request("/api/auth/get-session", { cookie }),
-      builder.request("/api/auth/sign-in/email", { method: "POST", json: { email, password } }),
-      builder.request("/api/auth/get-session", { cookie }),
-    ]);
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
-    const stores = betterAuthStores();
-    expect(stores.length).toBeGreaterThan(0);
-    // Node 20's AsyncLocalStorage keeps its promise hooks while any store is enabled.
-    expect(stores.map((store) => (store as unknown as { enabled: boolean }).enabled)).toEqual(
-      stores.map(() => false),
-    );
-    const again = await builder.request("/api/auth/sign-in/email", {
-      method: "POST",
-      json: { email, password },
-    });
-    expect(again.status).toBe(200);
-  });
-
   it("registers, normalises the e-mail, and signs in with a session cookie", async () => {
     const signUp = await builder.request("/api/auth/sign-up/email", {
       method: "POST",

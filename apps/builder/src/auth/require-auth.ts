@@ -7,7 +7,6 @@ import type { AppEnv } from "../env.ts";
 import { authenticateApiKey } from "../keys/api-keys.ts";
 import { personalWorkspaceId } from "../workspaces/personal-workspace.ts";
 import type { Auth } from "./auth.ts";
-import { withAuthContext } from "./auth-context.ts";
 import { AuthErrors } from "./errors.ts";
 import {
   apiKeyCredential,
@@ -44,9 +43,7 @@ export function requireAuth(
     const credential = sessionCredential(cookie);
     let principal = principals.get(credential);
     if (!principal) {
-      const session = await withAuthContext(() => auth.api.getSession({ headers: c.req.raw.headers })).catch(
-        () => null,
-      );
+      const session = await auth.api.getSession({ headers: c.req.raw.headers }).catch(() => null);
       if (!session) throw CommonErrors.UNAUTHENTICATED();
       const workspaceId = await personalWorkspaceId(deps, session.user);
       principal = { userId: session.user.id, workspaceId, via: "session" };

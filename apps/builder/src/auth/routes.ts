@@ -4,7 +4,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env.ts";
 import { type Auth, CLIENT_IP_HEADER } from "./auth.ts";
-import { withAuthContext } from "./auth-context.ts";
 import { AuthErrors } from "./errors.ts";
 import { type PrincipalCache, sessionCredential } from "./principal-cache.ts";
 import { sessionCookieValue } from "./require-auth.ts";
@@ -126,7 +125,7 @@ async function forward(c: Context<AppEnv>, auth: Auth, body: unknown): Promise<a
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const response = await withAuthContext(() => auth.handler(request));
+  const response = await auth.handler(request);
   if (response.ok) return response;
   throw await translateAuthError(response);
 }
