@@ -27,6 +27,7 @@ import { createGenerationFeature } from "./generation/generation-feature.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
 import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
+import { createMcpFeature } from "./mcp/mcp-feature.ts";
 import { providerRoutes } from "./providers/routes.ts";
 import { sandboxCodeCapability } from "./sandbox/capabilities.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
@@ -78,6 +79,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
     return runner;
   };
   const generation = createGenerationFeature(given);
+  const mcp = createMcpFeature(given);
   // The sandbox and the workflow runner serve agents' code and workflow tools as well as Code nodes;
   // what the caller passes explicitly wins (tests swap in their own).
   const deps: Deps = {
@@ -96,7 +98,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
   const knowledge = createKnowledgeFeature(deps);
   const billing = createBillingFeature(deps);
-  const app = createRoutes(deps, runner, knowledge.routes, generation, billing.routes);
+  const app = createRoutes(deps, runner, knowledge.routes, generation, billing.routes, mcp);
   return {
     app,
     start: async () => {
@@ -111,6 +113,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
       await generation.worker.stop();
       await knowledge.worker.stop();
       await getRunner().stop();
+      await mcp.stop();
       // Last, so events the workers above committed while stopping still go out.
       await events.stop();
     },
@@ -123,6 +126,7 @@ function createRoutes(
   knowledge: ReturnType<typeof createKnowledgeFeature>["routes"],
   generation: ReturnType<typeof createGenerationFeature>,
   billing: ReturnType<typeof createBillingFeature>["routes"],
+  mcp: ReturnType<typeof createMcpFeature>,
 ) {
   const { config, logger } = deps;
   const auth = createAuth({
@@ -169,6 +173,7 @@ function createRoutes(
   app.route("/api/billing", billing);
   app.route("/api/webhooks", webhookRoutes(deps));
   app.route("/api/events", eventRoutes(deps));
+  app.route("/api/mcp-servers", mcp.serverRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

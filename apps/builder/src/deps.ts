@@ -7,6 +7,7 @@ import type { BuilderDb } from "./db/index.ts";
 import type { DeliveryNotifier } from "./events/emit-event.ts";
 import type { EventDeliverySettings } from "./events/event-delivery.ts";
 import type { GenerationSettings } from "./generation/generation-context.ts";
+import type { McpSettings } from "./mcp/mcp-clients.ts";
 import type { AiSettings } from "./providers/settings.ts";
 import type { Storage } from "./storage/storage.ts";
 import type { WorkflowCapabilities } from "./workflows/capabilities.ts";
@@ -29,6 +30,8 @@ export interface Deps {
   storage?: Storage;
   /** Polling, size and cache limits of generation; absent, the defaults. */
   generation?: Partial<GenerationSettings>;
+  /** Timeouts and limits of MCP client connections; absent, the defaults. */
+  mcp?: Partial<McpSettings>;
   /** Whether and how this process delivers webhooks; absent, the defaults (inline). */
   eventDelivery?: Partial<EventDeliverySettings>;
   /**

@@ -7,6 +7,7 @@ export {
   startFakeEmbeddings,
 } from "./fake-embeddings.ts";
 export { startFakeGoogle } from "./fake-google.ts";
+export { type FakeMcp, type FakeMcpCall, type FakeMcpOptions, startFakeMcp } from "./fake-mcp.ts";
 export {
   type FakeMessage,
   type FakeProvider,
