@@ -87,11 +87,13 @@ export function createBuilderApp(input: Deps): BuilderApp {
     agentTools: {
       ...(given.sandbox ? { code: sandboxCodeRunner(given.sandbox, given) } : {}),
       workflows: workflowToolRunner(given, getRunner),
+      mcp: mcp.tools,
       ...given.agentTools,
     },
     workflowCapabilities: {
       ...(given.sandbox ? { code: sandboxCodeCapability(given.sandbox, given) } : {}),
       generation: generation.capability,
+      mcp: mcp.tools,
       ...given.workflowCapabilities,
     },
   };

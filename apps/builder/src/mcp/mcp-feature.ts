@@ -1,5 +1,6 @@
 import type { Deps } from "../deps.ts";
 import { defaultMcpSettings, McpClients } from "./mcp-clients.ts";
+import { mcpToolSource } from "./mcp-tool-source.ts";
 import { mcpServerRoutes } from "./routes.ts";
 
 /**
@@ -12,6 +13,8 @@ export function createMcpFeature(deps: Deps) {
   const clients = new McpClients(deps, { ...defaultMcpSettings, ...deps.mcp });
   return {
     clients,
+    /** MCP tools for agents and the workflow Tool node. */
+    tools: mcpToolSource(deps, clients),
     serverRoutes: mcpServerRoutes(deps, clients),
     stop: () => clients.closeAll(),
   };
