@@ -27,6 +27,7 @@ import { createGenerationFeature } from "./generation/generation-feature.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
 import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
+import { MCP_ENDPOINT_PATH, type McpEndpoint, registerMcpEndpointDocs } from "./mcp/mcp-endpoint.ts";
 import { createMcpFeature } from "./mcp/mcp-feature.ts";
 import { providerRoutes } from "./providers/routes.ts";
 import { sandboxCodeCapability } from "./sandbox/capabilities.ts";
@@ -80,6 +81,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
   };
   const generation = createGenerationFeature(given);
   const mcp = createMcpFeature(given);
+  given.mcpExposure = mcp.exposure;
   // The sandbox and the workflow runner serve agents' code and workflow tools as well as Code nodes;
   // what the caller passes explicitly wins (tests swap in their own).
   const deps: Deps = {
@@ -100,7 +102,15 @@ export function createBuilderApp(input: Deps): BuilderApp {
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
   const knowledge = createKnowledgeFeature(deps);
   const billing = createBillingFeature(deps);
-  const app = createRoutes(deps, runner, knowledge.routes, generation, billing.routes, mcp);
+  const app = createRoutes(
+    deps,
+    runner,
+    knowledge.routes,
+    generation,
+    billing.routes,
+    mcp.serverRoutes,
+    mcp.serve(deps, getRunner),
+  );
   return {
     app,
     start: async () => {
@@ -128,7 +138,8 @@ function createRoutes(
   knowledge: ReturnType<typeof createKnowledgeFeature>["routes"],
   generation: ReturnType<typeof createGenerationFeature>,
   billing: ReturnType<typeof createBillingFeature>["routes"],
-  mcp: ReturnType<typeof createMcpFeature>,
+  mcpServers: ReturnType<typeof createMcpFeature>["serverRoutes"],
+  mcpEndpoint: McpEndpoint,
 ) {
   const { config, logger } = deps;
   const auth = createAuth({
@@ -175,7 +186,9 @@ function createRoutes(
   app.route("/api/billing", billing);
   app.route("/api/webhooks", webhookRoutes(deps));
   app.route("/api/events", eventRoutes(deps));
-  app.route("/api/mcp-servers", mcp.serverRoutes);
+  app.route("/api/mcp-servers", mcpServers);
+  app.on(["GET", "POST", "DELETE"], MCP_ENDPOINT_PATH, (c) => mcpEndpoint.handle(c));
+  registerMcpEndpointDocs(app.openAPIRegistry);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -40,6 +40,11 @@ export interface Deps {
    * instead of after the heartbeat timeout.
    */
   isSoleProcess?: boolean;
+  /**
+   * Told when the agents or workflows a workspace serves over MCP may have changed, so open MCP
+   * sessions get a list-changed notification; set by `createBuilderApp`.
+   */
+  mcpExposure?: { changed(workspaceId: string): void };
   /** Wakes the webhook delivery engine after events are committed; set by `createBuilderApp`. */
   deliveries?: DeliveryNotifier;
 }

@@ -101,6 +101,9 @@ export const createAgentBody = z
     tools: toolList.default([]),
     knowledge_base_ids: z.array(z.string().max(64)).max(32).default([]),
     memory_turns: z.number().int().min(0).max(100).default(10),
+    mcp_exposed: z.boolean().default(false).openapi({
+      description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
+    }),
   })
   .openapi("CreateAgentRequest");
 
@@ -115,6 +118,7 @@ export const updateAgentBody = z
     tools: toolList,
     knowledge_base_ids: z.array(z.string().max(64)).max(32),
     memory_turns: z.number().int().min(0).max(100),
+    mcp_exposed: z.boolean(),
   })
   .partial()
   .openapi("UpdateAgentRequest");
@@ -131,6 +135,7 @@ export const agentSchema = z
     tools: z.array(agentToolSchema),
     knowledge_base_ids: z.array(z.string()),
     memory_turns: z.number().int(),
+    mcp_exposed: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -1,6 +1,11 @@
 import { defineErrors } from "@app/http";
 
 export const McpErrors = defineErrors({
+  MCP_API_KEY_REQUIRED: {
+    status: 401,
+    message:
+      "The MCP endpoint takes an API key (`Authorization: Bearer <key>` from POST /api/keys), not a session.",
+  },
   MCP_SERVER_NOT_FOUND: { status: 404, message: "No MCP server with this id." },
   MCP_URL_REFUSED: { status: 422, message: "The MCP server's URL is not allowed." },
   MCP_SECRETS_UNREADABLE: {

@@ -22,7 +22,7 @@ export const workflows = pgTable(
   (table) => [index("workflows_workspace_idx").on(table.workspaceId, table.id)],
 );
 
-export type RunTrigger = "api" | "hook" | "tool";
+export type RunTrigger = "api" | "hook" | "tool" | "mcp";
 
 export const workflowRuns = pgTable(
   "workflow_runs",
