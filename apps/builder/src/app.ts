@@ -29,6 +29,7 @@ import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
 import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
 import { MCP_ENDPOINT_PATH, type McpEndpoint, registerMcpEndpointDocs } from "./mcp/mcp-endpoint.ts";
 import { createMcpFeature } from "./mcp/mcp-feature.ts";
+import { OAUTH_CALLBACK_PATH } from "./mcp/mcp-oauth.ts";
 import { providerRoutes } from "./providers/routes.ts";
 import { sandboxCodeCapability } from "./sandbox/capabilities.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
@@ -54,6 +55,8 @@ const PUBLIC_API_PATHS = [
   "/api/replicate/webhook",
   // So does the payment service (X-Service-Signature).
   BILLING_WEBHOOK_PATH,
+  // An MCP server's authorization server sends the person back here; the state proves the right.
+  OAUTH_CALLBACK_PATH,
 ] as const;
 
 export interface BuilderApp {

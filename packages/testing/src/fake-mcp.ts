@@ -5,6 +5,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
+import { createFakeAuthorization, type FakeAuthorization } from "./fake-oauth.ts";
 
 export interface FakeMcpCall {
   tool: string;
@@ -22,6 +23,8 @@ export interface FakeMcpOptions {
   sseOnly?: boolean;
   /** Answer every request with this status (a server that is up but broken). */
   failWith?: number;
+  /** Require OAuth 2.1 access tokens from the fake authorization server on the same origin. */
+  oauth?: boolean;
 }
 
 export interface FakeMcp {
@@ -32,6 +35,8 @@ export interface FakeMcp {
   release(): void;
   /** Adds a tool to the server's list (and notifies connected clients that the list changed). */
   addTool(name: string, text: string): void;
+  /** With `oauth`: the authorization server's record of registrations, authorizations and grants. */
+  oauth: FakeAuthorization | undefined;
   close(): Promise<void>;
 }
 
@@ -189,17 +194,24 @@ export async function startFakeMcp(options: FakeMcpOptions = {}): Promise<FakeMc
     await transport.handleRequest(request, response);
   };
 
-  const http = createServer((request, response) => {
+  let authorization: ReturnType<typeof createFakeAuthorization> | undefined;
+  const serve = (request: IncomingMessage, response: ServerResponse) => {
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500).end(String(error));
     });
+  };
+  const http = createServer((request, response) => {
+    if (authorization) authorization.handle(request, response, () => serve(request, response));
+    else serve(request, response);
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const { port } = http.address() as AddressInfo;
+  if (options.oauth) authorization = createFakeAuthorization(`http://127.0.0.1:${port}`);
 
   return {
     url: `http://127.0.0.1:${port}${options.sseOnly ? "/sse" : "/mcp"}`,
     calls,
+    oauth: authorization,
     release() {
       for (const resolve of waiting.splice(0)) resolve();
     },

@@ -20,6 +20,7 @@ export {
   isAfterToolResult,
   lastUserText,
 } from "./fake-model.ts";
+export type { FakeAuthorization } from "./fake-oauth.ts";
 export { startFakeOpenAI } from "./fake-openai.ts";
 export {
   FAKE_REPLICATE_MODELS,

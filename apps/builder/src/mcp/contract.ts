@@ -38,6 +38,10 @@ export const createMcpServerBody = z
       .max(10_000)
       .optional()
       .openapi({ description: "Sent as `Authorization: Bearer …`; stored encrypted, never shown again" }),
+    oauth: z.boolean().default(false).openapi({
+      description:
+        "The server requires OAuth 2.1: after creating it, POST /api/mcp-servers/{id}/authorize and send the person to the answered URL",
+    }),
     headers: z
       .record(headerName, z.string().max(10_000))
       .refine((headers) => Object.keys(headers).length <= 20, { message: "at most 20 headers" })
@@ -50,7 +54,24 @@ export const createMcpServerBody = z
       !Object.keys(body.headers ?? {}).some((name) => name.toLowerCase() === "authorization"),
     { message: "give either bearer_token or an Authorization header", path: ["bearer_token"] },
   )
+  .refine((body) => !(body.oauth && body.bearer_token), {
+    message: "give either bearer_token or oauth",
+    path: ["oauth"],
+  })
   .openapi("CreateMcpServerRequest");
+
+export const mcpAuthorizationSchema = z
+  .object({
+    authorization_url: z
+      .string()
+      .openapi({ description: "Send the person here; the authorization server calls the builder back" }),
+  })
+  .openapi("McpAuthorization");
+
+export const oauthCallbackQuery = z.object({
+  code: z.string().min(1).max(4096),
+  state: z.string().min(1).max(512),
+});
 
 export const mcpToolSchema = z
   .object({

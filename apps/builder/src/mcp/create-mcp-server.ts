@@ -44,7 +44,7 @@ export async function createMcpServer(
       name: input.name,
       url: url.toString(),
       transport: input.transport,
-      authType: input.bearer_token ? "bearer" : hasHeaders ? "headers" : "none",
+      authType: input.oauth ? "oauth" : input.bearer_token ? "bearer" : hasHeaders ? "headers" : "none",
       encryptedSecrets: hasSecrets ? sealMcpJson(config, { workspaceId, id }, "secrets", secrets) : null,
       headerNames: Object.keys(headers),
       secretHint:

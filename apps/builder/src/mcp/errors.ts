@@ -6,6 +6,15 @@ export const McpErrors = defineErrors({
     message:
       "The MCP endpoint takes an API key (`Authorization: Bearer <key>` from POST /api/keys), not a session.",
   },
+  MCP_OAUTH_NOT_ENABLED: {
+    status: 422,
+    message: "This MCP server was added without OAuth; add it again with `oauth: true` to authorize it.",
+  },
+  MCP_OAUTH_STATE_INVALID: {
+    status: 400,
+    message:
+      "This authorization is unknown or was already used; start it again from the MCP server's settings.",
+  },
   MCP_SERVER_NOT_FOUND: { status: 404, message: "No MCP server with this id." },
   MCP_URL_REFUSED: { status: 422, message: "The MCP server's URL is not allowed." },
   MCP_SECRETS_UNREADABLE: {

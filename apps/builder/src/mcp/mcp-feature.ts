@@ -2,6 +2,7 @@ import type { Deps } from "../deps.ts";
 import type { WorkflowRunner } from "../workflows/runs/workflow-runner.ts";
 import { defaultMcpSettings, McpClients } from "./mcp-clients.ts";
 import { McpEndpoint } from "./mcp-endpoint.ts";
+import { backgroundOAuth } from "./mcp-oauth.ts";
 import { mcpToolSource } from "./mcp-tool-source.ts";
 import { mcpServerRoutes } from "./routes.ts";
 
@@ -13,7 +14,9 @@ import { mcpServerRoutes } from "./routes.ts";
  * @example const mcp = createMcpFeature(deps); const endpoint = mcp.serve(fullDeps, () => runner);
  */
 export function createMcpFeature(deps: Deps) {
-  const clients = new McpClients(deps, { ...defaultMcpSettings, ...deps.mcp });
+  const clients = new McpClients(deps, { ...defaultMcpSettings, ...deps.mcp }, (row) =>
+    backgroundOAuth(deps, row),
+  );
   let endpoint: McpEndpoint | undefined;
   return {
     clients,

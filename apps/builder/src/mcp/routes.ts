@@ -7,13 +7,20 @@ import {
   listQuerySchema,
   toPage,
 } from "@app/http";
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { createMcpServerBody, mcpServerCheckSchema, mcpServerSchema } from "./contract.ts";
+import {
+  createMcpServerBody,
+  mcpAuthorizationSchema,
+  mcpServerCheckSchema,
+  mcpServerSchema,
+  oauthCallbackQuery,
+} from "./contract.ts";
 import { createMcpServer } from "./create-mcp-server.ts";
 import { McpErrors } from "./errors.ts";
 import type { McpClients } from "./mcp-clients.ts";
+import { finishMcpAuthorization, startMcpAuthorization } from "./mcp-oauth.ts";
 import { toMcpServerJson, toMcpToolJson } from "./mcp-server-json.ts";
 import { deleteMcpServer, findMcpServer, listMcpServers } from "./mcp-servers.ts";
 
@@ -77,6 +84,35 @@ const testServerRoute = createRoute({
   },
 });
 
+const authorizeServerRoute = createRoute({
+  method: "post",
+  path: "/{id}/authorize",
+  tags: ["mcp"],
+  summary:
+    "Start the OAuth 2.1 authorization of a server that requires it (PKCE, dynamic client registration)",
+  request: { params: idParam },
+  responses: {
+    200: { description: "Where to send the person", content: jsonContent(mcpAuthorizationSchema) },
+    ...errorResponses(401, 404, 422, 424, 502, 504),
+  },
+});
+
+const oauthCallbackRoute = createRoute({
+  method: "get",
+  path: "/oauth/callback",
+  tags: ["mcp"],
+  summary: "Where the authorization server sends the person back (public: the state names the authorization)",
+  security: [],
+  request: { query: oauthCallbackQuery },
+  responses: {
+    200: {
+      description: "A page saying the server is connected",
+      content: { "text/html": { schema: z.string() } },
+    },
+    ...errorResponses(400, 422, 424, 502),
+  },
+});
+
 export function mcpServerRoutes(deps: Deps, clients: McpClients) {
   const router = createRouter<AppEnv>();
   router.openapi(createServerRoute, async (c) => {
@@ -98,6 +134,19 @@ export function mcpServerRoutes(deps: Deps, clients: McpClients) {
     if (!isDeleted) throw McpErrors.MCP_SERVER_NOT_FOUND();
     return c.body(null, 204);
   });
+  router.openapi(authorizeServerRoute, async (c) => {
+    const row = await findMcpServer(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
+    if (!row) throw McpErrors.MCP_SERVER_NOT_FOUND();
+    const { authorizationUrl } = await startMcpAuthorization(deps, row);
+    return c.json({ authorization_url: authorizationUrl }, 200);
+  });
+  router.openapi(oauthCallbackRoute, async (c) => {
+    const row = await finishMcpAuthorization(deps, c.req.valid("query"));
+    return c.html(
+      `<!doctype html><meta charset="utf-8"><title>Connected</title><p>${escapeHtml(row.name)} is connected. You can close this window.</p>`,
+      200,
+    );
+  });
   router.openapi(testServerRoute, async (c) => {
     const row = await findMcpServer(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
     if (!row) throw McpErrors.MCP_SERVER_NOT_FOUND();
@@ -114,4 +163,8 @@ export function mcpServerRoutes(deps: Deps, clients: McpClients) {
     );
   });
   return router;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
