@@ -18,6 +18,8 @@ import { callExposedTool, type ExposedTool, listExposedTools } from "./exposed-t
 
 interface Session {
   workspaceId: string;
+  /** The tool list calls resolve names against; refreshed by tools/list, exposure changes, or age. */
+  tools?: { list: Promise<ExposedTool[]>; at: number } | undefined;
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   lastSeenAt: number;
@@ -26,6 +28,11 @@ interface Session {
 /** Sessions live in this process's memory; these bound what idle or abandoned clients can hold. */
 const MAX_SESSIONS = 1000;
 const IDLE_SESSION_MS = 30 * 60_000;
+/**
+ * How long a call may resolve a tool name from the session's last listing: it saves two queries a
+ * call, and bounds how long a tool un-exposed by another process stays callable here.
+ */
+const TOOLS_FRESH_MS = 5_000;
 
 /**
  * The builder as an MCP server (Streamable HTTP, the official SDK's web-standard transport): each
@@ -59,10 +66,9 @@ export class McpEndpoint {
       return jsonRpcError(400, -32000, "Start with an initialize request (POST) to open a session.");
     }
     this.sweep();
-    const server = this.newServer(principal.workspaceId);
     const session: Session = {
       workspaceId: principal.workspaceId,
-      server,
+      server: new Server({ name: "builder", version: "0.1.0" }),
       lastSeenAt: performance.now(),
       transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
@@ -74,6 +80,8 @@ export class McpEndpoint {
         },
       }),
     };
+    session.server = this.newServer(session);
+    const { server } = session;
     await server.connect(session.transport);
     const response = await session.transport.handleRequest(c.req.raw);
     // Not an initialize request: the transport refused it and no session exists to keep.
@@ -85,6 +93,7 @@ export class McpEndpoint {
   changed(workspaceId: string): void {
     for (const session of this.sessions.values()) {
       if (session.workspaceId !== workspaceId) continue;
+      session.tools = undefined;
       session.server.sendToolListChanged().catch((error: unknown) => {
         this.deps.logger.warn({ err: error }, "MCP tools/list_changed not sent");
       });
@@ -107,7 +116,20 @@ export class McpEndpoint {
     }
   }
 
-  private newServer(workspaceId: string): Server {
+  private toolsOf(session: Session, isFresh: boolean): Promise<ExposedTool[]> {
+    const now = performance.now();
+    if (isFresh || !session.tools || now - session.tools.at > TOOLS_FRESH_MS) {
+      const list = listExposedTools(this.deps, session.workspaceId);
+      session.tools = { list, at: now };
+      list.catch(() => {
+        session.tools = undefined;
+      });
+    }
+    return session.tools.list;
+  }
+
+  private newServer(session: Session): Server {
+    const { workspaceId } = session;
     const server = new Server(
       { name: "builder", version: "0.1.0" },
       {
@@ -116,11 +138,11 @@ export class McpEndpoint {
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => {
-      const tools = await listExposedTools(this.deps, workspaceId);
+      const tools = await this.toolsOf(session, true);
       return { tools: tools.map(toolDescription) };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-      const tools = await listExposedTools(this.deps, workspaceId);
+      const tools = await this.toolsOf(session, false);
       const target = tools.find((tool) => tool.name === request.params.name);
       if (!target) {
         return {
