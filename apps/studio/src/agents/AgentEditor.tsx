@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { ApiError } from "../api/client.ts";
+import { isMcpAgentTool, type McpAgentTool, McpToolPicker } from "../mcp/McpToolPicker.tsx";
 import { navigate } from "../router.ts";
 import { Button, ErrorBox, Field, Loading, PageHeader } from "../ui/ui.tsx";
 import { type AgentInput, useAgent, useDeleteAgent, useProviders, useSaveAgent } from "./queries.ts";
@@ -12,6 +13,7 @@ const EMPTY: AgentInput = {
   instructions: "",
   temperature: null,
   memory_turns: 10,
+  mcp_exposed: false,
 };
 
 export function AgentEditor({ id }: { id?: string }) {
@@ -20,9 +22,13 @@ export function AgentEditor({ id }: { id?: string }) {
   const save = useSaveAgent(id);
   const remove = useDeleteAgent();
   const [form, setForm] = useState<AgentInput>(EMPTY);
+  const [mcpTools, setMcpTools] = useState<McpAgentTool[]>([]);
 
   useEffect(() => {
-    if (agent.data) setForm(agent.data);
+    if (agent.data) {
+      setForm(agent.data);
+      setMcpTools(agent.data.tools.filter(isMcpAgentTool));
+    }
   }, [agent.data]);
 
   if (id && agent.isPending) return <Loading what="the agent" />;
@@ -44,6 +50,9 @@ export function AgentEditor({ id }: { id?: string }) {
         instructions: form.instructions,
         temperature: form.temperature,
         memory_turns: form.memory_turns,
+        mcp_exposed: form.mcp_exposed,
+        // The other kinds of tools are kept as they are; this editor changes only MCP ones.
+        tools: [...(agent.data?.tools ?? []).filter((tool) => !isMcpAgentTool(tool)), ...mcpTools],
       },
       { onSuccess: (saved) => navigate(`/agents/${saved.id}`, { replace: true }) },
     );
@@ -148,6 +157,20 @@ export function AgentEditor({ id }: { id?: string }) {
             />
           </Field>
         </div>
+        <McpToolPicker value={mcpTools} onChange={setMcpTools} />
+        {error?.fieldMessage("tools") ? <p className="field-error">{error.fieldMessage("tools")}</p> : null}
+        <label className="checkbox-line">
+          <input
+            type="checkbox"
+            name="mcp_exposed"
+            checked={form.mcp_exposed}
+            onChange={(e) => set("mcp_exposed", e.target.checked)}
+          />
+          <span>
+            Serve this agent as a tool of the workspace's MCP endpoint (<code>/api/mcp</code>, with an API
+            key)
+          </span>
+        </label>
         <Button type="submit" isBusy={save.isPending}>
           {id ? "Save" : "Create agent"}
         </Button>

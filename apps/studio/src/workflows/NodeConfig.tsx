@@ -1,4 +1,5 @@
 import { useProviders } from "../agents/queries.ts";
+import { type McpArgs, McpToolNodeConfig } from "../mcp/McpToolNodeConfig.tsx";
 import { Button, Field } from "../ui/ui.tsx";
 import { JsonField, type Row, RowsEditor, TemplateField } from "./config-fields.tsx";
 import type { EditorNode } from "./graph.ts";
@@ -108,11 +109,19 @@ export function NodeConfig({ node, variables, tools, onChange, onDelete }: Props
               ))}
             </select>
           </Field>
-          <JsonField
-            label="Arguments (JSON; strings may hold templates)"
-            value={config.args ?? {}}
-            onChange={(v) => set("args", v)}
-          />
+          {config.tool === "mcp_tool" ? (
+            <McpToolNodeConfig
+              args={(config.args ?? {}) as McpArgs}
+              variables={variables}
+              onChange={(args) => set("args", args)}
+            />
+          ) : (
+            <JsonField
+              label="Arguments (JSON; strings may hold templates)"
+              value={config.args ?? {}}
+              onChange={(v) => set("args", v)}
+            />
+          )}
         </>
       ) : null}
       {type !== "start" && type !== "end" && type !== "condition" ? (

@@ -32,6 +32,7 @@ import {
 import { NodeConfig } from "./NodeConfig.tsx";
 import {
   type GraphIssue,
+  useExposeWorkflow,
   useSaveWorkflow,
   useTools,
   useWorkflow,
@@ -72,6 +73,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
   const flow = useReactFlow<EditorNode, Edge>();
   const tools = useTools();
   const save = useSaveWorkflow(workflow.id);
+  const expose = useExposeWorkflow(workflow.id);
 
   // Dragging a node changes `nodes` every frame; the API form, the unsaved-changes check and
   // validation follow a frame or more behind instead of costing every frame their work.
@@ -282,6 +284,15 @@ function Editor({ workflow }: { workflow: Workflow }) {
         <Button variant="secondary" onClick={() => void flow.fitView()}>
           Zoom to fit
         </Button>
+        <label className="editor-toggle" title="Serve this workflow as a tool of /api/mcp (with an API key)">
+          <input
+            type="checkbox"
+            checked={expose.variables ?? workflow.mcp_exposed}
+            disabled={expose.isPending}
+            onChange={(e) => expose.mutate(e.target.checked)}
+          />
+          MCP tool
+        </label>
         <a className="btn btn-secondary" href={`/api/workflows/${workflow.id}/export`} download>
           Export
         </a>
@@ -289,6 +300,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
           Save
         </Button>
       </header>
+      {expose.error ? <ErrorBox error={expose.error} /> : null}
       {save.error && !(save.error instanceof ApiError && save.error.details.length) ? (
         <ErrorBox error={save.error} />
       ) : null}
