@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { FetchFunction } from "../outbound/outbound-fetch.ts";
 import type { AgentTool } from "./contract.ts";
 import { callHttpTool } from "./http-tool.ts";
-import { addMcpTools } from "./mcp-agent-tools.ts";
+import { addMcpTools, type OpenedMcpServer, openMcpServer } from "./mcp-agent-tools.ts";
 import { type AgentToolPorts, citationJson } from "./ports.ts";
 
 const CODE_TOOL_TIMEOUT_MS = 10_000;
@@ -35,6 +35,13 @@ export async function buildAgentTools(
   context: ToolContext,
 ): Promise<ToolSet> {
   const tools: ToolSet = {};
+  const servers = new Map(
+    definitions.flatMap((definition) =>
+      definition.type === "mcp"
+        ? [[definition, openMcpServer(definition, { ...context, source: context.ports.mcp })] as const]
+        : [],
+    ),
+  );
   for (const definition of definitions) {
     switch (definition.type) {
       case "knowledge_search":
@@ -111,12 +118,12 @@ export async function buildAgentTools(
         });
         break;
       case "mcp":
-        await addMcpTools(tools, definition, {
-          source: context.ports.mcp,
-          workspaceId: context.workspaceId,
-          signal: context.signal,
-          validated: validatedSchema,
-        });
+        addMcpTools(
+          tools,
+          definition,
+          await (servers.get(definition) as Promise<OpenedMcpServer>),
+          validatedSchema,
+        );
         break;
     }
   }

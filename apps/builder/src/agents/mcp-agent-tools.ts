@@ -1,56 +1,64 @@
 import { jsonSchema, type ToolSet, tool } from "ai";
 import type { AgentTool } from "./contract.ts";
-import type { McpToolInfo, McpToolSource } from "./ports.ts";
+import type { McpToolInfo, McpToolSource, McpToolset } from "./ports.ts";
 
 type McpDefinition = Extract<AgentTool, { type: "mcp" }>;
 type ToolOutput = Record<string, unknown>;
 
 /** Providers accept tool names of letters, digits, `_` and `-`, at most 64 long (OpenAI's bound). */
 const MAX_TOOL_NAME = 64;
+/** A bound for a call made without the turn's signal (the pool's own call timeout is shorter). */
+const MAX_CALL_MS = 10 * 60_000;
+
+/** A server opened for a turn, or why it could not be. */
+export type OpenedMcpServer = { toolset: McpToolset } | { unavailable: string };
 
 /**
- * Adds an MCP server's tools to an agent's tool set: all it lists, or the chosen ones with their
- * fixed arguments hidden from the model and their descriptions overridden. A server that cannot be
- * listed still offers the tools it listed last (or the chosen names), whose calls then tell the
- * model why they failed; a server that is gone offers one tool that says so. Never throws.
+ * Opens the MCP server of an agent's tool entry (its tools listed, or the last listing). Turns open
+ * all their servers at once, so one slow server does not add up with another. Never throws.
  *
- * @example await addMcpTools(tools, definition, { source, workspaceId, signal, validated });
+ * @example const opened = await openMcpServer(definition, { source, workspaceId, signal });
  */
-export async function addMcpTools(
-  tools: ToolSet,
+export async function openMcpServer(
   definition: McpDefinition,
-  context: {
-    source: McpToolSource | undefined;
-    workspaceId: string;
-    signal: AbortSignal;
-    validated: (schema: Record<string, unknown>) => ReturnType<typeof jsonSchema<Record<string, unknown>>>;
-  },
-): Promise<void> {
-  const prefix = definition.prefix ?? "";
-  if (!context.source) {
-    tools[uniqueName(tools, `${prefix}mcp_unavailable`)] = failingTool(
-      "MCP tools are not available on this server.",
-    );
-    return;
-  }
-  let toolset: Awaited<ReturnType<McpToolSource["open"]>>;
+  context: { source: McpToolSource | undefined; workspaceId: string; signal: AbortSignal },
+): Promise<OpenedMcpServer> {
+  if (!context.source) return { unavailable: "MCP tools are not available on this server." };
   try {
-    toolset = await context.source.open({
+    const toolset = await context.source.open({
       workspaceId: context.workspaceId,
       serverId: definition.server_id,
       signal: context.signal,
     });
+    if (toolset) return { toolset };
+    return {
+      unavailable: `The MCP server ${definition.server_id} no longer exists in this workspace; remove it from the agent's tools.`,
+    };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    tools[uniqueName(tools, `${prefix}mcp_unavailable`)] = failingTool(message);
+    return { unavailable: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * Adds an opened MCP server's tools to an agent's tool set: all it lists, or the chosen ones with
+ * their fixed arguments hidden from the model and their descriptions overridden. A server that
+ * cannot be listed still offers the tools it listed last (or the chosen names), whose calls then
+ * tell the model why they failed; a server that is gone offers one tool that says so.
+ *
+ * @example addMcpTools(tools, definition, await openMcpServer(definition, context), validatedSchema);
+ */
+export function addMcpTools(
+  tools: ToolSet,
+  definition: McpDefinition,
+  server: OpenedMcpServer,
+  validated: (schema: Record<string, unknown>) => ReturnType<typeof jsonSchema<Record<string, unknown>>>,
+): void {
+  const prefix = definition.prefix ?? "";
+  if ("unavailable" in server) {
+    tools[uniqueName(tools, `${prefix}mcp_unavailable`)] = failingTool(server.unavailable);
     return;
   }
-  if (!toolset) {
-    tools[uniqueName(tools, `${prefix}mcp_unavailable`)] = failingTool(
-      `The MCP server ${definition.server_id} no longer exists in this workspace; remove it from the agent's tools.`,
-    );
-    return;
-  }
+  const { toolset } = server;
   const listed = new Map(toolset.tools.map((info) => [info.name, info]));
   const chosen: { info: McpToolInfo; description?: string | undefined; fixed: Record<string, unknown> }[] =
     definition.tools
@@ -78,15 +86,19 @@ export async function addMcpTools(
         info.description ||
         info.title ||
         `The ${info.name} tool of the MCP server ${opened.serverName}.`,
-      inputSchema: context.validated(modelSchema(info.inputSchema, fixed)),
-      execute: async (input): Promise<ToolOutput> => {
+      inputSchema: validated(modelSchema(info.inputSchema, fixed)),
+      execute: async (input, { abortSignal }): Promise<ToolOutput> => {
         if (isMissing && !opened.unavailable) {
           return {
             error: `The MCP server "${opened.serverName}" has no tool ${info.name} any more; the agent's tool list needs updating.`,
           };
         }
         try {
-          const outcome = await opened.call(info.name, { ...input, ...fixed }, context.signal);
+          const outcome = await opened.call(
+            info.name,
+            { ...input, ...fixed },
+            abortSignal ?? AbortSignal.timeout(MAX_CALL_MS),
+          );
           if (outcome.isError) return { error: outcome.text || `${info.name} reported an error.` };
           return outcome.structured === undefined
             ? { result: outcome.text }

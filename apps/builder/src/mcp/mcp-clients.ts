@@ -123,6 +123,13 @@ export class McpClients {
     });
   }
 
+  /** Closes this process's connections to a server (it was deleted). */
+  forget(serverId: string): void {
+    for (const [key, entry] of this.pool) {
+      if (key.startsWith(`${serverId}@`)) this.drop(key, entry);
+    }
+  }
+
   async closeAll(): Promise<void> {
     const entries = [...this.pool.values()];
     this.pool.clear();

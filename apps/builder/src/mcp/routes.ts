@@ -132,6 +132,7 @@ export function mcpServerRoutes(deps: Deps, clients: McpClients) {
   router.openapi(deleteServerRoute, async (c) => {
     const isDeleted = await deleteMcpServer(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
     if (!isDeleted) throw McpErrors.MCP_SERVER_NOT_FOUND();
+    clients.forget(c.req.valid("param").id);
     return c.body(null, 204);
   });
   router.openapi(authorizeServerRoute, async (c) => {
