@@ -5,11 +5,9 @@ import type { NodeError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
 import { and, asc, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { BuilderDb } from "../../db/index.ts";
 import { emitEvent } from "../../events/emit-event.ts";
-import { type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
+import { type NodeRunRow, type RunRow, type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
 import { runJson } from "./run-json.ts";
 
-export type RunRow = typeof workflowRuns.$inferSelect;
-export type NodeRunRow = typeof workflowNodeRuns.$inferSelect;
 export type NodeRunValues = typeof workflowNodeRuns.$inferInsert;
 
 export interface NewRun {
