@@ -183,7 +183,7 @@ export async function* runAgentTurn(
         finishReason: finish,
         createdAt: assistantAt,
       },
-      (binder) => modelCallWrites(deps, origin, meter.settle(), binder),
+      modelCallWrites(deps, origin, meter.settle()),
     );
     isUsageRecorded = true;
     return {
