@@ -106,7 +106,7 @@ export function withNamedStatements(pg: PGlite, cacheSize = STATEMENT_CACHE_SIZE
         ]),
         { syncToFs: false },
       );
-      // PGlite would copy its 300-odd parsers under the caller's on every call (0.1 ms); layered on
+      // PGlite would copy its 300-odd parsers under the caller's on every call (see docs/architecture.md); layered on
       // them instead, PGlite's own stay live (it adds array types later) and nothing is copied.
       const parsers = options?.parsers ? layeredParsers(options.parsers) : pg.parsers;
       return parse.parseResults(messages, parsers, {
