@@ -1,4 +1,5 @@
-// `npm start`: both services on this machine with their embedded databases.
+// `npm start`: both services on this machine with their embedded databases, from the compiled bundles
+// (rebuilt first only when their sources changed). Run by Node's own type stripping (no loader).
 // Each runs in its own process (each PGlite is one in-process connection); Ctrl-C stops both.
 // The builder is a merchant of the payment service: both get the same secret key (PAYMENTS_SECRET_KEY,
 // or one generated once into DATA_DIR), the payment service makes sure that merchant exists, and the
@@ -7,6 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { newSecretToken, readOrCreateSecretFile } from "@app/core";
+import { buildIfStale, compiledEntry } from "./build.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dataDir = resolve(process.env.DATA_DIR || "./data");
@@ -17,18 +19,20 @@ const shared = { ...process.env, DATA_DIR: dataDir, PAYMENTS_SECRET_KEY: payment
 const services = [
   {
     name: "payments",
-    entry: "apps/payments/src/server.ts",
+    entry: compiledEntry("payments"),
     // The builder's webhook endpoint is on this machine's loopback, which the service refuses by default.
     env: { ...shared, PAYMENTS_ALLOW_PRIVATE_WEBHOOKS: process.env.PAYMENTS_ALLOW_PRIVATE_WEBHOOKS || "1" },
   },
-  { name: "builder", entry: "apps/builder/src/server.ts", env: shared },
+  { name: "builder", entry: compiledEntry("builder"), env: shared },
 ];
+
+await buildIfStale();
 
 const children = new Map<string, ChildProcess>();
 let isStopping = false;
 
 for (const service of services) {
-  const child = spawn(process.execPath, ["--import", "tsx", service.entry], {
+  const child = spawn(process.execPath, ["--enable-source-maps", service.entry], {
     cwd: root,
     env: service.env,
     stdio: "inherit",
