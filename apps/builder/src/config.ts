@@ -131,6 +131,7 @@ const envSchema = z.object({
   BILLING_PRICES: jsonVariable(pricesInput).optional(),
   AUTH_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   ...s3Variables.shape,
 });
 
@@ -167,6 +168,8 @@ export type BuilderConfig = {
   };
   auth: { signInPerMinute: number };
   logLevel: string | undefined;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>`; otherwise it is open, like most exporters. */
+  metricsToken: string | undefined;
   /** Server-wide provider keys by provider id, from the variables the providers' own SDKs read. */
   providerKeys: Record<string, string>;
 };
@@ -227,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
     },
     auth: { signInPerMinute: e.AUTH_SIGN_IN_PER_MINUTE },
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
     providerKeys: providerKeysFrom(presentVariables(env)),
   };
 }

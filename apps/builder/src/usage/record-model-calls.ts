@@ -1,5 +1,6 @@
 import { type Clock, newId } from "@app/core";
 import { type Binder, inline, writeTogether } from "@app/db";
+import { modelTokensTotal } from "@app/observability";
 import type { SQLWrapper } from "drizzle-orm";
 import { ledgerInsert } from "../billing/ledger.ts";
 import { modelCallCharges } from "../billing/meter.ts";
@@ -60,6 +61,10 @@ export function modelCallWrites(
     createdAt: call.startedAt,
   }));
   const charges = modelCallCharges(deps.config.billing.prices, origin.workspaceId, rows);
+  for (const row of rows) {
+    modelTokensTotal.inc({ provider: row.provider, direction: "input" }, row.inputTokens);
+    modelTokensTotal.inc({ provider: row.provider, direction: "output" }, row.outputTokens);
+  }
   return [
     deps.db.insert(modelCalls).values(rows.map((row) => binder.row(row))),
     ...(charges.length > 0 ? [ledgerInsert(deps.db, charges, binder)] : []),
