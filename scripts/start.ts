@@ -61,7 +61,13 @@ if (isDev) {
   });
 }
 
-const supervisor = new Supervisor({ services, log: (line) => console.error(`[start] ${line}`) });
+// Beyond the services' own drain (SHUTDOWN_TIMEOUT_SECONDS) and their workers' stop.
+const shutdownSeconds = Number(process.env.SHUTDOWN_TIMEOUT_SECONDS || 10);
+const supervisor = new Supervisor({
+  services,
+  log: (line) => console.error(`[start] ${line}`),
+  stopGraceMs: ((Number.isFinite(shutdownSeconds) ? shutdownSeconds : 10) + 20) * 1000,
+});
 supervisor.start();
 
 console.log(

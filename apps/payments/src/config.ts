@@ -30,6 +30,7 @@ const envSchema = z.object({
   PAYMENTS_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
 });
 
 export interface PaymentsConfig {
@@ -53,6 +54,8 @@ export interface PaymentsConfig {
   logLevel: string | undefined;
   /** When set, `GET /metrics` needs `Authorization: Bearer <token>`; otherwise it is open, like most exporters. */
   metricsToken: string | undefined;
+  /** How long a stop waits for requests in flight before cutting them. */
+  shutdownGraceMs: number;
 }
 
 /**
@@ -82,5 +85,6 @@ export function loadPaymentsConfig(env: Record<string, string | undefined>): Pay
     publicUrl: (e.PAYMENTS_PUBLIC_URL ?? `http://localhost:${e.PAYMENTS_PORT}`).replace(/\/$/, ""),
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
+    shutdownGraceMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
   };
 }
