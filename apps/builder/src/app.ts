@@ -27,6 +27,7 @@ import { createGenerationFeature } from "./generation/generation-feature.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
 import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
+import { builderMetrics } from "./metrics.ts";
 import { providerRoutes } from "./providers/routes.ts";
 import { sandboxCodeCapability } from "./sandbox/capabilities.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
@@ -134,7 +135,9 @@ function createRoutes(
   });
 
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const metrics = builderMetrics(deps);
   app.use(requestId());
+  app.use(metrics.middleware);
   app.use(requestLogger(logger));
   app.onError(errorHandler(logger));
   app.notFound(notFoundHandler);
@@ -145,6 +148,8 @@ function createRoutes(
       await deps.db.execute(sql`select 1`);
     }),
   );
+
+  app.get("/metrics", metrics.handler);
 
   const jsonBodyLimit = limitBody(JSON_BODY_LIMIT_BYTES);
   // The upload streams its multipart body and enforces RAG_MAX_UPLOAD_MB itself.

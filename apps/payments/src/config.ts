@@ -29,6 +29,8 @@ const envSchema = z.object({
   PAYMENTS_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PAYMENTS_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
 });
 
 export interface PaymentsConfig {
@@ -50,6 +52,10 @@ export interface PaymentsConfig {
   dbPoolSize: number;
   publicUrl: string;
   logLevel: string | undefined;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>`; otherwise it is open, like most exporters. */
+  metricsToken: string | undefined;
+  /** How long a stop waits for requests in flight before cutting them. */
+  shutdownGraceMs: number;
 }
 
 /**
@@ -78,5 +84,7 @@ export function loadPaymentsConfig(env: Record<string, string | undefined>): Pay
     dbPoolSize: e.PAYMENTS_DB_POOL_SIZE,
     publicUrl: (e.PAYMENTS_PUBLIC_URL ?? `http://localhost:${e.PAYMENTS_PORT}`).replace(/\/$/, ""),
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
+    shutdownGraceMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
   };
 }

@@ -1,5 +1,6 @@
 import { newId } from "@app/core";
 import { writeTogether } from "@app/db";
+import { agentTurnsTotal } from "@app/observability";
 import {
   type LanguageModelUsage,
   type ModelMessage,
@@ -206,6 +207,15 @@ export async function* runAgentTurn(
     throw error;
   } finally {
     clearTimeout(timer);
+    agentTurnsTotal.inc({
+      outcome: isUsageRecorded
+        ? "completed"
+        : deadline.signal.aborted
+          ? "timeout"
+          : signal.aborted
+            ? "aborted"
+            : "failed",
+    });
     if (!isUsageRecorded) {
       // A client may have seen the new conversation's id (the first event): it stays, empty.
       const writes = [

@@ -1,5 +1,6 @@
 import { type Clock, newId } from "@app/core";
 import { writeTogether } from "@app/db";
+import { modelTokensTotal } from "@app/observability";
 import type { SQLWrapper } from "drizzle-orm";
 import { ledgerInsert } from "../billing/ledger.ts";
 import { modelCallCharges } from "../billing/meter.ts";
@@ -59,6 +60,10 @@ export function modelCallWrites(
     createdAt: call.startedAt,
   }));
   const charges = modelCallCharges(deps.config.billing.prices, origin.workspaceId, rows);
+  for (const row of rows) {
+    modelTokensTotal.inc({ provider: row.provider, direction: "input" }, row.inputTokens);
+    modelTokensTotal.inc({ provider: row.provider, direction: "output" }, row.outputTokens);
+  }
   return [
     deps.db.insert(modelCalls).values(rows),
     ...(charges.length > 0 ? [ledgerInsert(deps.db, charges)] : []),

@@ -1,5 +1,6 @@
 import type { Clock } from "@app/core";
 import { newestFirst, type PageRequest } from "@app/db";
+import { workflowRunsTotal } from "@app/observability";
 import type { WebhooksDb } from "@app/webhooks";
 import type { NodeError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
 import { and, asc, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
@@ -53,6 +54,7 @@ export async function recordRunEnd(
         from ${record} r where w.id = r.id`
     : sql`insert into workflow_runs select * from ${record}`;
   const event = await emitRunEvent({ db, clock }, row, [sql`run_row as (${write})`, ...nodeRunsCte(nodes)]);
+  workflowRunsTotal.inc({ outcome: finished.status });
   return event.deliveryCount;
 }
 
