@@ -1,6 +1,7 @@
 import {
   apiDocs,
   errorHandler,
+  guardInput,
   healthRoutes,
   limitBody,
   notFoundHandler,
@@ -43,7 +44,9 @@ export function createPaymentsApp(deps: Deps) {
       await deps.db.execute(sql`select 1`);
     }),
   );
-  app.use("/v1/*", limitBody(JSON_BODY_LIMIT_BYTES));
+  // Every route, the checkout's and dashboard's forms too: the input guard reads bodies whole.
+  app.use(limitBody(JSON_BODY_LIMIT_BYTES));
+  app.use(guardInput());
   const authenticate = requireSecretKey(deps);
   app.use("/v1/*", (c, next) => (PUBLIC_V1_PATHS.has(c.req.path) ? next() : authenticate(c, next)));
   app.use("/v1/*", idempotency(deps));

@@ -106,6 +106,7 @@ function toApiError(error: unknown): ApiError {
   if (error instanceof HTTPException) {
     if (error.status === 400 && /json/i.test(error.message)) return CommonErrors.INVALID_JSON();
     if (error.status === 413) return CommonErrors.BODY_TOO_LARGE();
+    if (error.status === 415) return CommonErrors.UNSUPPORTED_MEDIA_TYPE();
     if (error.status < 500) return new ApiError(error.status, "bad_request", error.message || "Bad request.");
   }
   return CommonErrors.INTERNAL();

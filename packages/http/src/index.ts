@@ -20,10 +20,12 @@ export {
   errorTypeFor,
 } from "./errors.ts";
 export { healthRoutes } from "./health.ts";
+export { guardInput, hasUnstorableCharacter } from "./input-guard.ts";
 export { createLogger, type Logger } from "./logger.ts";
 export {
   errorBodySchema,
   errorResponses,
+  ID_PATTERN,
   idParam,
   jsonContent,
   listOf,
