@@ -3,3 +3,4 @@ export { ConfigError, configError, presentVariables, severalProcessesNeedServer 
 export { newId, newSecretToken } from "./ids.ts";
 export { readOrCreateSecretFile } from "./secret-file.ts";
 export { constantTimeEqual, sha256Hex } from "./secrets.ts";
+export { hasUnstorableCharacter, storableJson, toStorable, toStorableText } from "./storable.ts";

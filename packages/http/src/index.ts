@@ -20,7 +20,7 @@ export {
   errorTypeFor,
 } from "./errors.ts";
 export { healthRoutes } from "./health.ts";
-export { guardInput, hasUnstorableCharacter } from "./input-guard.ts";
+export { guardInput } from "./input-guard.ts";
 export { createLogger, type Logger } from "./logger.ts";
 export {
   errorBodySchema,

@@ -1,19 +1,8 @@
+import { hasUnstorableCharacter } from "@app/core";
 import type { MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { CommonErrors, type ErrorDetail } from "./errors.ts";
 import { issuePath } from "./validation.ts";
-
-/**
- * NUL (PostgreSQL text cannot hold it) or a UTF-16 surrogate without its pair (not a Unicode
- * character: PostgreSQL's JSON refuses it and UTF-8 cannot encode it).
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** Whether a string holds a character PostgreSQL cannot store (see `toStorableText` for run-time values). */
-export function hasUnstorableCharacter(value: string): boolean {
-  return UNSTORABLE.test(value);
-}
 
 /**
  * In JSON text that is valid UTF-8, NUL and lone surrogates can only come from `\u` escapes; a

@@ -1,3 +1,4 @@
+import { toStorable } from "@app/core";
 import { type Binder, Bindings, inline, writeTogether } from "@app/db";
 import { eq, type SQLWrapper, sql } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
@@ -22,14 +23,18 @@ export async function saveTurn(
   assistant: NewMessage,
   also: (binder: Binder) => readonly SQLWrapper[] = () => [],
 ): Promise<[MessageRow, MessageRow]> {
+  // The answer and its tool results come from a model and from tools: made storable (U+FFFD for
+  // NUL and lone surrogates) so the turn is always saved, and answered as saved.
+  const userRow = toStorable(user);
+  const assistantRow = toStorable(assistant);
   const bindings = new Bindings();
   const writes = [
     conversationWrite(db, turn.conversation, turn.isNew, assistant.createdAt, bindings),
-    db.insert(messages).values([bindings.row(user), bindings.row(assistant)]),
+    db.insert(messages).values([bindings.row(userRow), bindings.row(assistantRow)]),
     ...also(bindings),
   ];
   await writeTogether(db, writes, { name: "save_turn", bindings });
-  return [storedMessage(user), storedMessage(assistant)];
+  return [storedMessage(userRow), storedMessage(assistantRow)];
 }
 
 /**
