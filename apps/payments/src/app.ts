@@ -16,7 +16,7 @@ import { dashboardRoutes } from "./dashboard/routes.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { eventRoutes } from "./events/routes.ts";
-import { idempotency } from "./idempotency/idempotency.ts";
+import { declareIdempotency, idempotency } from "./idempotency/idempotency.ts";
 import { balanceRoutes } from "./ledger/routes.ts";
 import { requireSecretKey } from "./merchants/auth.ts";
 import { paymentRoutes, paymentTestHelperRoutes } from "./payments/routes.ts";
@@ -69,16 +69,18 @@ export function createPaymentsApp(deps: Deps) {
     scheme: "bearer",
     description: "A merchant secret key, sk_test_… or sk_live_…",
   });
-  const document = app.getOpenAPI31Document({
-    openapi: "3.1.0",
-    info: {
-      title: "Payment service API",
-      version: "0.1.0",
-      description: "Payments, refunds, payouts, events and webhooks.",
-    },
-    servers: [{ url: deps.config.publicUrl }],
-    security: [{ bearerAuth: [] }],
-  });
+  const document = declareIdempotency(
+    app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "Payment service API",
+        version: "0.1.0",
+        description: "Payments, refunds, payouts, events and webhooks.",
+      },
+      servers: [{ url: deps.config.publicUrl }],
+      security: [{ bearerAuth: [] }],
+    }),
+  );
   app.get("/v1/openapi.json", (c) => c.json(document));
   app.route("/docs", apiDocs({ specUrl: "/v1/openapi.json", title: "Payment service API" }));
   return app;

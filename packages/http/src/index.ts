@@ -3,11 +3,13 @@ export {
   type BaseVariables,
   createRouter,
   errorHandler,
+  isRejectedBeforeRunning,
   limitBody,
   notFoundHandler,
   requestId,
   requestLogger,
   respondWithError,
+  toApiError,
 } from "./app.ts";
 export { apiDocs } from "./docs.ts";
 export {
