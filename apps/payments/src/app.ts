@@ -22,6 +22,7 @@ import { requireSecretKey } from "./merchants/auth.ts";
 import { paymentRoutes, paymentTestHelperRoutes } from "./payments/routes.ts";
 import { payoutRoutes, payoutTestHelperRoutes } from "./payouts/routes.ts";
 import { refundRoutes, refundTestHelperRoutes } from "./refunds/routes.ts";
+import { describeCurrencies } from "./shared/money.ts";
 import { webhookDeliveryRoutes, webhookEndpointRoutes } from "./webhooks/routes.ts";
 
 const JSON_BODY_LIMIT_BYTES = 256 * 1024;
@@ -70,16 +71,19 @@ export function createPaymentsApp(deps: Deps) {
     description: "A merchant secret key, sk_test_… or sk_live_…",
   });
   const document = declareIdempotency(
-    app.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: {
-        title: "Payment service API",
-        version: "0.1.0",
-        description: "Payments, refunds, payouts, events and webhooks.",
-      },
-      servers: [{ url: deps.config.publicUrl }],
-      security: [{ bearerAuth: [] }],
-    }),
+    describeCurrencies(
+      app.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: {
+          title: "Payment service API",
+          version: "0.1.0",
+          description: "Payments, refunds, payouts, events and webhooks.",
+        },
+        servers: [{ url: deps.config.publicUrl }],
+        security: [{ bearerAuth: [] }],
+      }),
+      deps.config.currencies,
+    ),
   );
   app.get("/v1/openapi.json", (c) => c.json(document));
   app.route("/docs", apiDocs({ specUrl: "/v1/openapi.json", title: "Payment service API" }));

@@ -50,6 +50,12 @@ describe("bad input answers the documented error and changes nothing", () => {
     [{ amount: "1e5", method: "qris" }, "amount"],
     [{ method: "qris" }, "amount"],
     [{ amount: 1000, method: "qris", currency: "idr" }, "currency"],
+    [{ amount: 1000, method: "qris", currency: "USD" }, "currency"],
+    [{ amount: 1000, method: "qris", currency: "XXX" }, "currency"],
+    [{ amount: " 100", method: "qris" }, "amount"],
+    [{ amount: "100 ", method: "qris" }, "amount"],
+    [{ amount: "+100", method: "qris" }, "amount"],
+    [{ amount: "１００", method: "qris" }, "amount"],
     [{ amount: 1000, method: "qris", expires_in: 5 }, "expires_in"],
     [{ amount: 1000, method: "qris", surprise: 1 }, ""],
   ])("POST /v1/payments %j → 422", async (body, param) => {
@@ -186,5 +192,47 @@ describe("characters PostgreSQL cannot store, and bytes that are not UTF-8", () 
     const response = await payments.request(path);
     expect(response.status).toBe(422);
     expect((await json<ErrorJson>(response)).error).toMatchObject({ param: "starting_after" });
+  });
+});
+
+describe("currencies from the configured list, with their ISO 4217 minor units", () => {
+  let multi: TestPayments;
+  beforeAll(async () => {
+    multi = await startTestPayments({ env: { PAYMENTS_CURRENCIES: "IDR,JPY" } });
+  });
+  afterAll(() => multi?.stop());
+
+  it("takes whole yen, refuses yen with decimals and a currency not configured, and documents the list", async () => {
+    const yen = await multi.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 1200, currency: "JPY", method: "card" },
+    });
+    expect(yen.status).toBe(201);
+    expect(await json(yen)).toMatchObject({ amount: 1200, currency: "JPY" });
+    const fraction = await multi.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 1200.5, currency: "JPY", method: "card" },
+    });
+    expect(fraction.status).toBe(422);
+    expect(await json(fraction)).toMatchObject({ error: { code: "validation_failed", param: "amount" } });
+    const usd = await multi.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 12, currency: "USD", method: "card" },
+    });
+    expect(usd.status).toBe(422);
+    expect(await json(usd)).toMatchObject({
+      error: { param: "currency", message: expect.stringContaining("IDR, JPY") },
+    });
+    const document = await json<{
+      components: { schemas: Record<string, { properties: { currency?: { enum?: string[] } } }> };
+    }>(await multi.request("/v1/openapi.json"));
+    expect(document.components.schemas.CreatePaymentRequest?.properties.currency?.enum).toEqual([
+      "IDR",
+      "JPY",
+    ]);
+    expect(document.components.schemas.CreatePayoutRequest?.properties.currency?.enum).toEqual([
+      "IDR",
+      "JPY",
+    ]);
   });
 });
