@@ -1,6 +1,7 @@
 import {
   apiDocs,
   errorHandler,
+  guardInput,
   healthRoutes,
   limitBody,
   notFoundHandler,
@@ -153,8 +154,9 @@ function createRoutes(
 
   const jsonBodyLimit = limitBody(JSON_BODY_LIMIT_BYTES);
   // The upload streams its multipart body and enforces RAG_MAX_UPLOAD_MB itself.
-  app.use("/api/*", (c, next) => (c.req.path === RAG_UPLOAD_PATH ? next() : jsonBodyLimit(c, next)));
+  app.use((c, next) => (c.req.path === RAG_UPLOAD_PATH ? next() : jsonBodyLimit(c, next)));
   app.use("/api/hooks/*", limitBody(HOOK_BODY_LIMIT_BYTES));
+  app.use(guardInput({ isBodyUnbounded: (path) => path === RAG_UPLOAD_PATH }));
   const principals = new PrincipalCache(deps.clock);
   app.use("/api/*", requireAuth(deps, auth, principals, PUBLIC_API_PATHS));
   app.route("/api/auth", authRoutes(auth, principals));

@@ -4,3 +4,4 @@ export { newId, newSecretToken } from "./ids.ts";
 export { type PollLoop, type PollLoopOptions, type PollOutcome, pollLoop } from "./poll-loop.ts";
 export { readOrCreateSecretFile } from "./secret-file.ts";
 export { constantTimeEqual, sha256Hex } from "./secrets.ts";
+export { hasUnstorableCharacter, storableJson, toStorable, toStorableText } from "./storable.ts";

@@ -1,3 +1,4 @@
+import { toStorable } from "@app/core";
 import { writeTogether } from "@app/db";
 import { eq, type SQLWrapper } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
@@ -21,12 +22,16 @@ export async function saveTurn(
   assistant: NewMessage,
   also: readonly SQLWrapper[] = [],
 ): Promise<[MessageRow, MessageRow]> {
+  // The answer and its tool results come from a model and from tools: made storable (U+FFFD for
+  // NUL and lone surrogates) so the turn is always saved, and answered as saved.
+  const userRow = toStorable(user);
+  const assistantRow = toStorable(assistant);
   await writeTogether(db, [
     conversationWrite(db, turn.conversation, turn.isNew, assistant.createdAt),
-    db.insert(messages).values([user, assistant]),
+    db.insert(messages).values([userRow, assistantRow]),
     ...also,
   ]);
-  return [storedMessage(user), storedMessage(assistant)];
+  return [storedMessage(userRow), storedMessage(assistantRow)];
 }
 
 /**

@@ -40,6 +40,16 @@ import { uploadDocument } from "./upload-document.ts";
 /** The upload route reads its own (multipart, streamed) body, so the app's JSON body limit skips it. */
 export const RAG_UPLOAD_PATH = "/api/rag/upload";
 
+/** Chunks are listed in document order, so their cursor is a position (an int4 column), not an id. */
+const chunkListQuery = z.object({
+  limit: listQuerySchema.shape.limit,
+  cursor: z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,8})$/, "must be the next_cursor of a previous page")
+    .optional()
+    .openapi({ param: { name: "cursor", in: "query" } }),
+});
+
 /**
  * The files of the builder: the storage Deps carries (opened and checked by `startBuilder`), else
  * the one the configuration names (`<DATA_DIR>/builder/files`, or the bucket of `S3_BUCKET`).
@@ -167,7 +177,7 @@ const routes = {
     path: "/rag/documents/{id}/chunks",
     tags,
     summary: "List a document's chunks in document order",
-    request: { params: idParam, query: listQuerySchema },
+    request: { params: idParam, query: chunkListQuery },
     responses: {
       200: {
         description: "A page of chunks",
@@ -302,10 +312,9 @@ export function knowledgeRoutes(
     const document = await findDocument(deps.db, workspaceId, c.req.valid("param").id);
     if (!document) throw KnowledgeErrors.DOCUMENT_NOT_FOUND();
     const query = c.req.valid("query");
-    const afterPosition = query.cursor === undefined ? undefined : Number.parseInt(query.cursor, 10);
     const rows = await listChunks(deps.db, workspaceId, document.id, {
       limit: query.limit,
-      afterPosition: Number.isFinite(afterPosition) ? afterPosition : undefined,
+      afterPosition: query.cursor === undefined ? undefined : Number(query.cursor),
     });
     const hasMore = rows.length > query.limit;
     const page = hasMore ? rows.slice(0, query.limit) : rows;
