@@ -111,6 +111,24 @@ describe("python", () => {
 });
 
 describe("javascript", () => {
+  it("runs on the services' pinned Node.js, bound read-only, not the host's /usr/bin/node", async () => {
+    const result = await run(
+      "javascript",
+      source(
+        "const fs = require('node:fs');",
+        "function main() {",
+        "  let writable = true;",
+        "  try { fs.appendFileSync(process.execPath, ''); } catch { writable = false; }",
+        "  return { version: process.version, exe: process.execPath, writable };",
+        "}",
+      ),
+    );
+    expect(result.error, result.stderr).toBeNull();
+    // vitest runs on the pinned runtime (npm scripts put node_modules/.bin first), as the services do.
+    expect(result.output).toEqual({ version: process.version, exe: "/runtime/node", writable: false });
+    expect(process.versions.node.split(".")[0]).toBe("24");
+  });
+
   it("runs main (async allowed) and keeps the user's prints out of the result", async () => {
     const result = await run(
       "javascript",

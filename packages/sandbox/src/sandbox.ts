@@ -16,7 +16,7 @@ import { BinaryCache, binaryKey } from "./binary-cache.ts";
 import { createRunCgroup, detectLimitMechanism, type LimitMechanism } from "./cgroup.ts";
 import { ensurePrivateDir, type HostTools, probeHost } from "./host.ts";
 import { GO_WARM_UP_PROGRAM, go, goWarmUpMarker } from "./languages/go.ts";
-import { javascript } from "./languages/javascript.ts";
+import { installNodeRuntime, javascript, pinnedNodeBinary } from "./languages/javascript.ts";
 import { python } from "./languages/python.ts";
 import { rust } from "./languages/rust.ts";
 import type {
@@ -314,6 +314,16 @@ export class Sandbox {
       cacheDir,
       compileUid: host.tools.isRoot ? this.#compileUid : undefined,
     };
+    if (this.#toolchains.get("javascript")?.isAvailable) {
+      try {
+        this.#context.nodeRuntime = installNodeRuntime(cacheDir, pinnedNodeBinary());
+      } catch (error) {
+        this.#toolchains.set("javascript", {
+          isAvailable: false,
+          reason: `the pinned Node.js could not be installed for the sandbox: ${(error as Error).message}`,
+        });
+      }
+    }
 
     let smoke: { exitCode: number | null; stderr: string };
     try {
@@ -592,7 +602,10 @@ export class Sandbox {
       command: definition.command(limits),
       limits,
       env: definition.env(limits),
-      readOnlyBinds: [[this.#context.assetsDir, "/sandbox"]],
+      readOnlyBinds: [
+        [this.#context.assetsDir, "/sandbox"],
+        ...(definition.runtimeBinds?.(this.#context) ?? []),
+      ],
     };
   }
 

@@ -13,6 +13,8 @@ export interface LanguageContext {
   cacheDir: string;
   /** The uid compilers run as (undefined when the service is not root). */
   compileUid: number | undefined;
+  /** The pinned Node.js binary, installed in the cache directory (see languages/javascript.ts). */
+  nodeRuntime?: string | undefined;
 }
 
 /** A compile error in the user's terms. */
@@ -28,6 +30,8 @@ export interface InterpretedLanguage {
   kind: "interpreted";
   language: Language;
   probe(): Promise<ToolchainProbe>;
+  /** Host files the interpreter needs besides /usr, bound read-only. */
+  runtimeBinds?(context: LanguageContext): [source: string, destination: string][];
   command(limits: ProcessLimits): string[];
   env(limits: ProcessLimits): Record<string, string>;
 }

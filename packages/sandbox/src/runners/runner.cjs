@@ -53,7 +53,8 @@ function describe(kind, error) {
 
 function isMemoryError(error) {
   return (
-    error instanceof RangeError && /allocation failed|Invalid array length|out of memory/i.test(error.message)
+    error instanceof RangeError &&
+    /allocation failed|Failed to allocate memory|Invalid array length|out of memory/i.test(error.message)
   );
 }
 
