@@ -45,10 +45,14 @@ import { WarmPool } from "./warm-pool.ts";
 export interface SandboxOptions {
   /** Toolchain caches and compiled binaries. Default: /var/cache/app-sandbox as root, else $TMPDIR/app-sandbox-<uid>. */
   cacheDir?: string;
-  /** Runs at once; more wait in a queue. Default: the number of cores. */
+  /** Runs at once across all workspaces (the pool); more wait in a queue. Default: the number of cores. */
   concurrency?: number;
+  /** Runs at once of one workspace. Default: half the pool, at least 1, so one workspace never holds all of it (from 2 slots on). */
+  perWorkspaceConcurrency?: number;
   /** How long a run may wait for a slot before SandboxBusyError. Default 30 s. */
   queueTimeoutMs?: number;
+  /** Runs one workspace may have waiting; one more is refused at once with SandboxBusyError. Default 64. */
+  queuePerWorkspace?: number;
   /** Pre-started runners per language (interpreters, or sandboxes waiting for a cached binary). Default: `concurrency`; 0 turns the pools off. */
   warmPerLanguage?: number;
   /** Wall-time limit of a compile. Default 30 s. */
@@ -65,6 +69,8 @@ export interface SandboxOptions {
 }
 
 export interface RunRequest {
+  /** Whose run this is: the pool is shared fairly between workspaces (quota, round robin). Runs without one share one queue. */
+  workspaceId?: string | undefined;
   language: Language;
   code: string;
   /** The object handed to main; must be a JSON object. */
@@ -102,6 +108,7 @@ export interface RuntimesReport {
     outputBytes: number;
   };
   concurrency: number;
+  perWorkspaceConcurrency: number;
   queueTimeoutMs: number;
   languages: LanguageRuntime[];
 }
@@ -232,7 +239,10 @@ type CompileOutcome =
  */
 export class Sandbox {
   readonly #options: Required<
-    Pick<SandboxOptions, "concurrency" | "queueTimeoutMs" | "warmPerLanguage" | "compileTimeoutMs">
+    Pick<
+      SandboxOptions,
+      "concurrency" | "perWorkspaceConcurrency" | "queueTimeoutMs" | "warmPerLanguage" | "compileTimeoutMs"
+    >
   >;
   readonly #logger: SandboxOptions["logger"];
   readonly #limiter: Limiter;
@@ -257,14 +267,24 @@ export class Sandbox {
 
   private constructor(options: SandboxOptions) {
     const concurrency = options.concurrency ?? availableParallelism();
+    const perWorkspaceConcurrency = Math.min(
+      concurrency,
+      options.perWorkspaceConcurrency ?? Math.max(1, Math.ceil(concurrency / 2)),
+    );
     this.#options = {
       concurrency,
+      perWorkspaceConcurrency,
       queueTimeoutMs: options.queueTimeoutMs ?? 30_000,
       warmPerLanguage: options.warmPerLanguage ?? concurrency,
       compileTimeoutMs: options.compileTimeoutMs ?? 30_000,
     };
     this.#logger = options.logger;
-    this.#limiter = new Limiter(concurrency, this.#options.queueTimeoutMs);
+    this.#limiter = new Limiter({
+      concurrency,
+      perTenant: perWorkspaceConcurrency,
+      queueTimeoutMs: this.#options.queueTimeoutMs,
+      queuePerTenant: options.queuePerWorkspace ?? 64,
+    });
     const uidBase = options.uidBase ?? 1_500_000_000;
     this.#compileUid = uidBase;
     this.#uids = new UidPool(uidBase + 1, UID_RANGE);
@@ -443,7 +463,7 @@ export class Sandbox {
     }
 
     const { signal } = request;
-    const release = await this.#limiter.acquire(signal);
+    const release = await this.#limiter.acquire(request.workspaceId ?? "", signal);
     try {
       this.#stats.runs++;
       const chosen = { timeoutMs: timeout.value, memoryMb: memory.value, signal };
@@ -481,6 +501,7 @@ export class Sandbox {
         outputBytes: OUTPUT_LIMIT_BYTES,
       },
       concurrency: this.#options.concurrency,
+      perWorkspaceConcurrency: this.#options.perWorkspaceConcurrency,
       queueTimeoutMs: this.#options.queueTimeoutMs,
       languages: LANGUAGES.map((language) => {
         const probe = this.#toolchains.get(language);

@@ -1,4 +1,5 @@
-import type { Sandbox } from "@app/sandbox";
+import type { Logger } from "@app/http";
+import { type Sandbox, SandboxBusyError } from "@app/sandbox";
 import { NodeExecutionError } from "@app/workflow";
 import { chargeSandboxRun, type MeterDeps } from "../billing/meter.ts";
 import type { CodeCapability } from "../workflows/capabilities.ts";
@@ -10,10 +11,23 @@ import type { CodeCapability } from "../workflows/capabilities.ts";
  *
  * @example workflowCapabilities: { code: sandboxCodeCapability(sandbox, deps) }
  */
-export function sandboxCodeCapability(sandbox: Sandbox, deps: MeterDeps): CodeCapability {
+export function sandboxCodeCapability(
+  sandbox: Sandbox,
+  deps: MeterDeps & { logger: Pick<Logger, "warn"> },
+): CodeCapability {
   return {
     async run({ workspaceId, language, code, input, signal }) {
-      const result = await sandbox.run({ language, code, input, signal });
+      let result: Awaited<ReturnType<Sandbox["run"]>>;
+      try {
+        result = await sandbox.run({ workspaceId, language, code, input, signal });
+      } catch (error) {
+        if (!(error instanceof SandboxBusyError)) throw error;
+        deps.logger.warn(
+          { workspace_id: workspaceId, waited_ms: error.waitedMs, source: "workflow_code" },
+          "sandbox capacity refusal",
+        );
+        throw new NodeExecutionError(error.code, error.message);
+      }
       await chargeSandboxRun(deps, {
         workspaceId,
         durationMs: result.durationMs,
