@@ -306,6 +306,26 @@ describe("compile errors", () => {
     expect(missing.error?.message).toContain("func Main(inputs map[string]any) (map[string]any, error)");
   });
 
+  it("go: cgo is refused with a message that says so, not a compiler error about the code's names", async () => {
+    const result = await run(
+      "go",
+      source(
+        "package main",
+        "",
+        "// #include <stdlib.h>",
+        'import "C"',
+        "",
+        "func Main(inputs map[string]any) (map[string]any, error) {",
+        '\treturn map[string]any{"n": int(C.abs(-1))}, nil',
+        "}",
+      ),
+    );
+    expect(result.output).toBeNull();
+    expect(result.error).toMatchObject({ kind: "compile", line: 4 });
+    expect(result.error?.message).toContain('cgo (import "C") is not supported');
+    expect(result.stderr).toContain("main.go:4");
+  });
+
   it("rust: a clear result with the user's line, not an exception", async () => {
     const result = await run(
       "rust",

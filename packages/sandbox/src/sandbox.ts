@@ -712,6 +712,16 @@ export class Sandbox {
   #compile(definition: CompiledLanguage, version: string, code: string): Promise<CompileOutcome> {
     const binaries = this.#binaries;
     if (!binaries) throw new SandboxUnavailableError(this.#unavailableReason ?? "not initialised");
+    const refused = definition.refuseSource?.(code);
+    if (refused) {
+      const error: RunError = {
+        kind: "compile",
+        message: refused.message,
+        ...(refused.line === undefined ? {} : { line: refused.line }),
+      };
+      const result = { ...invalidInput(""), stderr: refused.stderr, error };
+      return Promise.resolve({ isCompiled: false, result });
+    }
     const key = binaryKey([...definition.cacheKeyParts(version), this.#assetsHash, code]);
     const cached = binaries.get(key);
     if (cached) {

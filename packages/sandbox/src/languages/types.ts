@@ -54,6 +54,8 @@ export interface CompiledLanguage {
   };
   /** The stdin of the compile script for `code`. */
   compileInput(code: string): string;
+  /** A compile error found without compiling (a feature the sandbox cannot build), or undefined. */
+  refuseSource?(code: string): CompileFailure | undefined;
   parseCompileError(stderr: string, code: string): CompileFailure;
   runEnv(limits: ProcessLimits): Record<string, string>;
 }
