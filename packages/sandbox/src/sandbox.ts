@@ -36,6 +36,7 @@ import {
   runLimits,
 } from "./limits.ts";
 import { reapOrphans } from "./orphans.ts";
+import { ResidentRunner } from "./resident.ts";
 import { type RunError, type RunResult, toRunResult } from "./result.ts";
 import { type ProcessOutcome, SandboxedProcess, type SandboxSpec } from "./sandboxed-process.ts";
 import { seccompFilter } from "./seccomp.ts";
@@ -81,6 +82,17 @@ export interface RunRequest {
   signal?: AbortSignal | undefined;
 }
 
+/**
+ * The code nodes of one workflow run (see `Sandbox.session`): they share the run's sandbox processes
+ * and are scheduled like any run of its workspace.
+ */
+export interface SandboxSession {
+  /** Runs one node's code; the same contract as `Sandbox.run`. */
+  run(request: Omit<RunRequest, "workspaceId">): Promise<RunResult>;
+  /** Ends the session: its processes are killed (a Python zygote may be kept for the workspace's next run). */
+  close(): void;
+}
+
 export interface LanguageRuntime {
   language: Language;
   kind: "interpreted" | "compiled";
@@ -117,6 +129,8 @@ export interface SandboxStats {
   /** Warm runners started and waiting, per language. */
   warm: Partial<Record<Language, number>>;
   runs: number;
+  /** Runs on a resident runner a session or the workspace already had (no sandbox started for them). */
+  reused: number;
   warmStarts: number;
   coldStarts: number;
   compiles: number;
@@ -124,6 +138,10 @@ export interface SandboxStats {
   active: number;
   queued: number;
   maxActive: number;
+  /** Idle resident runners kept by open sessions for their run's next node. */
+  held: number;
+  /** Idle Python zygotes kept for their workspace's next run. */
+  parked: number;
 }
 
 /** The host cannot isolate code (no bwrap, no namespaces); nothing runs unconfined instead. */
@@ -137,7 +155,9 @@ export class LanguageUnavailableError extends Error {
 }
 
 const DEFINITIONS: Record<Language, LanguageDefinition> = { python, javascript, go, rust };
-const RUNNER_FILES = ["runner.py", "runner.cjs", "wrapper.go", "wrapper.rs"] as const;
+const RUNNER_FILES = ["runner.py", "zygote.py", "runner.cjs", "wrapper.go", "wrapper.rs"] as const;
+/** How long a workspace's idle Python zygote is kept for its next run. */
+const PARKED_IDLE_MS = 60_000;
 const MAX_CODE_BYTES = 512 * 1024;
 const MAX_INPUT_BYTES = 1024 * 1024;
 const UID_RANGE = 1024;
@@ -227,6 +247,9 @@ async function runUntilAborted(runner: SandboxedProcess, input: string, chosen: 
   }
 }
 
+/** The idle resident runner a session keeps per language between its nodes. */
+type HeldRunners = Map<Language, ResidentRunner>;
+
 type CompileOutcome =
   | { isCompiled: true; path: string; durationMs: number }
   | { isCompiled: false; result: RunResult };
@@ -246,7 +269,11 @@ export class Sandbox {
   >;
   readonly #logger: SandboxOptions["logger"];
   readonly #limiter: Limiter;
-  readonly #stats = { runs: 0, warmStarts: 0, coldStarts: 0, compiles: 0, cacheHits: 0 };
+  readonly #stats = { runs: 0, reused: 0, warmStarts: 0, coldStarts: 0, compiles: 0, cacheHits: 0 };
+  /** Idle Python zygotes per workspace, newest last: they never ran user code, so a later run of the same workspace may use them. */
+  readonly #parked = new Map<string, { runner: ResidentRunner; timer: NodeJS.Timeout }[]>();
+  /** Idle resident runners held by open sessions, across all sessions. */
+  #heldBySessions = 0;
   readonly #live = new Set<SandboxedProcess>();
   readonly #warm = new Map<Language, WarmPool>();
   /** The slot directory of each warm binary runner. */
@@ -431,7 +458,11 @@ export class Sandbox {
    *
    * @example await sandbox.run({ language: "python", code: "def main(i):\n    return {'n': i['n'] + 1}", input: { n: 1 } })
    */
-  async run(request: RunRequest): Promise<RunResult> {
+  run(request: RunRequest): Promise<RunResult> {
+    return this.#run(request, undefined);
+  }
+
+  async #run(request: RunRequest, held: HeldRunners | undefined): Promise<RunResult> {
     if (this.#isClosed) throw new SandboxUnavailableError("The sandbox is shut down.");
     const { language, code, input } = request;
     if (!LANGUAGES.includes(language)) return invalidInput(`language must be one of ${LANGUAGES.join(", ")}`);
@@ -463,20 +494,49 @@ export class Sandbox {
     }
 
     const { signal } = request;
-    const release = await this.#limiter.acquire(request.workspaceId ?? "", signal);
+    const workspaceId = request.workspaceId ?? "";
+    const release = await this.#limiter.acquire(workspaceId, signal);
     try {
       this.#stats.runs++;
       const chosen = { timeoutMs: timeout.value, memoryMb: memory.value, signal };
       const definition = DEFINITIONS[language];
       const result =
         definition.kind === "interpreted"
-          ? await this.#runInterpreted(language, JSON.stringify({ code, input }), chosen)
+          ? await this.#runInterpreted(language, JSON.stringify({ code, input }), chosen, workspaceId, held)
           : await this.#runCompiled(definition, toolchain.version, code, inputJson, chosen);
       signal?.throwIfAborted();
       return result;
     } finally {
       release();
     }
+  }
+
+  /**
+   * A session for the code nodes of one workflow run: per language one resident sandbox runs the
+   * run's nodes in turn, each in a fresh process (Python, forked from a zygote that never runs user
+   * code) or a fresh V8 context (JavaScript, in a Node.js process that lives for this run only).
+   * Every limit holds per node; a node that hits one takes its process down and the next node starts
+   * a new one. Close it when the run ends.
+   *
+   * @example const session = sandbox.session("wsp_1"); try { await session.run({ language: "javascript", code, input }); } finally { session.close(); }
+   */
+  session(workspaceId: string): SandboxSession {
+    const held: HeldRunners = new Map();
+    let isClosed = false;
+    return {
+      run: (request) => {
+        if (isClosed) return Promise.reject(new SandboxUnavailableError("The sandbox session is closed."));
+        return this.#run({ ...request, workspaceId }, held);
+      },
+      close: () => {
+        isClosed = true;
+        for (const [language, runner] of held) {
+          this.#heldBySessions--;
+          this.#release(language, runner, workspaceId, undefined);
+        }
+        held.clear();
+      },
+    };
   }
 
   /**
@@ -561,6 +621,8 @@ export class Sandbox {
       active: this.#limiter.active,
       queued: this.#limiter.queued,
       maxActive: this.#limiter.maxActive,
+      held: this.#heldBySessions,
+      parked: [...this.#parked.values()].reduce((sum, list) => sum + list.length, 0),
     };
   }
 
@@ -570,6 +632,13 @@ export class Sandbox {
     this.#isClosed = true;
     this.#limiter.close();
     for (const pool of this.#warm.values()) pool.close();
+    for (const parked of this.#parked.values()) {
+      for (const { runner, timer } of parked) {
+        clearTimeout(timer);
+        runner.kill();
+      }
+    }
+    this.#parked.clear();
     const closing = [...this.#live].map((child) => {
       child.kill();
       return child.closed;
@@ -630,16 +699,96 @@ export class Sandbox {
     };
   }
 
-  async #runInterpreted(language: Language, request: string, chosen: ChosenLimits): Promise<RunResult> {
+  async #runInterpreted(
+    language: Language,
+    request: string,
+    chosen: ChosenLimits,
+    workspaceId: string,
+    held: HeldRunners | undefined,
+  ): Promise<RunResult> {
     const limits = runLimits(language, chosen);
-    let runner = fitsWarmLimits(chosen) ? this.#warm.get(language)?.take() : undefined;
-    if (runner) this.#stats.warmStarts++;
-    else {
-      runner = this.#start(this.#interpreterSpec(language, limits));
-      this.#stats.coldStarts++;
+    const isDefault = fitsWarmLimits(chosen);
+    let runner: ResidentRunner | undefined;
+    const mine = isDefault ? held?.get(language) : undefined;
+    if (mine?.isUsable) {
+      held?.delete(language);
+      this.#heldBySessions--;
+      runner = mine;
+      this.#stats.reused++;
+    } else if (isDefault && language === "python") {
+      runner = this.#unpark(workspaceId);
+      if (runner) this.#stats.reused++;
     }
-    const outcome = await runUntilAborted(runner, request, chosen);
+    if (!runner) {
+      const warm = isDefault ? this.#warm.get(language)?.take() : undefined;
+      if (warm) this.#stats.warmStarts++;
+      else this.#stats.coldStarts++;
+      runner = new ResidentRunner(warm ?? this.#start(this.#interpreterSpec(language, limits)), limits);
+    }
+    const outcome = await runner.execute(request, chosen.timeoutMs, chosen.signal);
+    this.#release(language, runner, workspaceId, isDefault ? held : undefined, isDefault);
     return toRunResult(outcome, { timeoutMs: chosen.timeoutMs, durationMs: outcome.durationMs });
+  }
+
+  /**
+   * Where a resident runner goes after a node: back to its session for the run's next node; a Python
+   * zygote (it never ran user code) to its workspace's parking for a later run; anything else, or a
+   * runner that a limit stopped, is killed.
+   */
+  #release(
+    language: Language,
+    runner: ResidentRunner,
+    workspaceId: string,
+    held: HeldRunners | undefined,
+    isDefault = true,
+  ): void {
+    if (!runner.isUsable || !isDefault || this.#isClosed) {
+      runner.kill();
+      return;
+    }
+    if (held && !held.has(language) && this.#heldBySessions < this.#options.concurrency * 4) {
+      held.set(language, runner);
+      this.#heldBySessions++;
+      return;
+    }
+    if (language === "python") this.#park(workspaceId, runner);
+    else runner.kill();
+  }
+
+  #park(workspaceId: string, runner: ResidentRunner): void {
+    const parked = this.#parked.get(workspaceId) ?? [];
+    if (parked.length >= this.#options.perWorkspaceConcurrency) {
+      runner.kill();
+      return;
+    }
+    const entry = {
+      runner,
+      timer: setTimeout(() => {
+        const list = this.#parked.get(workspaceId);
+        const index = list?.indexOf(entry) ?? -1;
+        if (list && index >= 0) list.splice(index, 1);
+        if (list?.length === 0) this.#parked.delete(workspaceId);
+        runner.kill();
+      }, PARKED_IDLE_MS),
+    };
+    entry.timer.unref();
+    parked.push(entry);
+    this.#parked.set(workspaceId, parked);
+  }
+
+  #unpark(workspaceId: string): ResidentRunner | undefined {
+    const parked = this.#parked.get(workspaceId);
+    while (parked && parked.length > 0) {
+      const entry = parked.pop();
+      if (!entry) break;
+      clearTimeout(entry.timer);
+      if (entry.runner.isUsable) {
+        if (parked.length === 0) this.#parked.delete(workspaceId);
+        return entry.runner;
+      }
+    }
+    this.#parked.delete(workspaceId);
+    return undefined;
   }
 
   async #runCompiled(

@@ -73,7 +73,7 @@ function probeNode(binary: string): Promise<ToolchainProbe> {
  * JavaScript on Node.js: `function main(inputs)` (async allowed, CommonJS `require`), run by
  * runners/runner.cjs on the pinned runtime, bound read-only at /runtime/node.
  *
- * @example javascript.command(limits) // ["/runtime/node", "--max-old-space-size=192", ...]
+ * @example javascript.command(limits) // ["/runtime/node", "--max-old-space-size=192", "/sandbox/runner.cjs", "--session"]
  */
 export const javascript: InterpretedLanguage = {
   kind: "interpreted",
@@ -86,6 +86,8 @@ export const javascript: InterpretedLanguage = {
     // V8 fails with a clear "heap out of memory" before RLIMIT_DATA makes an allocation fail somewhere random.
     `--max-old-space-size=${Math.max(16, Math.floor((limits.memoryBytes / 1024 / 1024) * 0.75))}`,
     "/sandbox/runner.cjs",
+    // Requests in turn, each in a fresh V8 context, for as long as the host keeps the process (one run).
+    "--session",
   ],
   env: () => ({ NODE_ENV: "production", UV_THREADPOOL_SIZE: "2" }),
 };

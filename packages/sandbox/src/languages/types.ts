@@ -32,6 +32,7 @@ export interface InterpretedLanguage {
   probe(): Promise<ToolchainProbe>;
   /** Host files the interpreter needs besides /usr, bound read-only. */
   runtimeBinds?(context: LanguageContext): [source: string, destination: string][];
+  /** The resident runner: Python's zygote, or Node.js in session mode (see resident.ts). */
   command(limits: ProcessLimits): string[];
   env(limits: ProcessLimits): Record<string, string>;
 }
