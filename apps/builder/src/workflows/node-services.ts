@@ -125,11 +125,11 @@ export function createNodeServices(
       const executors: NodeExecutors = {
         http: httpNodeExecutor(fetch, secrets(workspaceId)),
         code: codeNodeExecutor(code ?? capabilities.code, workspaceId),
-      llm: llmNodeExecutor(
-        (request) => generateForWorkspace(deps, { ...request, source: "workflow_llm" }),
-        capabilities.knowledge,
-        workspaceId,
-      ),
+        llm: llmNodeExecutor(
+          (request) => generateForWorkspace(deps, { ...request, source: "workflow_llm" }),
+          capabilities.knowledge,
+          workspaceId,
+        ),
         tool: tools.executor(workspaceId, depth),
       };
       return { executors, close: () => code?.close() };
