@@ -31,7 +31,7 @@ export async function startBuilder(
     dataDir: `${config.dataDir}/builder/db`,
     cacheMegabytes: config.embeddedDbCacheMegabytes,
   });
-  const sandbox = await openSandbox(logger);
+  const sandbox = await openSandbox(logger, config.sandbox);
   const clock = overrides.clock ?? systemClock;
   const search = knowledgeSearch({ db: database.db, clock, config });
   const deps: Deps = {

@@ -119,15 +119,20 @@ export function createNodeServices(
 
   return {
     tools,
-    executors: (workspaceId, depth): NodeExecutors => ({
-      http: httpNodeExecutor(fetch, secrets(workspaceId)),
-      code: codeNodeExecutor(capabilities.code, workspaceId),
-      llm: llmNodeExecutor(
-        (request) => generateForWorkspace(deps, { ...request, source: "workflow_llm" }),
-        capabilities.knowledge,
-        workspaceId,
-      ),
-      tool: tools.executor(workspaceId, depth),
-    }),
+    executors: (workspaceId, depth) => {
+      // One sandbox session per run: its Code nodes share the run's sandbox processes.
+      const code = capabilities.code?.openRun?.(workspaceId);
+      const executors: NodeExecutors = {
+        http: httpNodeExecutor(fetch, secrets(workspaceId)),
+        code: codeNodeExecutor(code ?? capabilities.code, workspaceId),
+        llm: llmNodeExecutor(
+          (request) => generateForWorkspace(deps, { ...request, source: "workflow_llm" }),
+          capabilities.knowledge,
+          workspaceId,
+        ),
+        tool: tools.executor(workspaceId, depth),
+      };
+      return { executors, close: () => code?.close() };
+    },
   };
 }
