@@ -19,6 +19,7 @@ export function toAgentJson(row: AgentRow) {
     tools: row.tools as AgentTool[],
     knowledge_base_ids: row.knowledgeBaseIds,
     memory_turns: row.memoryTurns,
+    mcp_exposed: row.mcpExposed,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -44,6 +45,7 @@ export async function createAgent(
       tools: input.tools,
       knowledgeBaseIds: input.knowledge_base_ids,
       memoryTurns: input.memory_turns,
+      mcpExposed: input.mcp_exposed,
       createdAt: now,
       updatedAt: now,
     })
@@ -95,12 +97,30 @@ export async function updateAgent(
       ...(input.tools === undefined ? {} : { tools: input.tools }),
       ...(input.knowledge_base_ids === undefined ? {} : { knowledgeBaseIds: input.knowledge_base_ids }),
       ...(input.memory_turns === undefined ? {} : { memoryTurns: input.memory_turns }),
+      ...(input.mcp_exposed === undefined ? {} : { mcpExposed: input.mcp_exposed }),
       updatedAt: clock.now(),
     })
     .where(and(eq(agents.id, id), eq(agents.workspaceId, workspaceId)))
     .returning();
   return row;
 }
+
+/**
+ * The workspace's agents marked `mcp_exposed`, oldest first (the order their tools are listed in).
+ *
+ * @example const exposed = await listExposedAgents(db, "ws_1");
+ */
+export function listExposedAgents(db: BuilderDb, workspaceId: string) {
+  return db
+    .select({ id: agents.id, name: agents.name, description: agents.description })
+    .from(agents)
+    .where(and(eq(agents.workspaceId, workspaceId), eq(agents.mcpExposed, true)))
+    .orderBy(agents.id)
+    .limit(MAX_EXPOSED);
+}
+
+/** An MCP client lists every tool at once: a bound keeps that answer small. */
+const MAX_EXPOSED = 200;
 
 export async function deleteAgent(db: BuilderDb, workspaceId: string, id: string): Promise<boolean> {
   const deleted = await db

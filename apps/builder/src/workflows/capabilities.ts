@@ -1,4 +1,4 @@
-import type { KnowledgeSearch } from "../agents/ports.ts";
+import type { KnowledgeSearch, McpToolSource } from "../agents/ports.ts";
 
 /**
  * What workflow nodes use from parts of the builder that a deployment may lack (the sandbox needs
@@ -50,4 +50,6 @@ export interface WorkflowCapabilities {
   /** The same retrieval agents use (knowledge/knowledge-ports.ts). */
   knowledge?: KnowledgeSearch | undefined;
   generation?: GenerationCapability | undefined;
+  /** The workspace's MCP servers (src/mcp), for the `mcp_tool` tool. */
+  mcp?: McpToolSource | undefined;
 }

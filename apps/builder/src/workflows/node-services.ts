@@ -12,6 +12,7 @@ import { checkNestingDepth } from "./nesting.ts";
 import type { NodeServices, WorkflowRunner } from "./runs/workflow-runner.ts";
 import { currentTimeTool, httpRequestTool } from "./tools/builtin-tools.ts";
 import { generateImageTool } from "./tools/generate-image-tool.ts";
+import { mcpTool } from "./tools/mcp-tool.ts";
 import { defineTool, ToolRegistry, z } from "./tools/registry.ts";
 import { runAgentTool } from "./tools/run-agent-tool.ts";
 import { findWorkflow } from "./workflows.ts";
@@ -33,6 +34,7 @@ export function createNodeServices(
     httpRequestTool(fetch, secrets),
     generateImageTool(capabilities.generation),
     runAgentTool(deps),
+    mcpTool(capabilities.mcp),
     defineTool({
       name: "run_code",
       description: "Runs Python, JavaScript, Go or Rust in the sandbox: `main(inputs)` returns an object.",
