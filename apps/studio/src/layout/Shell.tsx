@@ -1,7 +1,7 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { useSession, useSignOut } from "../auth/session.ts";
 import { navigate, usePath } from "../router.ts";
-import { Link } from "../ui/ui.tsx";
+import { ErrorBox, Link } from "../ui/ui.tsx";
 
 const SECTIONS = [
   { path: "/agents", label: "Agents" },
@@ -62,6 +62,7 @@ export function Shell({ children }: { children: ReactNode }) {
         >
           Sign out
         </button>
+        <ErrorBox error={signOut.error} />
       </nav>
       <main>{children}</main>
     </div>

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useCredentials } from "../settings/credential-queries.ts";
-import { Field } from "../ui/ui.tsx";
+import { Field, QueryError } from "../ui/ui.tsx";
 import { type Row, RowsEditor, TemplateField } from "./config-fields.tsx";
 
 type Config = Record<string, unknown>;
@@ -98,6 +98,7 @@ function AuthFields({ auth, onChange }: { auth: Auth; onChange: (auth: Auth) => 
   const isStored = typeof auth.credential_id === "string";
   return (
     <fieldset className="rows">
+      <QueryError query={credentials} />
       <legend>Authentication</legend>
       <Field label="Type">
         <select

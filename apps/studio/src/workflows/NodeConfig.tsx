@@ -1,5 +1,5 @@
 import { useProviders } from "../agents/queries.ts";
-import { Button, Field } from "../ui/ui.tsx";
+import { Button, Field, QueryError } from "../ui/ui.tsx";
 import { JsonField, type Row, RowsEditor, TemplateField } from "./config-fields.tsx";
 import type { EditorNode } from "./graph.ts";
 import { HttpConfig } from "./HttpConfig.tsx";
@@ -153,6 +153,7 @@ function LlmConfig({
   const providers = useProviders();
   return (
     <>
+      <QueryError query={providers} />
       <div className="row">
         <Field label="Provider">
           <select value={String(config.provider)} onChange={(e) => set("provider", e.target.value)}>

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { api } from "../api/client.ts";
-import { Button, ErrorBox, Field } from "../ui/ui.tsx";
+import { Button, ErrorBox, Field, Loading, QueryError } from "../ui/ui.tsx";
 import type { EditorNode } from "./graph.ts";
 import { type NodeRun, type Run, streamRun, useRuns } from "./queries.ts";
 
@@ -79,9 +79,14 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState }: Props) {
   };
 
   const openRun = async (id: string) => {
-    const stored = await api<Run>(`/api/runs/${id}`);
-    show(Object.fromEntries((stored.nodes ?? []).map((node) => [node.node_id, node])));
-    setResult(stored);
+    setError(null);
+    try {
+      const stored = await api<Run>(`/api/runs/${id}`);
+      show(Object.fromEntries((stored.nodes ?? []).map((node) => [node.node_id, node])));
+      setResult(stored);
+    } catch (caught) {
+      setError(caught);
+    }
   };
 
   return (
@@ -136,6 +141,8 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState }: Props) {
         </table>
       ) : null}
       <h3>History</h3>
+      <QueryError query={runs} />
+      {runs.isPending ? <Loading what="runs" /> : null}
       {runs.data?.data.length === 0 ? <p className="muted">No runs yet.</p> : null}
       <ul className="run-history">
         {runs.data?.data.map((entry) => (

@@ -15,7 +15,7 @@ import "@xyflow/react/dist/style.css";
 import { type DragEvent, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../api/client.ts";
 import { navigate } from "../router.ts";
-import { Button, ErrorBox, Loading } from "../ui/ui.tsx";
+import { Button, ErrorBox, Loading, QueryError } from "../ui/ui.tsx";
 import {
   type ApiGraph,
   autoLayout,
@@ -48,7 +48,7 @@ const DRAG_TYPE = "application/x-workflow-node";
 export function WorkflowEditor({ id }: { id: string }) {
   const workflow = useWorkflow(id);
   if (workflow.isPending) return <Loading what="the workflow" />;
-  if (workflow.error) return <ErrorBox error={workflow.error} />;
+  if (workflow.error) return <QueryError query={workflow} />;
   return (
     <ReactFlowProvider>
       <Editor workflow={workflow.data} />
@@ -292,6 +292,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
       {save.error && !(save.error instanceof ApiError && save.error.details.length) ? (
         <ErrorBox error={save.error} />
       ) : null}
+      <QueryError query={tools} />
       {graphIssues.length > 0 ? (
         <div className="error-box" role="alert">
           {graphIssues.map((issue) => issue.message).join(" · ")}
