@@ -25,6 +25,12 @@ export function HttpConfig({
 }) {
   const auth = (config.auth as Auth | undefined) ?? { type: "none" };
   const method = String(config.method ?? "GET");
+  const body =
+    typeof config.body === "string"
+      ? config.body
+      : config.body === undefined
+        ? ""
+        : JSON.stringify(config.body, null, 2);
   // A templated method (`{{start.verb}}`, from an import or the API) stays listed, so it shows as it is.
   const methods = METHODS.includes(method) ? METHODS : [...METHODS, method];
   return (
@@ -57,13 +63,8 @@ export function HttpConfig({
       <TemplateField
         label="Body"
         multiline
-        value={
-          typeof config.body === "string"
-            ? config.body
-            : config.body === undefined
-              ? ""
-              : JSON.stringify(config.body)
-        }
+        codeLanguage={/^\s*[[{]/.test(body) || body === "" ? "json" : "text"}
+        value={body}
         variables={variables}
         onChange={(v) => set("body", v === "" ? undefined : v)}
       />

@@ -362,6 +362,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
               }}
               variables={variables}
               tools={tools.data?.data ?? []}
+              runError={runStates[selected.id]?.error}
               onChange={(config, extra) =>
                 change({
                   nodes: nodes.map((node) =>
