@@ -166,6 +166,41 @@ describe("code editor", () => {
     // The template runs as it is.
     await save();
     expect(await runWith("anything")).toBe("succeeded");
+  });
+});
+
+describe("run inspection", () => {
+  it("shows a node's resolved inputs, outputs, duration when clicked on the canvas", async () => {
+    await page.getByTestId("node-code_1").click();
+    const inspector = page.getByTestId("node-run");
+    await expect.poll(() => inspector.isVisible()).toBe(true);
+    expect(await inspector.getByTestId("json-inputs").textContent()).toContain('"anything"');
+    expect(await inspector.getByTestId("json-outputs").textContent()).toContain('result: "anything"');
+    expect(await inspector.getByTestId("node-run-duration").textContent()).toMatch(/^\d+ ms$/);
+    // The run's node list selects nodes too.
+    await page.getByRole("button", { name: /^start succeeded/ }).click();
+    await expect.poll(() => inspector.getByRole("heading").textContent()).toBe("start in this run");
+    await screenshot(page, "run-inspect-node");
+  });
+
+  it("lists runs by status, inspects a failed one and runs it again with the same inputs", async () => {
+    await page.getByRole("link", { name: "All runs" }).click();
+    const rows = page.getByTestId("run-row");
+    await expect.poll(() => rows.count()).toBe(3);
+    await page.getByText("Failed", { exact: true }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.getByRole("button", { name: "Inspect" }).click();
+    const detail = page.getByTestId("run-detail");
+    await expect.poll(() => detail.getByTestId("node-run-error").textContent()).toContain("(line 3)");
+    expect(await detail.getByTestId("json-inputs").textContent()).toContain('"a"');
+    await screenshot(page, "runs-page");
+
+    await page.getByRole("button", { name: "Re-run" }).click();
+    await page.getByText("All", { exact: true }).click();
+    await expect.poll(() => rows.count()).toBe(4);
+    // The new run is first, with the failed run's inputs (and today's code, which succeeds).
+    expect(await rows.first().getAttribute("data-status")).toBe("succeeded");
+    expect(await rows.first().textContent()).toContain('{"text":"a"}');
     expect(pageErrors).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import { WorkflowsPage } from "./workflows/WorkflowsPage.tsx";
 const WorkflowEditor = lazy(() =>
   import("./workflows/WorkflowEditor.tsx").then((m) => ({ default: m.WorkflowEditor })),
 );
+const RunsPage = lazy(() => import("./workflows/RunsPage.tsx").then((m) => ({ default: m.RunsPage })));
 const KnowledgePage = lazy(() =>
   import("./knowledge/KnowledgePage.tsx").then((m) => ({ default: m.KnowledgePage })),
 );
@@ -81,6 +82,9 @@ function route(path: string) {
     );
   }
   if (path === "/workflows") return <WorkflowsPage />;
+  const workflowRuns = match("/workflows/:id/runs", path);
+  if (workflowRuns?.id)
+    return lazyPage(<RunsPage key={workflowRuns.id} workflowId={workflowRuns.id} />, "runs");
   const workflow = match("/workflows/:id", path);
   if (workflow?.id) return lazyPage(<WorkflowEditor key={workflow.id} id={workflow.id} />, "the editor");
   if (path === "/knowledge") return lazyPage(<KnowledgePage />, "knowledge bases");

@@ -30,6 +30,7 @@ import {
   upstreamOf,
 } from "./graph.ts";
 import { NodeConfig } from "./NodeConfig.tsx";
+import { NodeRunInspector } from "./NodeRunInspector.tsx";
 import {
   type GraphIssue,
   useSaveWorkflow,
@@ -67,6 +68,8 @@ function Editor({ workflow }: { workflow: Workflow }) {
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [issues, setIssues] = useState<GraphIssue[]>([]);
   const [runStates, setRunStates] = useState<Record<string, NodeRunView>>({});
+  // The runs page opens a past run here with ?run=<id>.
+  const [initialRunId] = useState(() => new URLSearchParams(window.location.search).get("run"));
   const clipboard = useRef<EditorNode[]>([]);
   const history = useHistory<Snapshot>();
   const flow = useReactFlow<EditorNode, Edge>();
@@ -350,6 +353,9 @@ function Editor({ workflow }: { workflow: Workflow }) {
           </ReactFlow>
         </div>
         <div className="side">
+          {selected && runStates[selected.id] ? (
+            <NodeRunInspector nodeId={selected.id} state={runStates[selected.id] as NodeRunView} />
+          ) : null}
           {selected ? (
             <NodeConfig
               key={selected.id}
@@ -387,6 +393,8 @@ function Editor({ workflow }: { workflow: Workflow }) {
             start={nodes.find((node) => node.data.apiType === "start")}
             isDirty={isDirty}
             onNodeState={setRunStates}
+            onSelectNode={setSelectedId}
+            initialRunId={initialRunId}
           />
         </div>
       </div>
