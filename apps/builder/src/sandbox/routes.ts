@@ -11,6 +11,7 @@ import {
   SandboxClosedError,
   SandboxUnavailableError,
 } from "@app/sandbox";
+import { CODE_ENTRY_POINTS } from "@app/workflow";
 import { createRoute, z } from "@hono/zod-openapi";
 import { chargeSandboxRun, requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
@@ -30,7 +31,7 @@ const { timeoutMs, memoryMb } = RUN_LIMIT_BOUNDS;
 export const runSandboxBody = z
   .object({
     language: z.enum(LANGUAGES),
-    code: z.string().min(1).max(100_000),
+    code: z.string().min(1).max(100_000).openapi({ description: CODE_ENTRY_POINTS }),
     input: z.record(z.string(), z.unknown()).openapi({ example: { name: "Ada" } }),
     timeout_ms: z
       .number()
@@ -110,7 +111,7 @@ const runRoute = createRoute({
   method: "post",
   path: "/run",
   tags: ["sandbox"],
-  summary: "Run code's main(input) in the sandbox",
+  summary: "Run a program's entry point (main, Main or main_fn) in the sandbox with `input`",
   description:
     "Errors in the code (compile, runtime, timeout, memory, output) are a 200 with `error` set; only host problems are 503.",
   request: { body: { required: true, content: json(runSandboxBody) } },
