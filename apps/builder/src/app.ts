@@ -1,6 +1,7 @@
 import {
   apiDocs,
   errorHandler,
+  guardInput,
   healthRoutes,
   limitBody,
   notFoundHandler,
@@ -30,6 +31,7 @@ import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
 import { MCP_ENDPOINT_PATH, type McpEndpoint, registerMcpEndpointDocs } from "./mcp/mcp-endpoint.ts";
 import { createMcpFeature } from "./mcp/mcp-feature.ts";
 import { OAUTH_CALLBACK_PATH } from "./mcp/mcp-oauth.ts";
+import { builderMetrics } from "./metrics.ts";
 import { providerRoutes } from "./providers/routes.ts";
 import { sandboxCodeCapability } from "./sandbox/capabilities.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
@@ -154,7 +156,9 @@ function createRoutes(
   });
 
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const metrics = builderMetrics(deps);
   app.use(requestId());
+  app.use(metrics.middleware);
   app.use(requestLogger(logger));
   app.onError(errorHandler(logger));
   app.notFound(notFoundHandler);
@@ -166,10 +170,13 @@ function createRoutes(
     }),
   );
 
+  app.get("/metrics", metrics.handler);
+
   const jsonBodyLimit = limitBody(JSON_BODY_LIMIT_BYTES);
   // The upload streams its multipart body and enforces RAG_MAX_UPLOAD_MB itself.
-  app.use("/api/*", (c, next) => (c.req.path === RAG_UPLOAD_PATH ? next() : jsonBodyLimit(c, next)));
+  app.use((c, next) => (c.req.path === RAG_UPLOAD_PATH ? next() : jsonBodyLimit(c, next)));
   app.use("/api/hooks/*", limitBody(HOOK_BODY_LIMIT_BYTES));
+  app.use(guardInput({ isBodyUnbounded: (path) => path === RAG_UPLOAD_PATH }));
   const principals = new PrincipalCache(deps.clock);
   app.use("/api/*", requireAuth(deps, auth, principals, PUBLIC_API_PATHS));
   app.route("/api/auth", authRoutes(auth, principals));

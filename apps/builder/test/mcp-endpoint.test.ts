@@ -178,6 +178,17 @@ describe("the builder as an MCP server", () => {
     );
   });
 
+  it("a body that is not JSON is a JSON-RPC parse error", async () => {
+    const response = await builder.request("/api/mcp", {
+      method: "POST",
+      bearer: alice.key,
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: "{not json",
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+
   it("a session opened with one workspace's key is unknown to another workspace's key", async () => {
     const client = await connect(alice.key);
     const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId ?? "";

@@ -1,6 +1,6 @@
 import { type Clock, newId } from "@app/core";
-import { type PageRequest, preparedPerDb } from "@app/db";
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { newestFirst, type PageRequest } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { AgentTool, CreateAgentInput, UpdateAgentInput } from "./contract.ts";
 import { agents } from "./schema.ts";
@@ -68,34 +68,15 @@ export async function findAgent(
   return row;
 }
 
-const listFirstPage = preparedPerDb((db: BuilderDb) =>
-  db
-    .select()
-    .from(agents)
-    .where(eq(agents.workspaceId, sql.placeholder("workspaceId")))
-    .orderBy(desc(agents.id))
-    .limit(sql.placeholder("limit"))
-    .prepare("agents_first_page"),
-);
-
-const listPageAfter = preparedPerDb((db: BuilderDb) =>
-  db
-    .select()
-    .from(agents)
-    .where(
-      and(eq(agents.workspaceId, sql.placeholder("workspaceId")), lt(agents.id, sql.placeholder("cursor"))),
-    )
-    .orderBy(desc(agents.id))
-    .limit(sql.placeholder("limit"))
-    .prepare("agents_page_after"),
-);
-
 /** Newest first; fetches `limit + 1` rows so the caller can tell whether more exist. */
 export function listAgents(db: BuilderDb, workspaceId: string, page: PageRequest) {
-  const limit = page.limit + 1;
-  return page.cursor
-    ? listPageAfter(db).execute({ workspaceId, cursor: page.cursor, limit })
-    : listFirstPage(db).execute({ workspaceId, limit });
+  const newest = newestFirst(agents.id, page);
+  return db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.workspaceId, workspaceId), newest.olderThanCursor))
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }
 
 export async function updateAgent(

@@ -1,3 +1,4 @@
+import { CODE_ENTRY_POINTS } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
 import { PROVIDER_IDS } from "../providers/catalogue.ts";
 
@@ -16,7 +17,7 @@ export const agentToolSchema = z
       name: toolName,
       description: z.string().max(1000).default(""),
       language: z.enum(["python", "javascript", "go", "rust"]),
-      code: z.string().min(1).max(100_000),
+      code: z.string().min(1).max(100_000).openapi({ description: CODE_ENTRY_POINTS }),
       parameters: parametersSchema,
     }),
     z.object({

@@ -1,6 +1,5 @@
 import {
   createRouter,
-  defineErrors,
   errorResponses,
   idParam,
   jsonContent,
@@ -14,10 +13,7 @@ import type { AppEnv } from "../env.ts";
 import { createAgent, deleteAgent, findAgent, listAgents, toAgentJson, updateAgent } from "./agents.ts";
 import { registerChatRoutes } from "./chat-routes.ts";
 import { agentSchema, createAgentBody, updateAgentBody } from "./contract.ts";
-
-export const AgentErrors = defineErrors({
-  AGENT_NOT_FOUND: { status: 404, message: "No agent with this id." },
-});
+import { AgentErrors } from "./errors.ts";
 
 const listRoute = createRoute({
   method: "get",
@@ -107,6 +103,6 @@ export function agentRoutes(deps: Deps) {
     deps.mcpExposure?.changed(c.get("principal").workspaceId);
     return c.body(null, 204);
   });
-  registerChatRoutes(router, deps, () => AgentErrors.AGENT_NOT_FOUND());
+  registerChatRoutes(router, deps);
   return router;
 }

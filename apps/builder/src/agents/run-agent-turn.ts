@@ -1,5 +1,6 @@
 import { newId } from "@app/core";
 import { writeTogether } from "@app/db";
+import { agentTurnsTotal } from "@app/observability";
 import {
   type LanguageModelUsage,
   type ModelMessage,
@@ -187,7 +188,7 @@ export async function* runAgentTurn(
         finishReason: finish,
         createdAt: assistantAt,
       },
-      (binder) => modelCallWrites(deps, origin, meter.settle(), binder),
+      modelCallWrites(deps, origin, meter.settle()),
     );
     isUsageRecorded = true;
     return {
@@ -210,6 +211,15 @@ export async function* runAgentTurn(
     throw error;
   } finally {
     clearTimeout(timer);
+    agentTurnsTotal.inc({
+      outcome: isUsageRecorded
+        ? "completed"
+        : deadline.signal.aborted
+          ? "timeout"
+          : signal.aborted
+            ? "aborted"
+            : "failed",
+    });
     if (!isUsageRecorded) {
       // A client may have seen the new conversation's id (the first event): it stays, empty.
       const writes = [

@@ -52,6 +52,15 @@ export class McpEndpoint {
   async handle(c: Context<AppEnv>): Promise<Response> {
     const principal = c.get("principal");
     if (principal.via !== "api_key") throw McpErrors.MCP_API_KEY_REQUIRED();
+    // The input guard has read the body already (Hono caches its text), so the transport gets it parsed.
+    let options: { parsedBody?: unknown } = {};
+    if (c.req.method === "POST") {
+      try {
+        options = { parsedBody: await c.req.json() };
+      } catch {
+        return jsonRpcError(400, -32700, "Parse error: the body is not JSON.");
+      }
+    }
     const sessionId = c.req.header("mcp-session-id");
     if (sessionId !== undefined) {
       const session = this.sessions.get(sessionId);
@@ -60,7 +69,7 @@ export class McpEndpoint {
         return jsonRpcError(404, -32001, "Session not found; initialize a new one.");
       }
       session.lastSeenAt = performance.now();
-      return session.transport.handleRequest(c.req.raw);
+      return session.transport.handleRequest(c.req.raw, options);
     }
     if (c.req.method !== "POST") {
       return jsonRpcError(400, -32000, "Start with an initialize request (POST) to open a session.");
@@ -83,7 +92,7 @@ export class McpEndpoint {
     session.server = this.newServer(session);
     const { server } = session;
     await server.connect(session.transport);
-    const response = await session.transport.handleRequest(c.req.raw);
+    const response = await session.transport.handleRequest(c.req.raw, options);
     // Not an initialize request: the transport refused it and no session exists to keep.
     if (session.transport.sessionId === undefined) await server.close();
     return response;

@@ -1,8 +1,9 @@
 import type { Deps } from "../deps.ts";
 import type { WorkflowRunner } from "../workflows/runs/workflow-runner.ts";
-import { defaultMcpSettings, McpClients } from "./mcp-clients.ts";
+import { McpClients } from "./mcp-clients.ts";
 import { McpEndpoint } from "./mcp-endpoint.ts";
 import { backgroundOAuth } from "./mcp-oauth.ts";
+import { defaultMcpSettings } from "./mcp-settings.ts";
 import { mcpToolSource } from "./mcp-tool-source.ts";
 import { mcpServerRoutes } from "./routes.ts";
 

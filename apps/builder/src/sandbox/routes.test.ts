@@ -14,7 +14,13 @@ import { builderMigrationsFolder, schema } from "../db/index.ts";
 import type { AppEnv } from "../env.ts";
 import { sandboxRoutes } from "./routes.ts";
 
-const logger = createLogger({ service: "sandbox-routes-test", level: "silent" });
+/** Log lines as JSON objects, so a test can say what was logged as what. */
+const logLines: { level: number; msg: string }[] = [];
+const logger = createLogger({
+  service: "sandbox-routes-test",
+  level: "warn",
+  destination: { write: (line: string) => logLines.push(JSON.parse(line)) },
+});
 const config = loadConfig({
   DATA_DIR: mkdtempSync(join(tmpdir(), "sandbox-routes-")),
   SECRET_KEY: "test-secret-key-that-is-long-enough-0123456789",
@@ -83,7 +89,7 @@ describe("sandbox routes on a host that cannot run code", () => {
     }
   });
 
-  it("answer 503 sandbox_busy with Retry-After when the queue times out", async () => {
+  it("answer 429 sandbox_busy with Retry-After when the queue times out, logged as a capacity refusal", async () => {
     const sandbox = await createSandbox({
       uidBase: 1_660_000_000,
       concurrency: 1,
@@ -98,10 +104,18 @@ describe("sandbox routes on a host that cannot run code", () => {
         input: {},
       });
       while (sandbox.stats().active === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      logLines.length = 0;
       const response = await run(app, HELLO);
-      expect(response.status).toBe(503);
+      expect(response.status).toBe(429);
       expect(response.headers.get("retry-after")).toBe("1");
-      expect(await response.json()).toMatchObject({ error: { code: "sandbox_busy" } });
+      expect(await response.json()).toMatchObject({
+        error: {
+          code: "sandbox_busy",
+          type: "rate_limit_error",
+          message: expect.stringContaining("retry in 1 s"),
+        },
+      });
+      expect(logLines.map((line) => line.msg)).toEqual(["sandbox capacity refusal"]);
       const finished = await long;
       expect(finished.status).toBe(200);
       // The run that went through is billed for its time.

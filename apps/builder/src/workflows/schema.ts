@@ -79,3 +79,6 @@ export const workflowNodeRuns = pgTable(
   },
   (table) => [primaryKey({ columns: [table.runId, table.nodeId] })],
 );
+
+export type RunRow = typeof workflowRuns.$inferSelect;
+export type NodeRunRow = typeof workflowNodeRuns.$inferSelect;
