@@ -156,6 +156,23 @@ describe("the builder as an MCP server", () => {
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("late_agent");
   });
 
+  it("un-exposing a workflow by PATCH removes it from the list and notifies", async () => {
+    const client = await connect(alice.key);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("greeter");
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    const workflows = await builder.request("/api/workflows", { cookie: alice.cookie });
+    const greeter = ((await workflows.json()) as { data: { id: string; name: string }[] }).data.find(
+      (workflow) => workflow.name === "Greeter",
+    );
+    await post(alice.cookie, `/api/workflows/${greeter?.id}`, { mcp_exposed: false }, "PATCH");
+    await changed;
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain("greeter");
+    const call = (await client.callTool({ name: "greeter", arguments: { person: "Ada" } })) as CallToolResult;
+    expect(call.isError).toBe(true);
+  });
+
   it("a client without a key gets 401, and so does a session cookie", async () => {
     const error = await connect(undefined).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StreamableHTTPError);
