@@ -16,10 +16,14 @@ import type { WorkflowRunner } from "../workflows/runs/workflow-runner.ts";
 import { McpErrors } from "./errors.ts";
 import { callExposedTool, type ExposedTool, listExposedTools } from "./exposed-tools.ts";
 
-interface Session {
+/** What a session's server knows: whose tools it serves, and the listing calls resolve names against. */
+interface SessionTools {
   workspaceId: string;
-  /** The tool list calls resolve names against; refreshed by tools/list, exposure changes, or age. */
+  /** Refreshed by tools/list, by exposure changes, or with age. */
   tools?: { list: Promise<ExposedTool[]>; at: number } | undefined;
+}
+
+interface Session extends SessionTools {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   lastSeenAt: number;
@@ -75,26 +79,23 @@ export class McpEndpoint {
       return jsonRpcError(400, -32000, "Start with an initialize request (POST) to open a session.");
     }
     this.sweep();
-    const session: Session = {
-      workspaceId: principal.workspaceId,
-      server: new Server({ name: "builder", version: "0.1.0" }),
-      lastSeenAt: performance.now(),
-      transport: new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          this.sessions.set(id, session);
-        },
-        onsessionclosed: (id) => {
-          this.sessions.delete(id);
-        },
-      }),
-    };
-    session.server = this.newServer(session);
-    const { server } = session;
-    await server.connect(session.transport);
-    const response = await session.transport.handleRequest(c.req.raw, options);
+    const tools: SessionTools = { workspaceId: principal.workspaceId };
+    const server = this.newServer(tools);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, session);
+      },
+      onsessionclosed: (id) => {
+        this.sessions.delete(id);
+      },
+    });
+    // The server's handlers and the session share `tools`, so exposure changes reach both.
+    const session: Session = Object.assign(tools, { server, transport, lastSeenAt: performance.now() });
+    await server.connect(transport);
+    const response = await transport.handleRequest(c.req.raw, options);
     // Not an initialize request: the transport refused it and no session exists to keep.
-    if (session.transport.sessionId === undefined) await server.close();
+    if (transport.sessionId === undefined) await server.close();
     return response;
   }
 
@@ -125,7 +126,7 @@ export class McpEndpoint {
     }
   }
 
-  private toolsOf(session: Session, isFresh: boolean): Promise<ExposedTool[]> {
+  private toolsOf(session: SessionTools, isFresh: boolean): Promise<ExposedTool[]> {
     const now = performance.now();
     if (isFresh || !session.tools || now - session.tools.at > TOOLS_FRESH_MS) {
       const list = listExposedTools(this.deps, session.workspaceId);
@@ -137,7 +138,7 @@ export class McpEndpoint {
     return session.tools.list;
   }
 
-  private newServer(session: Session): Server {
+  private newServer(session: SessionTools): Server {
     const { workspaceId } = session;
     const server = new Server(
       { name: "builder", version: "0.1.0" },
