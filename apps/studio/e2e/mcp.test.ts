@@ -98,12 +98,69 @@ describe("MCP in the studio", () => {
       })
     ).json()) as { id: string };
     await page.goto(`${builder.url}/workflows/${workflow.id}`);
-    await page.getByLabel("MCP tool").check();
+    await page.getByLabel("Serve over MCP").check();
     await expect
       .poll(
         async () => (await getJson<{ mcp_exposed: boolean }>(`/api/workflows/${workflow.id}`)).mcp_exposed,
       )
       .toBe(true);
+  });
+
+  it("sets up a Tool node calling a tool of the server from its input schema, and runs it", async () => {
+    const servers = await getJson<{ data: { id: string }[] }>("/api/mcp-servers");
+    const workflow = (await (
+      await builder.request("/api/workflows", {
+        method: "POST",
+        cookie,
+        json: {
+          name: "Echo through MCP",
+          graph: {
+            nodes: [
+              { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [] } },
+              {
+                id: "call",
+                type: "tool",
+                position: { x: 300, y: 0 },
+                data: { tool: "mcp_tool", args: { server_id: servers.data[0]?.id } },
+              },
+              {
+                id: "done",
+                type: "end",
+                position: { x: 600, y: 0 },
+                data: { outputs: [{ name: "said", value: "{{call.text}}" }] },
+              },
+            ],
+            edges: [
+              { id: "e1", source: "start", target: "call" },
+              { id: "e2", source: "call", target: "done" },
+            ],
+          },
+        },
+      })
+    ).json()) as { id: string };
+    await page.goto(`${builder.url}/workflows/${workflow.id}`);
+    await page.getByTestId("node-call").click();
+    await page.getByRole("combobox", { name: "Tool of the server" }).selectOption("echo");
+    await page.getByRole("textbox", { name: /^text \*/ }).fill("hello from the studio");
+    await screenshot(page, "workflow-mcp-tool-node");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect
+      .poll(async () => {
+        const saved = await getJson<{ graph: { nodes: { id: string; data: { args?: unknown } }[] } }>(
+          `/api/workflows/${workflow.id}`,
+        );
+        return saved.graph.nodes.find((node) => node.id === "call")?.data.args;
+      })
+      .toEqual({
+        server_id: servers.data[0]?.id,
+        tool: "echo",
+        arguments: { text: "hello from the studio" },
+      });
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    await expect
+      .poll(() => page.getByTestId("run-result").getAttribute("data-status"), { timeout: 15_000 })
+      .toBe("succeeded");
+    expect(await page.getByTestId("run-result").textContent()).toContain("echo: hello from the studio");
     expect(pageErrors).toEqual([]);
   });
 });

@@ -45,7 +45,7 @@ export function McpToolNodeConfig({
       </Field>
       {server ? (
         <Field
-          label="Tool"
+          label="Tool of the server"
           hint={server.tools === null ? "Test the server in Settings to list its tools." : tool?.description}
         >
           <select

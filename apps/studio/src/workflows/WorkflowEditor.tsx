@@ -351,7 +351,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
             disabled={expose.isPending}
             onChange={(e) => expose.mutate(e.target.checked)}
           />
-          MCP tool
+          Serve over MCP
         </label>
         <Button
           variant="secondary"
