@@ -1,4 +1,10 @@
-import { type FakeProvider, lastUserText, startFakeOpenAI } from "@app/testing";
+import {
+  type FakeProvider,
+  isAfterToolResult,
+  lastUserText,
+  startFakeMcp,
+  startFakeOpenAI,
+} from "@app/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   StreamableHTTPClientTransport,
@@ -120,6 +126,37 @@ describe("the builder as an MCP server", () => {
     const workflowId = ((await runs.json()) as { data: { id: string }[] }).data[0]?.id;
     const listed = await builder.request(`/api/workflows/${workflowId}/runs`, { cookie: alice.cookie });
     expect(((await listed.json()) as { data: { trigger: string }[] }).data[0]?.trigger).toBe("mcp");
+  });
+
+  it("reports progress while an exposed agent's turn calls its own tools", async () => {
+    const tools = await startFakeMcp();
+    try {
+      const server = await post(alice.cookie, "/api/mcp-servers", { name: "Echo", url: tools.url });
+      await post(alice.cookie, "/api/agents", {
+        name: "Echo Agent",
+        provider: "openai-compatible",
+        model: "llama3.2",
+        mcp_exposed: true,
+        tools: [{ type: "mcp", server_id: server.id, tools: [{ name: "echo" }] }],
+      });
+      openai.script = (turn) =>
+        isAfterToolResult(turn)
+          ? { text: "echoed" }
+          : turn.tools.includes("echo")
+            ? { toolCalls: [{ name: "echo", input: { text: "hi" } }] }
+            : { text: `You said: ${lastUserText(turn)}` };
+      const client = await connect(alice.key);
+      const messages: string[] = [];
+      const answer = (await client.callTool({ name: "echo_agent", arguments: { message: "go" } }, undefined, {
+        onprogress: (update) => messages.push(update.message ?? ""),
+      })) as CallToolResult;
+      expect(answer.content).toEqual([{ type: "text", text: "echoed" }]);
+      expect(messages).toEqual(["tool echo finished"]);
+      expect(tools.calls.map((call) => call.tool)).toEqual(["echo"]);
+    } finally {
+      openai.script = (turn) => ({ text: `You said: ${lastUserText(turn)}` });
+      await tools.close();
+    }
   });
 
   it("answers a workflow's bad inputs and an agent's missing message as tool errors", async () => {
