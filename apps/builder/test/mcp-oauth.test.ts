@@ -1,7 +1,9 @@
 import { type FakeMcp, startFakeMcp } from "@app/testing";
+import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mcpServers } from "../src/mcp/schema.ts";
+import { backgroundOAuth } from "../src/mcp/mcp-oauth.ts";
+import { type McpServerRow, mcpServers } from "../src/mcp/schema.ts";
 import { startTestBuilder, type TestBuilder } from "./harness.ts";
 import { node, nodeOf, runGraph, singleNodeGraph } from "./workflow-support.ts";
 
@@ -141,5 +143,27 @@ describe("OAuth 2.1 authorization of MCP servers", () => {
     expect(protectedMcp.calls.at(-1)?.authorization).not.toBe(tokenBefore);
     const after = await storedOauth(serverId);
     expect(after).not.toBe(before);
+  });
+
+  it("a refresh token rotated by another process is picked up from the database, not thrown away", async () => {
+    // Another process refreshes first: the server rotates the refresh token this process holds.
+    const [row] = await builder.deps.db.select().from(mcpServers).where(eq(mcpServers.id, serverId));
+    const otherProcess = backgroundOAuth(builder.deps, row as McpServerRow);
+    expect(otherProcess).toBeDefined();
+    protectedMcp.oauth?.expireAccessTokens();
+    await auth(otherProcess as OAuthClientProvider, { serverUrl: protectedMcp.url });
+    expect(protectedMcp.oauth?.grants.at(-1)).toBe("refresh_token");
+    const grantsBefore = protectedMcp.oauth?.grants.length ?? 0;
+    protectedMcp.oauth?.expireAccessTokens();
+
+    // This process's pooled connection still holds the old refresh token.
+    const run = await runGraph(builder, alice, echoGraph(serverId));
+    expect(run.status, JSON.stringify(nodeOf(run, "call")?.error)).toBe("succeeded");
+    expect(protectedMcp.oauth?.grants.length).toBe(grantsBefore + 1);
+    const test = await builder.request(`/api/mcp-servers/${serverId}/test`, {
+      method: "POST",
+      cookie: alice,
+    });
+    expect(test.status).toBe(200);
   });
 });

@@ -1,7 +1,7 @@
 import { startFakeMcp } from "@app/testing";
 import { describe, expect, it } from "vitest";
-import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { connectMcp, mcpFailure } from "./connect-mcp.ts";
+import { mcpFetch } from "./mcp-fetch.ts";
 
 describe("connectMcp", () => {
   it("refuses a server on a private address when private URLs are not allowed, before any request", async () => {
@@ -9,7 +9,7 @@ describe("connectMcp", () => {
     try {
       const error = await connectMcp(
         { url: mcp.url, transport: "auto", headers: {} },
-        { fetch: outboundFetch({ allowPrivate: false }), timeoutMs: 5_000 },
+        { fetch: mcpFetch({ allowPrivate: false }), timeoutMs: 5_000 },
       ).catch((caught: unknown) => caught);
       const failure = mcpFailure(error, "Local");
       expect(failure.code).toBe("mcp_url_refused");
@@ -25,7 +25,7 @@ describe("connectMcp", () => {
     try {
       const connection = await connectMcp(
         { url: mcp.url, transport: "auto", headers: {} },
-        { fetch: outboundFetch({ allowPrivate: true }), timeoutMs: 5_000 },
+        { fetch: mcpFetch({ allowPrivate: true }), timeoutMs: 5_000 },
       );
       expect(connection.transport).toBe("streamable_http");
       await connection.client.close();

@@ -7,8 +7,8 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Deps } from "../deps.ts";
-import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { connectMcp, type McpConnection, type McpTransportKind, mcpFailure } from "./connect-mcp.ts";
+import { mcpFetch } from "./mcp-fetch.ts";
 import { connectionHeaders, type McpSecrets, openMcpJson } from "./mcp-secrets.ts";
 import { rememberTools } from "./mcp-servers.ts";
 import { defaultMcpSettings, type McpSettings } from "./mcp-settings.ts";
@@ -188,7 +188,7 @@ export class McpClients {
         authProvider: this.authProviderFor(row),
       },
       {
-        fetch: outboundFetch({ allowPrivate: this.deps.config.allowPrivateUrls }),
+        fetch: mcpFetch({ allowPrivate: this.deps.config.allowPrivateUrls }),
         timeoutMs: this.settings.connectTimeoutMs,
       },
     );

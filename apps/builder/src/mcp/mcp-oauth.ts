@@ -7,9 +7,9 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { eq } from "drizzle-orm";
 import type { Deps } from "../deps.ts";
-import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { mcpFailure } from "./connect-mcp.ts";
 import { McpErrors } from "./errors.ts";
+import { mcpFetch } from "./mcp-fetch.ts";
 import { openMcpJson, sealMcpJson } from "./mcp-secrets.ts";
 import { type McpServerRow, mcpServers } from "./schema.ts";
 
@@ -100,6 +100,23 @@ class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery") {
+    // A refused refresh token may only mean that another process refreshed first (servers rotate
+    // refresh tokens): take the tokens it stored, and the SDK's retry refreshes with those.
+    if (!this.isInteractive && scope === "tokens") {
+      const [row] = await this.deps.db
+        .select({ encryptedOauth: mcpServers.encryptedOauth })
+        .from(mcpServers)
+        .where(eq(mcpServers.id, this.row.id))
+        .limit(1);
+      const latest = row
+        ? openMcpJson<StoredOAuth>(this.deps.config, this.row, "oauth", row.encryptedOauth)
+        : undefined;
+      const refresh = latest?.tokens?.refresh_token;
+      if (refresh && refresh !== this.stored.tokens?.refresh_token) {
+        this.stored = latest;
+        return;
+      }
+    }
     if (scope === "all" || scope === "client") delete this.stored.client;
     if (scope === "all" || scope === "tokens") delete this.stored.tokens;
     if (scope === "all" || scope === "verifier") delete this.stored.pending;
@@ -149,7 +166,7 @@ export async function startMcpAuthorization(
   try {
     result = await auth(provider, {
       serverUrl: row.url,
-      fetchFn: outboundFetch({ allowPrivate: deps.config.allowPrivateUrls }),
+      fetchFn: mcpFetch({ allowPrivate: deps.config.allowPrivateUrls }),
     });
   } catch (error) {
     throw mcpFailure(error, row.name);
@@ -186,7 +203,7 @@ export async function finishMcpAuthorization(
     await auth(provider, {
       serverUrl: row.url,
       authorizationCode: callback.code,
-      fetchFn: outboundFetch({ allowPrivate: deps.config.allowPrivateUrls }),
+      fetchFn: mcpFetch({ allowPrivate: deps.config.allowPrivateUrls }),
     });
   } catch (error) {
     throw mcpFailure(error, row.name);
