@@ -53,7 +53,7 @@ export class McpEndpoint {
         return jsonRpcError(404, -32001, "Session not found; initialize a new one.");
       }
       session.lastSeenAt = performance.now();
-      return session.transport.handleRequest(c.req.raw);
+      return session.transport.handleRequest(c.req.raw, await bodyOf(c));
     }
     if (c.req.method !== "POST") {
       return jsonRpcError(400, -32000, "Start with an initialize request (POST) to open a session.");
@@ -75,7 +75,7 @@ export class McpEndpoint {
       }),
     };
     await server.connect(session.transport);
-    const response = await session.transport.handleRequest(c.req.raw);
+    const response = await session.transport.handleRequest(c.req.raw, await bodyOf(c));
     // Not an initialize request: the transport refused it and no session exists to keep.
     if (session.transport.sessionId === undefined) await server.close();
     return response;
@@ -214,3 +214,18 @@ export function registerMcpEndpointDocs(registry: OpenAPIHono<AppEnv>["openAPIRe
     responses: { 200: { description: "Closed" }, ...errorResponses(401, 404) },
   });
 }
+
+/**
+ * The JSON-RPC body as the input guard already read it: the raw request's stream is spent by then,
+ * so the transport gets the parsed message instead of reading the body itself.
+ */
+async function bodyOf(c: Context<AppEnv>): Promise<{ parsedBody?: unknown }> {
+  if (c.req.method !== "POST") return {};
+  try {
+    return { parsedBody: await c.req.json() };
+  } catch {
+    // Not JSON: the transport answers its own parse error.
+    return {};
+  }
+}
+
