@@ -19,8 +19,18 @@ beforeAll(async () => {
     if (i % 4 === 0)
       await payments.request(`/v1/test_helpers/payments/${payment.id}/fail`, { method: "POST", key });
   }
-  const all = await json<EventList>(await payments.request("/v1/events?limit=100", { key }));
-  ids = all.data.map((event) => event.id).reverse();
+  // An event is listed once every older transaction of the database cluster has ended, and on a
+  // shared server other test files' transactions may still be open: wait for all 15 to show.
+  await expect
+    .poll(
+      async () => {
+        const all = await json<EventList>(await payments.request("/v1/events?limit=100", { key }));
+        ids = all.data.map((event) => event.id).reverse();
+        return ids.length;
+      },
+      { timeout: 20_000 },
+    )
+    .toBe(15);
 });
 afterAll(() => payments?.stop());
 
