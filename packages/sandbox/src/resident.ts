@@ -17,6 +17,12 @@ interface Execution {
 const HEADER_BYTES = 5;
 /** The zygote's own CPU time grows a little with every fork; past this many it is replaced. */
 const MAX_EXECUTIONS = 1000;
+/**
+ * RLIMIT_CPU counts a whole process: a JavaScript process that has spent this much on a run's earlier
+ * nodes is replaced, and its limit has this much on top of a node's, so every node gets its full CPU
+ * time (`RESIDENT_CPU_HEADROOM_SECONDS` in limits.ts).
+ */
+const RECYCLE_AFTER_CPU_SECONDS = 2;
 
 /**
  * A sandboxed process that executes several requests in turn: Python's zygote (a fresh forked
@@ -34,6 +40,7 @@ export class ResidentRunner {
   #current: Execution | undefined;
   #isBroken = false;
   #executions = 0;
+  #cpuSeconds = 0;
 
   constructor(process: SandboxedProcess, limits: ProcessLimits) {
     this.#process = process;
@@ -55,7 +62,8 @@ export class ResidentRunner {
       !this.#isBroken &&
       !this.#process.hasExited &&
       this.#current === undefined &&
-      this.#executions < MAX_EXECUTIONS
+      this.#executions < MAX_EXECUTIONS &&
+      this.#cpuSeconds < RECYCLE_AFTER_CPU_SECONDS
     );
   }
 
@@ -184,7 +192,9 @@ export class ResidentRunner {
     } else if (kind === "x") {
       let status: unknown;
       try {
-        status = (JSON.parse(payload.toString("utf8")) as { status?: unknown }).status;
+        const done = JSON.parse(payload.toString("utf8")) as { status?: unknown; cpu?: unknown };
+        status = done.status;
+        if (typeof done.cpu === "number") this.#cpuSeconds = done.cpu;
       } catch {
         status = undefined;
       }

@@ -757,7 +757,9 @@ export class Sandbox {
 
   #park(workspaceId: string, runner: ResidentRunner): void {
     const parked = this.#parked.get(workspaceId) ?? [];
-    if (parked.length >= this.#options.perWorkspaceConcurrency) {
+    const total = [...this.#parked.values()].reduce((sum, list) => sum + list.length, 0);
+    // Idle zygotes cost memory, not CPU: a few per slot, across all workspaces.
+    if (parked.length >= this.#options.perWorkspaceConcurrency || total >= this.#options.concurrency * 4) {
       runner.kill();
       return;
     }

@@ -212,6 +212,46 @@ describe.each(["python", "javascript"] as const)("%s limits per node in a sessio
   });
 });
 
+describe("CPU time per node", () => {
+  it("javascript: a process that spent its headroom on earlier nodes is replaced, so the next node gets its full CPU time", async () => {
+    const session = sandbox.session("wsp_cpu");
+    try {
+      // 3 × 0.8 s of CPU, each well inside its own limits: together past the 2 s a process may spend.
+      for (let node = 0; node < 3; node++) {
+        const burn = await session.run({
+          language: "javascript",
+          code: lines(
+            "function main() {",
+            "  const spent = () => { const used = process.cpuUsage(); return used.user + used.system; };",
+            "  const until = spent() + 0.8e6;",
+            "  while (spent() < until) {}",
+            "  return { burnt: true };",
+            "}",
+          ),
+          input: {},
+          timeoutMs: 10_000,
+        });
+        expect(burn.output, burn.error?.message).toEqual({ burnt: true });
+      }
+      const before = sandbox.stats();
+      const next = await session.run({
+        language: "javascript",
+        code: lines(
+          "function main() {",
+          "  const used = process.cpuUsage();",
+          "  return { cpu: (used.user + used.system) / 1e6 };",
+          "}",
+        ),
+        input: {},
+      });
+      expect(sandbox.stats().reused - before.reused).toBe(0);
+      expect(next.output?.cpu).toBeLessThan(1);
+    } finally {
+      session.close();
+    }
+  });
+});
+
 describe("processes per node", () => {
   it("python: a fork bomb stops at the process limit, and the next node finds none of its processes", async () => {
     const session = sandbox.session("wsp_forks");
