@@ -79,6 +79,7 @@ export class ResidentRunner {
     if (!this.isUsable) throw new Error("the resident runner is busy or gone");
     this.#executions++;
     const isStarted = await this.#process.whenStarted();
+    const oomKillsBefore = this.#process.oomKills();
     const started = performance.now();
     const execution: Execution = {
       stdout: [],
@@ -128,7 +129,7 @@ export class ResidentRunner {
       isTimedOut: execution.isTimedOut,
       isOutputTruncated: execution.isOutputTruncated,
       isResultTooLarge: execution.isResultTooLarge,
-      isOomKilled: false,
+      isOomKilled: this.#process.oomKills() > oomKillsBefore,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
     };
   }
