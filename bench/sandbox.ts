@@ -431,14 +431,14 @@ async function workflows(): Promise<void> {
       return performance.now() - started;
     };
     /** `CLIENTS` callers back to back for `seconds`; every answer checked. */
-    const rate = async (id: string) => {
+    const rate = async (id: string, expected = 1) => {
       let runs = 0;
       const latencies: number[] = [];
       const until = performance.now() + seconds * 1000;
       await Promise.all(
         Array.from({ length: CLIENTS }, async () => {
           while (performance.now() < until) {
-            latencies.push(await runOnce(id, 1));
+            latencies.push(await runOnce(id, expected));
             runs++;
           }
         }),
@@ -447,6 +447,13 @@ async function workflows(): Promise<void> {
     };
 
     const rows: string[] = [];
+    // The same API, engine and recording without a Code node: the ceiling the sandbox is measured under.
+    const passThrough = await create("no code", codeWorkflow("javascript", 0));
+    for (let i = 0; i < 5; i++) await runOnce(passThrough, 0);
+    const ceiling = await rate(passThrough, 0);
+    rows.push(
+      `| none (Start → End, baseline) | ${ceiling.perSecond.toFixed(1)} | ${pair(ceiling.latencies)} | – | – | – |`,
+    );
     for (const language of ["javascript", "python"] as const) {
       const single = await create(`${language} single`, codeWorkflow(language, 1));
       const chain = await create(`${language} chain`, codeWorkflow(language, CHAIN_LENGTH));
