@@ -161,7 +161,28 @@ export class ResidentRunner {
     while (this.#pending.length >= HEADER_BYTES) {
       const kind = String.fromCharCode(this.#pending[0] ?? 0);
       const length = this.#pending.readUInt32BE(1);
-      if (length > RESULT_LIMIT_BYTES + HEADER_BYTES && kind !== "o" && kind !== "e") {
+      const execution = this.#current;
+      // A frame past its limit is judged by its header, so the host never buffers more than the limit.
+      const isOutput = kind === "o" || kind === "e";
+      const room = isOutput
+        ? this.#limits.outputBytes - (execution?.outputBytes ?? 0)
+        : RESULT_LIMIT_BYTES - (execution?.resultBytes ?? 0);
+      if (execution && (isOutput || kind === "r") && length > room) {
+        if (isOutput) {
+          // What has arrived of it, up to the limit, as a stream overflowing byte by byte would show.
+          const arrived = Buffer.from(this.#pending.subarray(HEADER_BYTES, HEADER_BYTES + Math.max(0, room)));
+          execution[kind === "o" ? "stdout" : "stderr"].push(arrived);
+          execution.outputBytes += arrived.length;
+          execution.isOutputTruncated = true;
+        } else {
+          execution.isResultTooLarge = true;
+          execution.result.length = 0;
+        }
+        this.#pending = Buffer.alloc(0);
+        this.kill();
+        return;
+      }
+      if (!isOutput && length > RESULT_LIMIT_BYTES + HEADER_BYTES) {
         this.#protocolError();
         return;
       }

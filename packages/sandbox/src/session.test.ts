@@ -212,6 +212,40 @@ describe.each(["python", "javascript"] as const)("%s limits per node in a sessio
   });
 });
 
+describe("output and result per node", () => {
+  it("javascript: one write past the output limit, or a result past the result limit, stops the node alone", async () => {
+    const session = sandbox.session("wsp_big");
+    try {
+      const shout = await session.run({
+        language: "javascript",
+        code: lines(
+          "function main() {",
+          "  process.stdout.write('y'.repeat(3 * 1024 * 1024));",
+          "  return {};",
+          "}",
+        ),
+        input: {},
+      });
+      expect(shout.error?.kind).toBe("output_limit");
+      expect(shout.truncated).toBe(true);
+      expect(shout.stdout.length).toBeLessThanOrEqual(1024 * 1024);
+      const huge = await session.run({
+        language: "javascript",
+        code: lines("function main() {", "  return { text: 'z'.repeat(2 * 1024 * 1024) };", "}"),
+        input: {},
+      });
+      expect(huge.error).toMatchObject({
+        kind: "invalid_output",
+        message: expect.stringContaining("result limit"),
+      });
+      const next = await session.run({ language: "javascript", code: CLEAN.javascript, input: { n: 1 } });
+      expect(next.output).toEqual({ n: 2, tmp: [], processes: 0 });
+    } finally {
+      session.close();
+    }
+  });
+});
+
 describe("CPU time per node", () => {
   it("javascript: a process that spent its headroom on earlier nodes is replaced, so the next node gets its full CPU time", async () => {
     const session = sandbox.session("wsp_cpu");
