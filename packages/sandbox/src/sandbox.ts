@@ -710,12 +710,16 @@ export class Sandbox {
     const isDefault = fitsWarmLimits(chosen);
     let runner: ResidentRunner | undefined;
     const mine = isDefault ? held?.get(language) : undefined;
-    if (mine?.isUsable) {
+    if (mine) {
       held?.delete(language);
       this.#heldBySessions--;
-      runner = mine;
-      this.#stats.reused++;
-    } else if (isDefault && language === "python") {
+      // Held idle, it may have died since (killed, or out of CPU headroom): then the node starts afresh.
+      if (mine.isUsable) {
+        runner = mine;
+        this.#stats.reused++;
+      } else mine.kill();
+    }
+    if (!runner && isDefault && language === "python") {
       runner = this.#unpark(workspaceId);
       if (runner) this.#stats.reused++;
     }
