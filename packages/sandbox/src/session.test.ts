@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type Language, type Sandbox } from "./index.ts";
-import { eventually, killOwnedBy, userProcessesOwnedBy } from "./testing/processes.ts";
+import { eventually, killOwnedBy, processesOwnedBy, userProcessesOwnedBy } from "./testing/processes.ts";
 
 const UID_BASE = 1_680_000_000;
 const UID_LAST = UID_BASE + 1024;
@@ -317,6 +317,28 @@ describe("processes per node", () => {
       session.close();
     }
   });
+});
+
+it("replaces a session's idle sandbox that died between nodes, and keeps the new one for the next node", async () => {
+  const own = await createSandbox({ uidBase: UID_BASE + 10_000, concurrency: 2, warmPerLanguage: 0 });
+  try {
+    const session = own.session("wsp_died");
+    const code = "function main(inputs) {\n  return { n: inputs.n + 1 };\n}\n";
+    expect((await session.run({ language: "javascript", code, input: { n: 1 } })).output).toEqual({ n: 2 });
+    expect(own.stats().held).toBe(1);
+    killOwnedBy(UID_BASE + 10_000, UID_BASE + 11_100);
+    expect(await eventually(() => processesOwnedBy(UID_BASE + 10_000, UID_BASE + 11_100).length === 0)).toBe(
+      true,
+    );
+    expect((await session.run({ language: "javascript", code, input: { n: 2 } })).output).toEqual({ n: 3 });
+    const before = own.stats();
+    expect((await session.run({ language: "javascript", code, input: { n: 3 } })).output).toEqual({ n: 4 });
+    expect(own.stats().reused - before.reused).toBe(1);
+    session.close();
+    expect(own.stats().held).toBe(0);
+  } finally {
+    await own.close();
+  }
 });
 
 it("refuses runs on a closed session", async () => {
