@@ -274,6 +274,8 @@ export class Sandbox {
   readonly #parked = new Map<string, { runner: ResidentRunner; timer: NodeJS.Timeout }[]>();
   /** Idle resident runners held by open sessions, across all sessions. */
   #heldBySessions = 0;
+  /** The held runners of sessions already closed: a node that ends after its session does not refill them. */
+  readonly #closedSessions = new WeakSet<HeldRunners>();
   readonly #live = new Set<SandboxedProcess>();
   readonly #warm = new Map<Language, WarmPool>();
   /** The slot directory of each warm binary runner. */
@@ -530,6 +532,7 @@ export class Sandbox {
       },
       close: () => {
         isClosed = true;
+        this.#closedSessions.add(held);
         for (const [language, runner] of held) {
           this.#heldBySessions--;
           this.#release(language, runner, workspaceId, undefined);
@@ -750,7 +753,8 @@ export class Sandbox {
       runner.kill();
       return;
     }
-    if (held && !held.has(language) && this.#heldBySessions < this.#options.concurrency * 4) {
+    const isHeldOpen = held !== undefined && !this.#closedSessions.has(held);
+    if (isHeldOpen && !held.has(language) && this.#heldBySessions < this.#options.concurrency * 4) {
       held.set(language, runner);
       this.#heldBySessions++;
       return;

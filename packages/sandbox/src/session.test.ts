@@ -341,6 +341,19 @@ it("replaces a session's idle sandbox that died between nodes, and keeps the new
   }
 });
 
+it("does not keep a node's sandbox for a session closed while the node ran", async () => {
+  const session = sandbox.session("wsp_closing");
+  const running = session.run({
+    language: "javascript",
+    code: "async function main() {\n  await new Promise((resolve) => setTimeout(resolve, 300));\n  return { done: true };\n}\n",
+    input: {},
+  });
+  await eventually(() => sandbox.stats().active === 1);
+  session.close();
+  expect((await running).output).toEqual({ done: true });
+  expect(sandbox.stats().held).toBe(0);
+});
+
 it("refuses runs on a closed session", async () => {
   const session = sandbox.session("wsp_closed");
   session.close();
