@@ -228,4 +228,3 @@ async function bodyOf(c: Context<AppEnv>): Promise<{ parsedBody?: unknown }> {
     return {};
   }
 }
-
