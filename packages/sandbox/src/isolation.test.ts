@@ -195,7 +195,7 @@ describe("memory and output", () => {
     }
   });
 
-  it("closes the memory doors rlimits leave open: shared anonymous maps, memfd, SysV shm", async () => {
+  it("closes the memory doors rlimits leave open (shared anonymous maps, memfd, SysV shm) and SysV IPC that outlives a node", async () => {
     const result = await python(`
 import ctypes, errno, mmap
 def main(inputs):
@@ -210,10 +210,20 @@ def main(inputs):
     outcomes["memfd"] = "created" if fd >= 0 else errno.errorcode[ctypes.get_errno()]
     shm = libc.shmget(0, ctypes.c_size_t(1 << 30), 0o1000 | 0o600)
     outcomes["shmget"] = "created" if shm >= 0 else errno.errorcode[ctypes.get_errno()]
+    queue = libc.msgget(0, 0o1000 | 0o600)
+    outcomes["msgget"] = "created" if queue >= 0 else errno.errorcode[ctypes.get_errno()]
+    semaphores = libc.semget(0, 1, 0o1000 | 0o600)
+    outcomes["semget"] = "created" if semaphores >= 0 else errno.errorcode[ctypes.get_errno()]
     return outcomes
 `);
     expect(result.error).toBeNull();
-    expect(result.output).toEqual({ shared_mmap: "EPERM", memfd: "EPERM", shmget: "EPERM" });
+    expect(result.output).toEqual({
+      shared_mmap: "EPERM",
+      memfd: "EPERM",
+      shmget: "EPERM",
+      msgget: "EPERM",
+      semget: "EPERM",
+    });
   });
 
   it("stops a program that prints forever at 1 MiB and flags the output as truncated", async () => {

@@ -59,6 +59,18 @@ const DATA_HEADROOM: Record<Language, number> = {
 };
 
 /**
+ * A JavaScript process runs the nodes of one run in turn, and RLIMIT_CPU counts them all: it is
+ * replaced once it has used this much (resident.ts), so each node still gets its full CPU time.
+ * Python forks each node, whose count starts at zero.
+ */
+export const RESIDENT_CPU_HEADROOM_SECONDS: Record<Language, number> = {
+  python: 0,
+  javascript: 2,
+  go: 0,
+  rust: 0,
+};
+
+/**
  * The limits of a user program's run.
  *
  * @example runLimits("python", { timeoutMs: 10_000, memoryMb: 256 }).memoryBytes // 268435456
@@ -71,7 +83,7 @@ export function runLimits(
   return {
     wallMs: chosen.timeoutMs,
     // Two busy threads spend CPU time twice as fast as the wall clock; the wall timer stays the real limit.
-    cpuSeconds: Math.ceil(chosen.timeoutMs / 1000) * 2 + 1,
+    cpuSeconds: Math.ceil(chosen.timeoutMs / 1000) * 2 + 1 + RESIDENT_CPU_HEADROOM_SECONDS[language],
     memoryBytes,
     addressSpaceBytes: memoryBytes + ADDRESS_SPACE_HEADROOM[language],
     dataBytes: memoryBytes + DATA_HEADROOM[language],

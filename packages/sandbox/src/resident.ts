@@ -17,6 +17,12 @@ interface Execution {
 const HEADER_BYTES = 5;
 /** The zygote's own CPU time grows a little with every fork; past this many it is replaced. */
 const MAX_EXECUTIONS = 1000;
+/**
+ * RLIMIT_CPU counts a whole process: a JavaScript process that has spent this much on a run's earlier
+ * nodes is replaced, and its limit has this much on top of a node's, so every node gets its full CPU
+ * time (`RESIDENT_CPU_HEADROOM_SECONDS` in limits.ts).
+ */
+const RECYCLE_AFTER_CPU_SECONDS = 2;
 
 /**
  * A sandboxed process that executes several requests in turn: Python's zygote (a fresh forked
@@ -34,6 +40,7 @@ export class ResidentRunner {
   #current: Execution | undefined;
   #isBroken = false;
   #executions = 0;
+  #cpuSeconds = 0;
 
   constructor(process: SandboxedProcess, limits: ProcessLimits) {
     this.#process = process;
@@ -55,7 +62,8 @@ export class ResidentRunner {
       !this.#isBroken &&
       !this.#process.hasExited &&
       this.#current === undefined &&
-      this.#executions < MAX_EXECUTIONS
+      this.#executions < MAX_EXECUTIONS &&
+      this.#cpuSeconds < RECYCLE_AFTER_CPU_SECONDS
     );
   }
 
@@ -71,6 +79,7 @@ export class ResidentRunner {
     if (!this.isUsable) throw new Error("the resident runner is busy or gone");
     this.#executions++;
     const isStarted = await this.#process.whenStarted();
+    const oomKillsBefore = this.#process.oomKills();
     const started = performance.now();
     const execution: Execution = {
       stdout: [],
@@ -120,7 +129,7 @@ export class ResidentRunner {
       isTimedOut: execution.isTimedOut,
       isOutputTruncated: execution.isOutputTruncated,
       isResultTooLarge: execution.isResultTooLarge,
-      isOomKilled: false,
+      isOomKilled: this.#process.oomKills() > oomKillsBefore,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
     };
   }
@@ -152,7 +161,28 @@ export class ResidentRunner {
     while (this.#pending.length >= HEADER_BYTES) {
       const kind = String.fromCharCode(this.#pending[0] ?? 0);
       const length = this.#pending.readUInt32BE(1);
-      if (length > RESULT_LIMIT_BYTES + HEADER_BYTES && kind !== "o" && kind !== "e") {
+      const execution = this.#current;
+      // A frame past its limit is judged by its header, so the host never buffers more than the limit.
+      const isOutput = kind === "o" || kind === "e";
+      const room = isOutput
+        ? this.#limits.outputBytes - (execution?.outputBytes ?? 0)
+        : RESULT_LIMIT_BYTES - (execution?.resultBytes ?? 0);
+      if (execution && (isOutput || kind === "r") && length > room) {
+        if (isOutput) {
+          // What has arrived of it, up to the limit, as a stream overflowing byte by byte would show.
+          const arrived = Buffer.from(this.#pending.subarray(HEADER_BYTES, HEADER_BYTES + Math.max(0, room)));
+          execution[kind === "o" ? "stdout" : "stderr"].push(arrived);
+          execution.outputBytes += arrived.length;
+          execution.isOutputTruncated = true;
+        } else {
+          execution.isResultTooLarge = true;
+          execution.result.length = 0;
+        }
+        this.#pending = Buffer.alloc(0);
+        this.kill();
+        return;
+      }
+      if (!isOutput && length > RESULT_LIMIT_BYTES + HEADER_BYTES) {
         this.#protocolError();
         return;
       }
@@ -184,7 +214,9 @@ export class ResidentRunner {
     } else if (kind === "x") {
       let status: unknown;
       try {
-        status = (JSON.parse(payload.toString("utf8")) as { status?: unknown }).status;
+        const done = JSON.parse(payload.toString("utf8")) as { status?: unknown; cpu?: unknown };
+        status = done.status;
+        if (typeof done.cpu === "number") this.#cpuSeconds = done.cpu;
       } catch {
         status = undefined;
       }

@@ -274,6 +274,8 @@ export class Sandbox {
   readonly #parked = new Map<string, { runner: ResidentRunner; timer: NodeJS.Timeout }[]>();
   /** Idle resident runners held by open sessions, across all sessions. */
   #heldBySessions = 0;
+  /** The held runners of sessions already closed: a node that ends after its session does not refill them. */
+  readonly #closedSessions = new WeakSet<HeldRunners>();
   readonly #live = new Set<SandboxedProcess>();
   readonly #warm = new Map<Language, WarmPool>();
   /** The slot directory of each warm binary runner. */
@@ -530,6 +532,7 @@ export class Sandbox {
       },
       close: () => {
         isClosed = true;
+        this.#closedSessions.add(held);
         for (const [language, runner] of held) {
           this.#heldBySessions--;
           this.#release(language, runner, workspaceId, undefined);
@@ -710,12 +713,16 @@ export class Sandbox {
     const isDefault = fitsWarmLimits(chosen);
     let runner: ResidentRunner | undefined;
     const mine = isDefault ? held?.get(language) : undefined;
-    if (mine?.isUsable) {
+    if (mine) {
       held?.delete(language);
       this.#heldBySessions--;
-      runner = mine;
-      this.#stats.reused++;
-    } else if (isDefault && language === "python") {
+      // Held idle, it may have died since (killed, or out of CPU headroom): then the node starts afresh.
+      if (mine.isUsable) {
+        runner = mine;
+        this.#stats.reused++;
+      } else mine.kill();
+    }
+    if (!runner && isDefault && language === "python") {
       runner = this.#unpark(workspaceId);
       if (runner) this.#stats.reused++;
     }
@@ -746,7 +753,8 @@ export class Sandbox {
       runner.kill();
       return;
     }
-    if (held && !held.has(language) && this.#heldBySessions < this.#options.concurrency * 4) {
+    const isHeldOpen = held !== undefined && !this.#closedSessions.has(held);
+    if (isHeldOpen && !held.has(language) && this.#heldBySessions < this.#options.concurrency * 4) {
       held.set(language, runner);
       this.#heldBySessions++;
       return;
@@ -757,7 +765,9 @@ export class Sandbox {
 
   #park(workspaceId: string, runner: ResidentRunner): void {
     const parked = this.#parked.get(workspaceId) ?? [];
-    if (parked.length >= this.#options.perWorkspaceConcurrency) {
+    const total = [...this.#parked.values()].reduce((sum, list) => sum + list.length, 0);
+    // Idle zygotes cost memory, not CPU: a few per slot, across all workspaces.
+    if (parked.length >= this.#options.perWorkspaceConcurrency || total >= this.#options.concurrency * 4) {
       runner.kill();
       return;
     }

@@ -303,6 +303,11 @@ export class SandboxedProcess {
     return this.#hasExited;
   }
 
+  /** OOM kills in the sandbox's cgroup so far (0 without one). */
+  oomKills(): number {
+    return this.#spec.cgroup?.oomKills() ?? 0;
+  }
+
   /** Resolves when the process tree is gone, however it ended. */
   get closed(): Promise<number | null> {
     return this.#closed;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type Language, type Sandbox } from "./index.ts";
-import { eventually, killOwnedBy, userProcessesOwnedBy } from "./testing/processes.ts";
+import { eventually, killOwnedBy, processesOwnedBy, userProcessesOwnedBy } from "./testing/processes.ts";
 
 const UID_BASE = 1_680_000_000;
 const UID_LAST = UID_BASE + 1024;
@@ -212,6 +212,80 @@ describe.each(["python", "javascript"] as const)("%s limits per node in a sessio
   });
 });
 
+describe("output and result per node", () => {
+  it("javascript: one write past the output limit, or a result past the result limit, stops the node alone", async () => {
+    const session = sandbox.session("wsp_big");
+    try {
+      const shout = await session.run({
+        language: "javascript",
+        code: lines(
+          "function main() {",
+          "  process.stdout.write('y'.repeat(3 * 1024 * 1024));",
+          "  return {};",
+          "}",
+        ),
+        input: {},
+      });
+      expect(shout.error?.kind).toBe("output_limit");
+      expect(shout.truncated).toBe(true);
+      expect(shout.stdout.length).toBeLessThanOrEqual(1024 * 1024);
+      const huge = await session.run({
+        language: "javascript",
+        code: lines("function main() {", "  return { text: 'z'.repeat(2 * 1024 * 1024) };", "}"),
+        input: {},
+      });
+      expect(huge.error).toMatchObject({
+        kind: "invalid_output",
+        message: expect.stringContaining("result limit"),
+      });
+      const next = await session.run({ language: "javascript", code: CLEAN.javascript, input: { n: 1 } });
+      expect(next.output).toEqual({ n: 2, tmp: [], processes: 0 });
+    } finally {
+      session.close();
+    }
+  });
+});
+
+describe("CPU time per node", () => {
+  it("javascript: a process that spent its headroom on earlier nodes is replaced, so the next node gets its full CPU time", async () => {
+    const session = sandbox.session("wsp_cpu");
+    try {
+      // 3 × 0.8 s of CPU, each well inside its own limits: together past the 2 s a process may spend.
+      for (let node = 0; node < 3; node++) {
+        const burn = await session.run({
+          language: "javascript",
+          code: lines(
+            "function main() {",
+            "  const spent = () => { const used = process.cpuUsage(); return used.user + used.system; };",
+            "  const until = spent() + 0.8e6;",
+            "  while (spent() < until) {}",
+            "  return { burnt: true };",
+            "}",
+          ),
+          input: {},
+          timeoutMs: 10_000,
+        });
+        expect(burn.output, burn.error?.message).toEqual({ burnt: true });
+      }
+      const before = sandbox.stats();
+      const next = await session.run({
+        language: "javascript",
+        code: lines(
+          "function main() {",
+          "  const used = process.cpuUsage();",
+          "  return { cpu: (used.user + used.system) / 1e6 };",
+          "}",
+        ),
+        input: {},
+      });
+      expect(sandbox.stats().reused - before.reused).toBe(0);
+      expect(next.output?.cpu).toBeLessThan(1);
+    } finally {
+      session.close();
+    }
+  });
+});
+
 describe("processes per node", () => {
   it("python: a fork bomb stops at the process limit, and the next node finds none of its processes", async () => {
     const session = sandbox.session("wsp_forks");
@@ -243,6 +317,41 @@ describe("processes per node", () => {
       session.close();
     }
   });
+});
+
+it("replaces a session's idle sandbox that died between nodes, and keeps the new one for the next node", async () => {
+  const own = await createSandbox({ uidBase: UID_BASE + 10_000, concurrency: 2, warmPerLanguage: 0 });
+  try {
+    const session = own.session("wsp_died");
+    const code = "function main(inputs) {\n  return { n: inputs.n + 1 };\n}\n";
+    expect((await session.run({ language: "javascript", code, input: { n: 1 } })).output).toEqual({ n: 2 });
+    expect(own.stats().held).toBe(1);
+    killOwnedBy(UID_BASE + 10_000, UID_BASE + 11_100);
+    expect(await eventually(() => processesOwnedBy(UID_BASE + 10_000, UID_BASE + 11_100).length === 0)).toBe(
+      true,
+    );
+    expect((await session.run({ language: "javascript", code, input: { n: 2 } })).output).toEqual({ n: 3 });
+    const before = own.stats();
+    expect((await session.run({ language: "javascript", code, input: { n: 3 } })).output).toEqual({ n: 4 });
+    expect(own.stats().reused - before.reused).toBe(1);
+    session.close();
+    expect(own.stats().held).toBe(0);
+  } finally {
+    await own.close();
+  }
+});
+
+it("does not keep a node's sandbox for a session closed while the node ran", async () => {
+  const session = sandbox.session("wsp_closing");
+  const running = session.run({
+    language: "javascript",
+    code: "async function main() {\n  await new Promise((resolve) => setTimeout(resolve, 300));\n  return { done: true };\n}\n",
+    input: {},
+  });
+  await eventually(() => sandbox.stats().active === 1);
+  session.close();
+  expect((await running).output).toEqual({ done: true });
+  expect(sandbox.stats().held).toBe(0);
 });
 
 it("refuses runs on a closed session", async () => {

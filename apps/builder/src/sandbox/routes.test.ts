@@ -26,22 +26,29 @@ const config = loadConfig({
   SECRET_KEY: "test-secret-key-that-is-long-enough-0123456789",
 });
 const WORKSPACE = "wsp_sandbox_routes";
+const OTHER_WORKSPACE = "wsp_sandbox_routes_other";
 let database: Awaited<ReturnType<typeof createTestDatabase<typeof schema>>>;
 
 beforeAll(async () => {
   database = await createTestDatabase({ schema, migrationsFolder: builderMigrationsFolder });
-  await database.db.insert(schema.user).values({ id: "usr_1", name: "Ada", email: "ada@example.com" });
-  await database.db.insert(schema.workspaces).values({ id: WORKSPACE, ownerUserId: "usr_1", name: "Ada's" });
+  await database.db.insert(schema.user).values([
+    { id: "usr_1", name: "Ada", email: "ada@example.com" },
+    { id: "usr_2", name: "Grace", email: "grace@example.com" },
+  ]);
+  await database.db.insert(schema.workspaces).values([
+    { id: WORKSPACE, ownerUserId: "usr_1", name: "Ada's" },
+    { id: OTHER_WORKSPACE, ownerUserId: "usr_2", name: "Grace's" },
+  ]);
 });
 afterAll(() => database?.close());
 
 /** The routes in-process, behind the same error handler as the app (auth is the app's, tested over HTTP). */
-function appWith(sandbox: Parameters<typeof sandboxRoutes>[1]) {
+function appWith(sandbox: Parameters<typeof sandboxRoutes>[1], workspaceId = WORKSPACE) {
   const app = new OpenAPIHono<AppEnv>();
   app.onError(errorHandler(logger));
   app.notFound(notFoundHandler);
   app.use("*", async (c, next) => {
-    c.set("principal", { userId: "usr_1", workspaceId: WORKSPACE, via: "session" });
+    c.set("principal", { userId: "usr_1", workspaceId, via: "session" });
     await next();
   });
   app.route("/api/sandbox", sandboxRoutes({ logger, db: database.db, clock: systemClock, config }, sandbox));
@@ -127,6 +134,38 @@ describe("sandbox routes on a host that cannot run code", () => {
       expect(entries.map((entry) => [entry.kind, entry.credits, entry.details.duration_ms])).toEqual([
         ["usage", -Math.ceil((duration_ms * config.billing.prices.sandboxSecond) / 1000), duration_ms],
       ]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe("sandbox routes under load", () => {
+  it("refuse a flooding workspace's queued runs with 429 while another workspace's run starts at once and succeeds", async () => {
+    // The defaults on two cores: a pool of 2, a workspace's share 1.
+    const sandbox = await createSandbox({
+      uidBase: 1_665_000_000,
+      concurrency: 2,
+      queueTimeoutMs: 300,
+      warmPerLanguage: 0,
+    });
+    try {
+      const flooder = appWith(sandbox, WORKSPACE);
+      const other = appWith(sandbox, OTHER_WORKSPACE);
+      const slow = {
+        language: "python",
+        code: "import time\ndef main(inputs):\n    time.sleep(3)\n    return {'slept': True}\n",
+        input: {},
+      };
+      const flood = [run(flooder, slow), run(flooder, slow), run(flooder, slow)];
+      while (sandbox.stats().active === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const light = await run(other, { ...HELLO, code: "def main(inputs):\n    return {'light': True}\n" });
+      expect(light.status).toBe(200);
+      expect(await light.json()).toMatchObject({ output: { light: true }, error: null });
+      // Answered while the flood's first run was still sleeping: it never waited behind the flood.
+      expect(sandbox.stats().active).toBe(1);
+      const statuses = await Promise.all(flood.map(async (response) => (await response).status));
+      expect(statuses.sort()).toEqual([200, 429, 429]);
     } finally {
       await sandbox.close();
     }

@@ -217,17 +217,25 @@ function serveSession() {
     for (const clear of timers) clear();
     const isString = typeof result === "string";
     frame("r", isString ? result : JSON.stringify(result));
-    frame("x", JSON.stringify({ status: isString || result.ok ? 0 : 1 }));
+    const used = process.cpuUsage();
+    // The process's CPU time so far: the host replaces it before RLIMIT_CPU could cut a later node short.
+    frame(
+      "x",
+      JSON.stringify({ status: isString || result.ok ? 0 : 1, cpu: (used.user + used.system) / 1e6 }),
+    );
   };
 
   let pending = Buffer.alloc(0);
   let isBusy = false;
+  let isEnded = false;
   const queue = [];
   const pump = async () => {
     if (isBusy) return;
     isBusy = true;
     while (queue.length > 0) await serveOne(queue.shift());
     isBusy = false;
+    // The host closed stdin: leave once the requests it sent before are answered.
+    if (isEnded) process.exit(0);
   };
   process.stdin.on("data", (chunk) => {
     pending = Buffer.concat([pending, chunk]);
@@ -242,7 +250,10 @@ function serveSession() {
     }
     void pump();
   });
-  process.stdin.on("end", () => process.exit(0));
+  process.stdin.on("end", () => {
+    isEnded = true;
+    void pump();
+  });
 }
 
 serveSession();
