@@ -197,6 +197,17 @@ describe("MCP tools in agents", () => {
     expect(String(call?.output.error)).toContain('"Slow" did not answer in time');
   });
 
+  it("a server that forgot the pooled session (a restart) is reconnected to without the model noticing", async () => {
+    const serverId = await addServer(alice, { name: "Restarting", url: open.url });
+    const agentId = await createAgent([{ type: "mcp", server_id: serverId, tools: [{ name: "echo" }] }]);
+    callOnce("echo", { text: "one" });
+    expect((await chat(agentId, "first")).message.tool_calls[0]?.is_error).toBe(false);
+    await open.forgetSessions();
+    callOnce("echo", { text: "two" });
+    const answer = await chat(agentId, "second");
+    expect(answer.message.tool_calls[0]).toMatchObject({ is_error: false, output: { result: "echo: two" } });
+  });
+
   it("cuts a long result to the size limit", async () => {
     const serverId = await addServer(alice, { name: "Verbose", url: open.url });
     const agentId = await createAgent([{ type: "mcp", server_id: serverId, tools: [{ name: "big" }] }]);

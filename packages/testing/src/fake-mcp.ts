@@ -33,6 +33,8 @@ export interface FakeMcp {
   calls: FakeMcpCall[];
   /** Releases calls of the `wait` tool, which otherwise wait until the client gives up. */
   release(): void;
+  /** Forgets every Streamable HTTP session, as a restarted server would (their requests then get 404). */
+  forgetSessions(): Promise<void>;
   /** Adds a tool to the server's list (and notifies connected clients that the list changed). */
   addTool(name: string, text: string): void;
   /** With `oauth`: the authorization server's record of registrations, authorizations and grants. */
@@ -214,6 +216,11 @@ export async function startFakeMcp(options: FakeMcpOptions = {}): Promise<FakeMc
     oauth: authorization,
     release() {
       for (const resolve of waiting.splice(0)) resolve();
+    },
+    async forgetSessions() {
+      const open = [...streamable.values()];
+      streamable.clear();
+      for (const transport of open) await transport.close().catch(() => {});
     },
     addTool(name, text) {
       extraTools.push({ name, text });
