@@ -7,7 +7,8 @@ import {
   SANDBOX_LANGUAGES,
   type SandboxLanguage,
 } from "../editor/languages.ts";
-import { Button, Field, QueryError } from "../ui/ui.tsx";
+import { useKnowledgeBases } from "../knowledge/queries.ts";
+import { Button, Field, Link, QueryError } from "../ui/ui.tsx";
 import { JsonField, type Row, RowsEditor, TemplateField } from "./config-fields.tsx";
 import type { EditorNode } from "./graph.ts";
 import { HttpConfig } from "./HttpConfig.tsx";
@@ -211,7 +212,45 @@ function LlmConfig({
         variables={variables}
         onChange={(v) => set("prompt", v)}
       />
+      <KnowledgeBasePicker
+        selected={(config.knowledge_base_ids as string[] | undefined) ?? []}
+        onChange={(ids) => set("knowledge_base_ids", ids.length ? ids : undefined)}
+      />
     </>
+  );
+}
+
+/** The knowledge bases an LLM node retrieves passages from; with any, it also outputs `citations`. */
+function KnowledgeBasePicker({
+  selected,
+  onChange,
+}: {
+  selected: string[];
+  onChange: (ids: string[]) => void;
+}) {
+  const bases = useKnowledgeBases();
+  return (
+    <fieldset className="rows">
+      <legend className="field-label">Knowledge bases</legend>
+      <QueryError query={bases} />
+      {bases.data?.data.length === 0 ? (
+        <p className="muted">
+          None yet: <Link to="/knowledge">create one</Link> to answer from your documents.
+        </p>
+      ) : null}
+      {bases.data?.data.map((base) => (
+        <label key={base.id} className="inline">
+          <input
+            type="checkbox"
+            checked={selected.includes(base.id)}
+            onChange={(e) =>
+              onChange(e.target.checked ? [...selected, base.id] : selected.filter((id) => id !== base.id))
+            }
+          />
+          {base.name}
+        </label>
+      ))}
+    </fieldset>
   );
 }
 
