@@ -137,7 +137,7 @@ describe("canvas", () => {
     expect(WORKFLOW_TEMPLATES.length).toBeGreaterThanOrEqual(5);
     for (const template of WORKFLOW_TEMPLATES) {
       await page.goto(`${builder.url}/workflows`);
-      await page.getByRole("button", { name: `Use the template ${template.name}` }).click();
+      await page.getByRole("button", { name: `Use template ${template.name}` }).click();
       await page.waitForURL(/\/workflows\/wf_/);
       await expect.poll(() => page.locator(".react-flow__node").count()).toBe(template.graph.nodes.length);
       const id = new URL(page.url()).pathname.split("/").at(-1) ?? "";

@@ -116,7 +116,7 @@ export function WorkflowsPage() {
                 variant="secondary"
                 isBusy={fromTemplate.isPending && fromTemplate.variables?.id === template.id}
                 onClick={() => fromTemplate.mutate(template)}
-                aria-label={`Use the template ${template.name}`}
+                aria-label={`Use template ${template.name}`}
               >
                 Use template
               </Button>
