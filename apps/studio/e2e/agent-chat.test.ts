@@ -4,7 +4,7 @@ import { type FakeProvider, isAfterToolResult, startFakeOpenAI } from "@app/test
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
-import { collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+import { a11yViolations, collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
 
 let builder: TestBuilder;
 let fake: FakeProvider;
@@ -151,6 +151,15 @@ describe("onboarding", () => {
 
     await fresh.getByRole("link", { name: "Agents" }).click();
     await expect.poll(() => fresh.getByTestId("getting-started").textContent()).toContain("2 of 4 done");
+
+    // The usage screen charts the chat's tokens by agent and lists the model beneath.
+    await fresh.getByRole("link", { name: "Usage" }).click();
+    const tokens = fresh.getByRole("figure", { name: "Tokens per day" });
+    await expect.poll(() => tokens.locator("canvas").count()).toBeGreaterThan(0);
+    expect(await tokens.locator(".u-legend").textContent()).toContain("Agent: Helper");
+    expect(await fresh.getByTestId("usage-row").first().textContent()).toContain("fake-model");
+    await screenshot(fresh, "usage");
+    expect(await a11yViolations(fresh)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   });

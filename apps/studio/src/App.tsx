@@ -27,6 +27,7 @@ const GenerationPage = lazy(() =>
   import("./generation/GenerationPage.tsx").then((m) => ({ default: m.GenerationPage })),
 );
 const BillingPage = lazy(() => import("./billing/BillingPage.tsx").then((m) => ({ default: m.BillingPage })));
+const UsagePage = lazy(() => import("./usage/UsagePage.tsx").then((m) => ({ default: m.UsagePage })));
 const SettingsPage = lazy(() =>
   import("./settings/SettingsPage.tsx").then((m) => ({ default: m.SettingsPage })),
 );
@@ -92,6 +93,7 @@ function route(path: string) {
   if (base?.id) return lazyPage(<KnowledgeBasePage key={base.id} id={base.id} />, "the knowledge base");
   if (path === "/generate") return lazyPage(<GenerationPage />, "generation");
   if (path === "/billing") return lazyPage(<BillingPage />, "billing");
+  if (path === "/usage") return lazyPage(<UsagePage />, "usage");
   if (path === "/settings") return lazyPage(<SettingsPage />, "settings");
   return (
     <div className="empty">
