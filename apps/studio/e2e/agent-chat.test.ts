@@ -81,7 +81,7 @@ describe("agent chat", () => {
       .toContain("It is sunny in Jakarta");
     expect(await page.getByTestId("tool-call").count()).toBe(1);
     expect(await page.getByTestId("tool-call").textContent()).toContain("weather");
-    await screenshot(page, "agent-chat");
+    await screenshot(page, "agent-chat", { isDoc: true });
 
     await page.reload();
     await expect.poll(() => page.getByLabel("Conversation").locator("option").count()).toBe(2);
@@ -108,7 +108,7 @@ describe("onboarding", () => {
     await fresh.goto(`${builder.url}/agents`);
     const checklist = fresh.getByTestId("getting-started");
     await expect.poll(() => checklist.textContent()).toContain("0 of 4 done");
-    await screenshot(fresh, "onboarding-checklist");
+    await screenshot(fresh, "onboarding-checklist", { isDoc: true });
     await checklist.getByRole("link", { name: "Create an agent" }).click();
 
     await fresh.getByRole("textbox", { name: "Name" }).fill("Helper");
@@ -128,7 +128,7 @@ describe("onboarding", () => {
     await expect
       .poll(() => missing.textContent(), { timeout: 15_000 })
       .toContain("There is no API key for OpenAI-compatible");
-    await screenshot(fresh, "onboarding-missing-key");
+    await screenshot(fresh, "onboarding-missing-key", { isDoc: true });
     await missing.getByRole("link").click();
 
     await fresh.waitForURL(/\/settings\?provider=openai-compatible/);
@@ -158,7 +158,7 @@ describe("onboarding", () => {
     await expect.poll(() => tokens.locator("canvas").count()).toBeGreaterThan(0);
     expect(await tokens.locator(".u-legend").textContent()).toContain("Agent: Helper");
     expect(await fresh.getByTestId("usage-row").first().textContent()).toContain("fake-model");
-    await screenshot(fresh, "usage");
+    await screenshot(fresh, "usage", { isDoc: true });
     expect(await a11yViolations(fresh)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();

@@ -23,10 +23,19 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Saves a full-page screenshot as a test artifact. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export const docsImagesDir = fileURLToPath(new URL("../../../docs/images/studio", import.meta.url));
+
+/**
+ * Saves a full-page screenshot as a test artifact; with `isDoc`, also the window as docs/studio.md
+ * shows it (docs/images/studio/{name}.png), so the docs' pictures are as current as the last run.
+ */
+export async function screenshot(page: Page, name: string, options: { isDoc?: boolean } = {}): Promise<void> {
   mkdirSync(artifactsDir, { recursive: true });
   await page.screenshot({ path: join(artifactsDir, `${name}.png`), fullPage: true });
+  if (options.isDoc) {
+    mkdirSync(docsImagesDir, { recursive: true });
+    await page.screenshot({ path: join(docsImagesDir, `${name}.png`), fullPage: false });
+  }
 }
 
 /** Fails the test on any uncaught error in the page. */

@@ -152,7 +152,7 @@ describe("canvas", () => {
       expect(((await check.json()) as { issues: unknown[] }).issues, template.name).toEqual([]);
     }
     await page.goto(`${builder.url}/workflows`);
-    await screenshot(page, "workflow-templates");
+    await screenshot(page, "workflow-templates", { isDoc: true });
   });
 
   it("shows a 200-node workflow whole, in both themes' minimap and controls", async () => {

@@ -104,7 +104,7 @@ describe("knowledge bases", () => {
     expect(first).toContain("handbook.md");
     expect(first).toContain("original card");
     expect(first).toMatch(/\d\.\d{4}/);
-    await screenshot(page, "knowledge-base");
+    await screenshot(page, "knowledge-base", { isDoc: true });
 
     await page.getByLabel("Mode").selectOption("fulltext");
     await page.getByLabel("Query").fill("warehouse");

@@ -1,4 +1,5 @@
-import { lazy, type ReactNode, Suspense } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { lazy, type ReactNode, Suspense, useEffect } from "react";
 import { AgentChat } from "./agents/AgentChat.tsx";
 import { AgentEditor } from "./agents/AgentEditor.tsx";
 import { AgentsPage } from "./agents/AgentsPage.tsx";
@@ -9,6 +10,7 @@ import { Shell } from "./layout/Shell.tsx";
 import { match, navigate, usePath } from "./router.ts";
 import { PageBoundary } from "./ui/PageBoundary.tsx";
 import { Loading, QueryError } from "./ui/ui.tsx";
+import { workflowQuery } from "./workflows/queries.ts";
 import { WorkflowsPage } from "./workflows/WorkflowsPage.tsx";
 
 // The editor (React Flow) is the heaviest screen: loaded only when opened. The other screens
@@ -37,6 +39,12 @@ const PUBLIC_PATHS = ["/sign-in", "/sign-up"];
 export function App() {
   const path = usePath();
   const session = useSession();
+  const client = useQueryClient();
+  const workflowId = match("/workflows/:id", path)?.id;
+  // The editor's code and its workflow load side by side rather than one after the other.
+  useEffect(() => {
+    if (workflowId && session.data) void client.prefetchQuery(workflowQuery(workflowId));
+  }, [client, workflowId, session.data]);
 
   if (session.isPending) return <Loading what="your session" />;
   if (session.error) return <QueryError query={session} />;

@@ -420,8 +420,6 @@ function Editor({ workflow }: { workflow: Workflow }) {
             fitView
             fitViewOptions={FIT}
             minZoom={MIN_ZOOM}
-            // Past a few hundred nodes, drawing only what is on screen keeps panning smooth.
-            onlyRenderVisibleElements={nodes.length > 300}
             deleteKeyCode={["Backspace", "Delete"]}
             proOptions={{ hideAttribution: true }}
           >
