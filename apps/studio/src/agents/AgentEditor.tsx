@@ -1,13 +1,12 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { navigate } from "../router.ts";
-import { useCredentials } from "../settings/credential-queries.ts";
+import { ProviderKeyNote } from "../settings/ProviderKeyNote.tsx";
 import {
   Button,
   ErrorBox,
   Field,
   FormError,
   fieldErrors,
-  Link,
   Loading,
   PageHeader,
   QueryError,
@@ -29,7 +28,6 @@ const FIELDS = ["name", "description", "provider", "model", "instructions", "tem
 export function AgentEditor({ id }: { id?: string }) {
   const agent = useAgent(id);
   const providers = useProviders();
-  const credentials = useCredentials();
   const save = useSaveAgent(id);
   const remove = useDeleteAgent();
   const [form, setForm] = useState<AgentInput>(EMPTY);
@@ -42,7 +40,6 @@ export function AgentEditor({ id }: { id?: string }) {
   if (id && agent.error) return <QueryError query={agent} />;
 
   const provider = providers.data?.data.find((p) => p.id === form.provider);
-  const hasStoredKey = credentials.data?.data.some((credential) => credential.provider === form.provider);
   const error = fieldErrors(save.error);
   const set = <K extends keyof AgentInput>(key: K, value: AgentInput[K]) =>
     setForm({ ...form, [key]: value });
@@ -123,15 +120,7 @@ export function AgentEditor({ id }: { id?: string }) {
               required
             />
           </Field>
-          {credentials.data && !hasStoredKey && provider ? (
-            <p className="field-hint provider-key-note" data-testid="provider-key-note">
-              No {provider.name} key is stored in this workspace
-              {provider.env_key ? ` (the server may have ${provider.env_key})` : ""}.{" "}
-              <Link to={`/settings?provider=${encodeURIComponent(provider.id)}#credentials`}>
-                Add a {provider.name} key
-              </Link>
-            </p>
-          ) : null}
+          <ProviderKeyNote providerId={form.provider} />
           <datalist id="models">
             {provider?.models
               .filter((m) => m.capabilities.includes("chat"))

@@ -8,6 +8,7 @@ import {
   type SandboxLanguage,
 } from "../editor/languages.ts";
 import { useKnowledgeBases } from "../knowledge/queries.ts";
+import { ProviderKeyNote } from "../settings/ProviderKeyNote.tsx";
 import { Button, Field, Link, QueryError } from "../ui/ui.tsx";
 import { JsonField, type Row, RowsEditor, TemplateField } from "./config-fields.tsx";
 import type { EditorNode } from "./graph.ts";
@@ -198,6 +199,7 @@ function LlmConfig({
           <input value={String(config.model ?? "")} onChange={(e) => set("model", e.target.value)} />
         </Field>
       </div>
+      <ProviderKeyNote providerId={String(config.provider)} />
       <TemplateField
         label="System"
         multiline
