@@ -1,18 +1,5 @@
 import { lazy, Suspense, useId } from "react";
-import type { CodeLanguage } from "./languages.ts";
-
-export interface CodeEditorProps {
-  value: string;
-  onChange: (value: string) => void;
-  language: CodeLanguage;
-  /** The accessible name; also shown above the editor. */
-  label: string;
-  /** A 1-based line to mark as the one the last run failed on. */
-  errorLine?: number | undefined;
-  /** Called when the editor loses focus (JSON fields parse then). */
-  onBlur?: () => void;
-  minLines?: number;
-}
+import type { CodeEditorProps } from "./code-editor-props.ts";
 
 // CodeMirror and its four language modes are their own chunk, fetched the first time a code field
 // shows: the first screen and the canvas do not pay for it.

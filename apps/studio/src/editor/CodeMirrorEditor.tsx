@@ -28,7 +28,7 @@ import {
 } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 import { useEffect, useRef } from "react";
-import type { CodeEditorProps } from "./CodeEditor.tsx";
+import type { CodeEditorProps } from "./code-editor-props.ts";
 import type { CodeLanguage } from "./languages.ts";
 
 /** The indent each language's community writes (Go: tabs, as gofmt does). */
