@@ -58,7 +58,7 @@ describe("billing", () => {
   it("buys credits through the payment service's checkout and comes back to the new balance", async () => {
     await page.getByTestId("pack").first().getByRole("button", { name: /^Buy/ }).click();
     await page.waitForURL(`${payments.url}/checkout/**`);
-    await screenshot(page, "billing-checkout");
+    await screenshot(page, "billing-checkout", { isDoc: true });
     await page.getByRole("button", { name: "Simulate payment" }).click();
     // The checkout sends the customer back to the studio, as the builder's return_url asks.
     await page.waitForURL((url) => url.origin === builder.url && url.pathname === "/billing");

@@ -132,6 +132,29 @@ describe("canvas", () => {
     await expect.poll(() => page.getByTestId("node-code_1").count()).toBe(1);
   });
 
+  it("creates each template as a workflow the server accepts without issues", async () => {
+    const { WORKFLOW_TEMPLATES } = await import("../src/workflows/templates.ts");
+    expect(WORKFLOW_TEMPLATES.length).toBeGreaterThanOrEqual(5);
+    for (const template of WORKFLOW_TEMPLATES) {
+      await page.goto(`${builder.url}/workflows`);
+      await page.getByRole("button", { name: `Use template ${template.name}` }).click();
+      await page.waitForURL(/\/workflows\/wf_/);
+      await expect.poll(() => page.locator(".react-flow__node").count()).toBe(template.graph.nodes.length);
+      const id = new URL(page.url()).pathname.split("/").at(-1) ?? "";
+      const stored = (await (await builder.request(`/api/workflows/${id}`, { cookie })).json()) as {
+        graph: unknown;
+      };
+      const check = await builder.request("/api/workflows/validate", {
+        method: "POST",
+        cookie,
+        json: { graph: stored.graph },
+      });
+      expect(((await check.json()) as { issues: unknown[] }).issues, template.name).toEqual([]);
+    }
+    await page.goto(`${builder.url}/workflows`);
+    await screenshot(page, "workflow-templates", { isDoc: true });
+  });
+
   it("shows a 200-node workflow whole, in both themes' minimap and controls", async () => {
     const id = await createWorkflow("two hundred", chainGraph(198));
     await page.goto(`${builder.url}/workflows/${id}`);

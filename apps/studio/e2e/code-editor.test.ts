@@ -121,7 +121,7 @@ describe("code editor", () => {
     await page.keyboard.press("Tab");
     // Tab indented instead of moving the focus away.
     expect(await page.evaluate(() => document.activeElement?.classList.contains("cm-content"))).toBe(true);
-    await screenshot(page, "code-editor");
+    await screenshot(page, "code-editor", { isDoc: true });
     await save();
     expect(await savedCode()).toBe(
       'def main(inputs):\n    text = inputs["value"]\n    return {"result": text.upper() + "!" * (1 // (len(text) - 1))}',
@@ -180,7 +180,7 @@ describe("run inspection", () => {
     // The run's node list selects nodes too.
     await page.getByRole("button", { name: /^start succeeded/ }).click();
     await expect.poll(() => inspector.getByRole("heading").textContent()).toBe("start in this run");
-    await screenshot(page, "run-inspect-node");
+    await screenshot(page, "run-inspect-node", { isDoc: true });
   });
 
   it("lists runs by status, inspects a failed one and runs it again with the same inputs", async () => {
@@ -193,7 +193,7 @@ describe("run inspection", () => {
     const detail = page.getByTestId("run-detail");
     await expect.poll(() => detail.getByTestId("node-run-error").textContent()).toContain("(line 3)");
     expect(await detail.getByTestId("json-inputs").textContent()).toContain('"a"');
-    await screenshot(page, "runs-page");
+    await screenshot(page, "runs-page", { isDoc: true });
 
     await page.getByRole("button", { name: "Re-run" }).click();
     await page.getByText("All", { exact: true }).click();

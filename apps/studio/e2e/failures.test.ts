@@ -75,7 +75,7 @@ describe("forms with the server stopped", () => {
       await expect.poll(alertText).toContainEqual(expect.stringContaining(UNREACHABLE));
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Support bot");
       await expect.poll(() => page.getByTestId("connection-banner").isVisible()).toBe(true);
-      await screenshot(page, "failure-agent-save");
+      await screenshot(page, "failure-agent-save", { isDoc: true });
     });
     // Back up: saving again works and the banner goes away.
     await page.getByRole("button", { name: "Save" }).click();

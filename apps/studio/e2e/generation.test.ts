@@ -71,7 +71,7 @@ describe("generation", () => {
     await expect
       .poll(() => page.evaluate(`document.querySelector("[data-testid=generation] img")?.naturalWidth ?? 0`))
       .toBeGreaterThan(0);
-    await screenshot(page, "generate-gallery");
+    await screenshot(page, "generate-gallery", { isDoc: true });
   });
 
   it("checks an input's bounds before anything is sent", async () => {

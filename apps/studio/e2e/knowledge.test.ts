@@ -104,7 +104,13 @@ describe("knowledge bases", () => {
     expect(first).toContain("handbook.md");
     expect(first).toContain("original card");
     expect(first).toMatch(/\d\.\d{4}/);
-    await screenshot(page, "knowledge-base");
+    await screenshot(page, "knowledge-base", { isDoc: true });
+    // The upload and document cards stay in their column, clear of the retrieval card.
+    const retrieval = await page.getByRole("region", { name: "Retrieval test" }).boundingBox();
+    for (const name of ["Upload documents", "Documents"]) {
+      const card = await page.getByRole("region", { name, exact: true }).boundingBox();
+      expect((card?.x ?? 0) + (card?.width ?? 0), name).toBeLessThanOrEqual(retrieval?.x ?? 0);
+    }
 
     await page.getByLabel("Mode").selectOption("fulltext");
     await page.getByLabel("Query").fill("warehouse");

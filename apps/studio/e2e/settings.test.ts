@@ -76,7 +76,7 @@ describe("settings", () => {
 
     await row.getByRole("button", { name: /^Test/ }).click();
     await expect.poll(() => row.textContent()).toContain("Works: 1 model listed");
-    await screenshot(page, "settings-credentials");
+    await screenshot(page, "settings-credentials", { isDoc: true });
   });
 
   it("stores a Replicate token without a base URL and checks it with its account", async () => {

@@ -1,4 +1,5 @@
-import { lazy, type ReactNode, Suspense } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { lazy, type ReactNode, Suspense, useEffect } from "react";
 import { AgentChat } from "./agents/AgentChat.tsx";
 import { AgentEditor } from "./agents/AgentEditor.tsx";
 import { AgentsPage } from "./agents/AgentsPage.tsx";
@@ -9,6 +10,7 @@ import { Shell } from "./layout/Shell.tsx";
 import { match, navigate, usePath } from "./router.ts";
 import { PageBoundary } from "./ui/PageBoundary.tsx";
 import { Loading, QueryError } from "./ui/ui.tsx";
+import { workflowQuery } from "./workflows/queries.ts";
 import { WorkflowsPage } from "./workflows/WorkflowsPage.tsx";
 
 // The editor (React Flow) is the heaviest screen: loaded only when opened. The other screens
@@ -27,6 +29,7 @@ const GenerationPage = lazy(() =>
   import("./generation/GenerationPage.tsx").then((m) => ({ default: m.GenerationPage })),
 );
 const BillingPage = lazy(() => import("./billing/BillingPage.tsx").then((m) => ({ default: m.BillingPage })));
+const UsagePage = lazy(() => import("./usage/UsagePage.tsx").then((m) => ({ default: m.UsagePage })));
 const SettingsPage = lazy(() =>
   import("./settings/SettingsPage.tsx").then((m) => ({ default: m.SettingsPage })),
 );
@@ -36,6 +39,12 @@ const PUBLIC_PATHS = ["/sign-in", "/sign-up"];
 export function App() {
   const path = usePath();
   const session = useSession();
+  const client = useQueryClient();
+  const workflowId = match("/workflows/:id", path)?.id;
+  // The editor's code and its workflow load side by side rather than one after the other.
+  useEffect(() => {
+    if (workflowId && session.data) void client.prefetchQuery(workflowQuery(workflowId));
+  }, [client, workflowId, session.data]);
 
   if (session.isPending) return <Loading what="your session" />;
   if (session.error) return <QueryError query={session} />;
@@ -92,6 +101,7 @@ function route(path: string) {
   if (base?.id) return lazyPage(<KnowledgeBasePage key={base.id} id={base.id} />, "the knowledge base");
   if (path === "/generate") return lazyPage(<GenerationPage />, "generation");
   if (path === "/billing") return lazyPage(<BillingPage />, "billing");
+  if (path === "/usage") return lazyPage(<UsagePage />, "usage");
   if (path === "/settings") return lazyPage(<SettingsPage />, "settings");
   return (
     <div className="empty">

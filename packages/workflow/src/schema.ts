@@ -268,10 +268,13 @@ export const workflowEdgeSchema = z.object({
     .describe("Out of a condition node: the case id or `else`; absent otherwise"),
 });
 
+/** The most nodes a workflow may have: the studio's editor stays usable at this size (bench/studio.ts). */
+export const MAX_WORKFLOW_NODES = 1000;
+
 /** The graph of `POST /api/workflows`. Structure (one start, no cycles, …) is checked by `validateGraph`. */
 export const workflowGraphSchema = z.object({
-  nodes: z.array(workflowNodeSchema).min(1).max(500),
-  edges: z.array(workflowEdgeSchema).max(2000),
+  nodes: z.array(workflowNodeSchema).min(1).max(MAX_WORKFLOW_NODES),
+  edges: z.array(workflowEdgeSchema).max(MAX_WORKFLOW_NODES * 4),
 });
 
 export type ValueType = z.infer<typeof valueTypeSchema>;

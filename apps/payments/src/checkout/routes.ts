@@ -1,13 +1,36 @@
+import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import QRCode from "qrcode";
 import type { Deps } from "../deps.ts";
-import type { Environment } from "../merchants/schema.ts";
+import { type Environment, merchants } from "../merchants/schema.ts";
 import { findPaymentById } from "../payments/payments.ts";
 import { type PaymentMethod, providerFor } from "../payments/providers.ts";
 import { type PaymentHelperAction, simulatePayment } from "../payments/routes.ts";
+import type { PaymentStatus } from "../payments/schema.ts";
 import { formTokens } from "../shared/form-token.ts";
-import { escapeHtml, PAGE_HEADERS, page } from "../shared/html.ts";
+import { checkoutPage, escapeHtml, PAGE_HEADERS, page } from "../shared/html.ts";
 import { toAmount } from "../shared/money.ts";
+
+const METHOD_LABELS: Record<PaymentMethod, string> = {
+  qris: "QRIS",
+  virtual_account: "Bank transfer (virtual account)",
+  ewallet: "E-wallet",
+  card: "Card",
+  retail: "Retail outlet",
+};
+
+/** Each status in the customer's words: the word stays (colour only repeats it). */
+const STATES: Record<PaymentStatus, { tone: "busy" | "ok" | "danger" | "neutral"; note: string }> = {
+  pending: { tone: "busy", note: "" },
+  processing: { tone: "busy", note: "Your payment is being confirmed." },
+  succeeded: { tone: "ok", note: "Paid. Thank you: you can close this page." },
+  failed: { tone: "danger", note: "The payment did not go through. Nothing was charged." },
+  expired: {
+    tone: "neutral",
+    note: "This checkout has expired. Start again from the merchant.",
+  },
+  refunded: { tone: "neutral", note: "This payment was refunded." },
+};
 
 const formatter = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
@@ -50,14 +73,30 @@ export function checkoutRoutes(deps: Deps) {
 <form class="inline" method="post" action="${action}">${token}<input type="hidden" name="action" value="succeed"><button>Simulate payment</button></form>
 <form class="inline" method="post" action="${action}">${token}<input type="hidden" name="action" value="fail"><button>Simulate failure</button></form>`;
     }
-    const body = `<h1>Pay ${escapeHtml(payment.description ?? "your order")}</h1>
+    const [merchant] = await deps.db
+      .select({ name: merchants.name })
+      .from(merchants)
+      .where(eq(merchants.id, payment.merchantId))
+      .limit(1);
+    const state = STATES[payment.status as PaymentStatus] ?? { tone: "neutral", note: "" };
+    const body = `<main class="checkout" aria-labelledby="title">
+<header class="merchant"><span class="merchant-mark" aria-hidden="true">${escapeHtml((merchant?.name ?? "M").slice(0, 1).toUpperCase())}</span><span><span class="muted small">Pay to</span><br><strong>${escapeHtml(merchant?.name ?? "Merchant")}</strong></span>${payment.environment === "test" ? '<span class="test-badge">Test mode</span>' : ""}</header>
+<section class="card">
+<h1 id="title">${escapeHtml(payment.description ?? "Your order")}</h1>
 <p class="amount">${escapeHtml(payment.currency)} ${escapeHtml(formatter.format(toAmount(payment.amount)))}</p>
-<p>Method: ${escapeHtml(payment.method)} <span class="muted">(${escapeHtml(payment.provider)})</span></p>
-<p>Status: <span class="badge" id="status">${escapeHtml(payment.status)}</span></p>
-${isOpen ? `<p>${escapeHtml(provider.instructions(payment))}</p>${qr}<p class="muted">Pay before ${escapeHtml(payment.expiresAt.toISOString())}.</p>` : ""}
-${buttons}
-${payment.returnUrl ? `<p><a href="${escapeHtml(returnTo(payment))}">${isOpen ? "Cancel and return to the merchant" : "Return to the merchant"}</a></p>` : ""}`;
-    return c.html(page(`Checkout ${payment.id}`, body), 200, checkoutHeaders(payment.returnUrl));
+<dl class="details">
+<div><dt>Method</dt><dd>${escapeHtml(METHOD_LABELS[payment.method as PaymentMethod] ?? payment.method)}</dd></div>
+<div><dt>Status</dt><dd><span class="status status-${state.tone}" id="status" role="status">${escapeHtml(payment.status)}</span></dd></div>
+<div><dt>Reference</dt><dd><code>${escapeHtml(payment.id)}</code></dd></div>
+</dl>
+${state.note ? `<p class="state-note state-${state.tone}">${escapeHtml(state.note)}</p>` : ""}
+${isOpen ? `<div class="instructions"><p>${escapeHtml(provider.instructions(payment))}</p>${qr}<p class="muted small">Pay before ${escapeHtml(payment.expiresAt.toISOString().replace("T", " ").slice(0, 16))} UTC.</p></div>` : ""}
+${buttons ? `<div class="simulate">${buttons}</div>` : ""}
+${payment.returnUrl ? `<p class="return"><a href="${escapeHtml(returnTo(payment))}">${isOpen ? "Cancel and return to the merchant" : "Return to the merchant"}</a></p>` : ""}
+</section>
+<p class="footer muted small">Secure checkout · no card or account data is stored by the merchant</p>
+</main>`;
+    return c.html(checkoutPage(`Checkout ${payment.id}`, body), 200, checkoutHeaders(payment.returnUrl));
   });
 
   router.post("/:id/simulate", async (c) => {

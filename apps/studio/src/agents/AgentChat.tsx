@@ -1,8 +1,9 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { api, type Page } from "../api/client.ts";
+import { ApiError, api, type Page } from "../api/client.ts";
 import { postEventStream } from "../api/sse.ts";
-import { Button, ErrorBox, QueryError } from "../ui/ui.tsx";
+import type { Agent } from "../api/types.ts";
+import { Button, ErrorBox, MissingKey, QueryError } from "../ui/ui.tsx";
 
 interface ToolCall {
   id: string;
@@ -98,12 +99,13 @@ export function AgentChat({ agentId }: { agentId: string }) {
               ),
             }));
           }
-          if (event === "error")
+          if (event === "error") {
+            const failure = data.error as { code?: string; message?: string } | undefined;
+            // Kept as an ApiError with its code, so a missing key shows where to add one.
             setError(
-              new Error(
-                String((data.error as { message?: string } | undefined)?.message ?? "The answer failed."),
-              ),
+              new ApiError(200, failure?.code ?? "chat_failed", failure?.message ?? "The answer failed."),
             );
+          }
         },
         abort.current.signal,
       );
@@ -161,7 +163,14 @@ export function AgentChat({ agentId }: { agentId: string }) {
         <div ref={bottom} />
       </div>
       <QueryError query={conversations} />
-      <ErrorBox error={error} />
+      {error instanceof ApiError && error.code === "provider_not_configured" ? (
+        <MissingKey
+          message={error.message}
+          provider={client.getQueryData<Agent>(["agents", agentId])?.provider}
+        />
+      ) : (
+        <ErrorBox error={error} />
+      )}
       <form className="chat-input" onSubmit={send}>
         <textarea
           aria-label="Message"

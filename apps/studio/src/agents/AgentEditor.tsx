@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { isMcpAgentTool, type McpAgentTool, McpToolPicker } from "../mcp/McpToolPicker.tsx";
 import { navigate } from "../router.ts";
+import { ProviderKeyNote } from "../settings/ProviderKeyNote.tsx";
 import {
   Button,
   ErrorBox,
@@ -137,6 +138,7 @@ export function AgentEditor({ id }: { id?: string }) {
               required
             />
           </Field>
+          <ProviderKeyNote providerId={form.provider} />
           <datalist id="models">
             {provider?.models
               .filter((m) => m.capabilities.includes("chat"))

@@ -1,5 +1,6 @@
 import { navigate } from "../router.ts";
 import { Button, EmptyState, Link, Loading, PageHeader, QueryError } from "../ui/ui.tsx";
+import { GettingStarted } from "./GettingStarted.tsx";
 import { useAgents } from "./queries.ts";
 
 export function AgentsPage() {
@@ -10,6 +11,7 @@ export function AgentsPage() {
         title="Agents"
         actions={<Button onClick={() => navigate("/agents/new")}>New agent</Button>}
       />
+      <GettingStarted />
       <QueryError query={agents} />
       {agents.isPending ? <Loading what="agents" /> : null}
       {agents.data && agents.data.data.length === 0 ? (

@@ -52,7 +52,7 @@ function GenerateForm() {
   const generate = useGenerate();
   const apiError = fieldErrors(generate.error);
   // Without a Replicate token the model list cannot load: that is a setup step, not an error.
-  const needsToken = [models.error, generate.error].some(
+  const needsToken = [models.error, inputs.error, generate.error].some(
     (error) => error instanceof ApiError && error.code === "replicate_not_configured",
   );
 
@@ -154,7 +154,7 @@ function GenerateForm() {
       {models.isPending && models.fetchStatus !== "idle" ? <Loading what="models" /> : null}
       {needsToken ? null : <QueryError query={models} />}
       {inputs.isFetching && !inputs.data ? <Loading what="the model's inputs" /> : null}
-      <QueryError query={inputs} />
+      {needsToken ? null : <QueryError query={inputs} />}
       <InputFields
         inputs={primary}
         values={values}

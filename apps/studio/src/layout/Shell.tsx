@@ -8,6 +8,7 @@ const SECTIONS = [
   { path: "/workflows", label: "Workflows" },
   { path: "/knowledge", label: "Knowledge" },
   { path: "/generate", label: "Generate" },
+  { path: "/usage", label: "Usage" },
   { path: "/billing", label: "Billing" },
   { path: "/settings", label: "Settings" },
 ];

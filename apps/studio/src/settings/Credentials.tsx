@@ -41,7 +41,13 @@ export function Credentials() {
   const client = useQueryClient();
   const providers = useProviders();
   const credentials = useCredentials();
-  const [form, setForm] = useState({ provider: "openai", api_key: "", base_url: "", name: "" });
+  // `?provider=` (from a "no key" note elsewhere) picks the provider to add.
+  const [form, setForm] = useState(() => ({
+    provider: new URLSearchParams(window.location.search).get("provider") ?? "openai",
+    api_key: "",
+    base_url: "",
+    name: "",
+  }));
   const [checks, setChecks] = useState<Record<string, CheckResult | "checking">>({});
   const create = useMutation({
     mutationFn: () =>

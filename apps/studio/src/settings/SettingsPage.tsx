@@ -1,3 +1,4 @@
+import { useEffect } from "react";
 import { McpServers } from "../mcp/McpServers.tsx";
 import { PageHeader } from "../ui/ui.tsx";
 import { ApiKeys } from "./ApiKeys.tsx";
@@ -5,6 +6,12 @@ import { Credentials } from "./Credentials.tsx";
 import { Webhooks } from "./Webhooks.tsx";
 
 export function SettingsPage() {
+  // Links from elsewhere (a missing key) land on their section: the studio navigates in place,
+  // so the browser does not scroll to the #fragment by itself.
+  useEffect(() => {
+    const section = window.location.hash ? document.getElementById(window.location.hash.slice(1)) : null;
+    section?.scrollIntoView();
+  }, []);
   return (
     <>
       <PageHeader title="Settings" />

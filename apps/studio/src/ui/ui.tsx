@@ -137,10 +137,30 @@ export function errorMessage(error: unknown): string {
   return String(error);
 }
 
+/**
+ * A missing provider key, in the user's terms: which key, and a link to the screen that adds it
+ * (the server's message speaks of `POST /api/credentials`, meant for API users).
+ */
+export function MissingKey({ message, provider }: { message: string; provider?: string | undefined }) {
+  const what = /There is no API key for ([^:.]+)/.exec(message)?.[1] ?? "this provider";
+  const variable = /set ([A-Z0-9_]+) on the server/.exec(message)?.[1];
+  return (
+    <div className="missing-key" role="alert" data-testid="missing-key">
+      There is no API key for <strong>{what}</strong>.{" "}
+      <Link to={`/settings${provider ? `?provider=${encodeURIComponent(provider)}` : ""}#credentials`}>
+        Add a {what} key in Settings
+      </Link>
+      {variable ? `, or ask whoever runs the server to set ${variable}.` : "."}
+    </div>
+  );
+}
+
 /** An error, with "Try again" when the thing that failed can be asked again (a query's refetch). */
 export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: (() => unknown) | undefined }) {
   const [isRetrying, setRetrying] = useState(false);
   if (!error) return null;
+  if (error instanceof ApiError && error.code === "provider_not_configured")
+    return <MissingKey message={error.message} />;
   return (
     <div className="error-box" role="alert">
       <span>{errorMessage(error)}</span>

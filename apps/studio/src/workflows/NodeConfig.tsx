@@ -7,8 +7,10 @@ import {
   SANDBOX_LANGUAGES,
   type SandboxLanguage,
 } from "../editor/languages.ts";
+import { useKnowledgeBases } from "../knowledge/queries.ts";
 import { type McpArgs, McpToolNodeConfig } from "../mcp/McpToolNodeConfig.tsx";
-import { Button, Field, QueryError } from "../ui/ui.tsx";
+import { ProviderKeyNote } from "../settings/ProviderKeyNote.tsx";
+import { Button, Field, Link, QueryError } from "../ui/ui.tsx";
 import { JsonField, type Row, RowsEditor, TemplateField } from "./config-fields.tsx";
 import type { EditorNode } from "./graph.ts";
 import { HttpConfig } from "./HttpConfig.tsx";
@@ -206,6 +208,7 @@ function LlmConfig({
           <input value={String(config.model ?? "")} onChange={(e) => set("model", e.target.value)} />
         </Field>
       </div>
+      <ProviderKeyNote providerId={String(config.provider)} />
       <TemplateField
         label="System"
         multiline
@@ -220,7 +223,45 @@ function LlmConfig({
         variables={variables}
         onChange={(v) => set("prompt", v)}
       />
+      <KnowledgeBasePicker
+        selected={(config.knowledge_base_ids as string[] | undefined) ?? []}
+        onChange={(ids) => set("knowledge_base_ids", ids.length ? ids : undefined)}
+      />
     </>
+  );
+}
+
+/** The knowledge bases an LLM node retrieves passages from; with any, it also outputs `citations`. */
+function KnowledgeBasePicker({
+  selected,
+  onChange,
+}: {
+  selected: string[];
+  onChange: (ids: string[]) => void;
+}) {
+  const bases = useKnowledgeBases();
+  return (
+    <fieldset className="rows">
+      <legend className="field-label">Knowledge bases</legend>
+      <QueryError query={bases} />
+      {bases.data?.data.length === 0 ? (
+        <p className="muted">
+          None yet: <Link to="/knowledge">create one</Link> to answer from your documents.
+        </p>
+      ) : null}
+      {bases.data?.data.map((base) => (
+        <label key={base.id} className="inline">
+          <input
+            type="checkbox"
+            checked={selected.includes(base.id)}
+            onChange={(e) =>
+              onChange(e.target.checked ? [...selected, base.id] : selected.filter((id) => id !== base.id))
+            }
+          />
+          {base.name}
+        </label>
+      ))}
+    </fieldset>
   );
 }
 

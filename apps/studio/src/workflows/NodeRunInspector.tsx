@@ -1,5 +1,5 @@
 import { JsonTree } from "../ui/JsonTree.tsx";
-import { StatusBadge, type Tone } from "../ui/ui.tsx";
+import { MissingKey, StatusBadge, type Tone } from "../ui/ui.tsx";
 import type { NodeRun } from "./queries.ts";
 
 /** What the studio knows of one node in a run: from the live event stream or a stored run. */
@@ -40,7 +40,8 @@ export function NodeRunInspector({ nodeId, state }: { nodeId: string; state: Nod
         ) : null}
         {state.step ? <span className="muted">step {state.step}</span> : null}
       </div>
-      {state.error ? (
+      {state.error?.code === "provider_not_configured" ? <MissingKey message={state.error.message} /> : null}
+      {state.error && state.error.code !== "provider_not_configured" ? (
         <div className="error-box" role="alert" data-testid="node-run-error">
           <span>
             <strong>{state.error.code}</strong>: {state.error.message}

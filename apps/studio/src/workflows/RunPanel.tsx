@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { api } from "../api/client.ts";
+import { CodeEditor } from "../editor/CodeEditor.tsx";
 import { JsonTree } from "../ui/JsonTree.tsx";
 import { Button, ErrorBox, Field, Link, Loading, QueryError, StatusBadge } from "../ui/ui.tsx";
 import type { EditorNode } from "./graph.ts";
@@ -125,15 +126,27 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
         <Link to={`/workflows/${workflowId}/runs`}>All runs</Link>
       </div>
       {isDirty ? <p className="muted">Runs use the saved version; save first to run your changes.</p> : null}
-      {declared.map((input) => (
-        <Field key={input.name} label={`${input.name} (${input.type})`}>
-          <input
-            aria-label={`Input ${input.name}`}
+      {declared.map((input) =>
+        input.type === "object" || input.type === "array" ? (
+          // Structured inputs are JSON: edited with brackets closed and highlighted as typed.
+          <CodeEditor
+            key={input.name}
+            label={`Input ${input.name} (${input.type}, JSON)`}
+            language="json"
             value={values[input.name] ?? ""}
-            onChange={(e) => setValues({ ...values, [input.name]: e.target.value })}
+            onChange={(text) => setValues({ ...values, [input.name]: text })}
+            minLines={3}
           />
-        </Field>
-      ))}
+        ) : (
+          <Field key={input.name} label={`${input.name} (${input.type})`}>
+            <input
+              aria-label={`Input ${input.name}`}
+              value={values[input.name] ?? ""}
+              onChange={(e) => setValues({ ...values, [input.name]: e.target.value })}
+            />
+          </Field>
+        ),
+      )}
       <Button onClick={run} isBusy={isRunning}>
         Run
       </Button>

@@ -109,9 +109,15 @@ function Editor({ workflow }: { workflow: Workflow }) {
   const fitSoon = useCallback(() => {
     requestAnimationFrame(() => requestAnimationFrame(() => void flow.fitView(FIT)));
   }, [flow]);
-  // Showing or hiding a panel resizes the canvas: frame the graph again.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the panels change
-  useEffect(() => fitSoon(), [panels.palette, panels.side]);
+  // Showing or hiding a panel resizes the canvas: frame the graph again (not on mount, where
+  // React Flow's own fitView frames it; a second fit would move the nodes under the user's mouse).
+  const panelsShown = useRef(`${panels.palette}${panels.side}`);
+  useEffect(() => {
+    const now = `${panels.palette}${panels.side}`;
+    if (now === panelsShown.current) return;
+    panelsShown.current = now;
+    fitSoon();
+  }, [panels.palette, panels.side, fitSoon]);
 
   // Dragging a node changes `nodes` every frame; the API form, the unsaved-changes check and
   // validation follow a frame or more behind instead of costing every frame their work.
@@ -432,8 +438,6 @@ function Editor({ workflow }: { workflow: Workflow }) {
             fitView
             fitViewOptions={FIT}
             minZoom={MIN_ZOOM}
-            // Past a few hundred nodes, drawing only what is on screen keeps panning smooth.
-            onlyRenderVisibleElements={nodes.length > 300}
             deleteKeyCode={["Backspace", "Delete"]}
             proOptions={{ hideAttribution: true }}
           >

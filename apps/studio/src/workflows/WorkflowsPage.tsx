@@ -4,6 +4,7 @@ import { api } from "../api/client.ts";
 import { navigate } from "../router.ts";
 import { Button, EmptyState, ErrorBox, Link, Loading, PageHeader, QueryError } from "../ui/ui.tsx";
 import { useWorkflows, type Workflow } from "./queries.ts";
+import { WORKFLOW_TEMPLATES, type WorkflowTemplate } from "./templates.ts";
 
 const STARTER_GRAPH = {
   nodes: [
@@ -30,6 +31,16 @@ export function WorkflowsPage() {
   const create = useMutation({
     mutationFn: () =>
       api<Workflow>("/api/workflows", { json: { name: "Untitled workflow", graph: STARTER_GRAPH } }),
+    onSuccess: (created) => {
+      void client.invalidateQueries({ queryKey: ["workflows"] });
+      navigate(`/workflows/${created.id}`);
+    },
+  });
+  const fromTemplate = useMutation({
+    mutationFn: (template: WorkflowTemplate) =>
+      api<Workflow>("/api/workflows", {
+        json: { name: template.name, description: template.description, graph: template.graph },
+      }),
     onSuccess: (created) => {
       void client.invalidateQueries({ queryKey: ["workflows"] });
       navigate(`/workflows/${created.id}`);
@@ -74,7 +85,7 @@ export function WorkflowsPage() {
         }
       />
       <QueryError query={workflows} />
-      <ErrorBox error={create.error ?? importFile.error} />
+      <ErrorBox error={create.error ?? importFile.error ?? fromTemplate.error} />
       {workflows.isPending ? <Loading what="workflows" /> : null}
       {workflows.data?.data.length === 0 ? (
         <EmptyState title="No workflows yet">
@@ -94,6 +105,25 @@ export function WorkflowsPage() {
           </div>
         ))}
       </div>
+      <section aria-labelledby="templates-title" className="templates">
+        <h2 id="templates-title">Start from a template</h2>
+        <ul className="template-grid">
+          {WORKFLOW_TEMPLATES.map((template) => (
+            <li key={template.id} className="card template-card" data-testid={`template-${template.id}`}>
+              <h3>{template.name}</h3>
+              <p className="muted">{template.description}</p>
+              <Button
+                variant="secondary"
+                isBusy={fromTemplate.isPending && fromTemplate.variables?.id === template.id}
+                onClick={() => fromTemplate.mutate(template)}
+                aria-label={`Use template ${template.name}`}
+              >
+                Use template
+              </Button>
+            </li>
+          ))}
+        </ul>
+      </section>
     </>
   );
 }

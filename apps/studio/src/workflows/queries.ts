@@ -52,8 +52,14 @@ export function useWorkflows() {
   });
 }
 
+/** One workflow's query, shared by the editor and the prefetch that starts while its code loads. */
+export const workflowQuery = (id: string) => ({
+  queryKey: ["workflows", id],
+  queryFn: () => api<Workflow>(`/api/workflows/${id}`),
+});
+
 export function useWorkflow(id: string) {
-  return useQuery({ queryKey: ["workflows", id], queryFn: () => api<Workflow>(`/api/workflows/${id}`) });
+  return useQuery(workflowQuery(id));
 }
 
 export function useTools() {
