@@ -122,8 +122,8 @@ const envSchema = z.object({
   REPLICATE_API_TOKEN: z.string().min(1).optional(),
   REPLICATE_BASE_URL: url.optional(),
   RAG_MAX_UPLOAD_MB: z.coerce.number().positive().max(1024).default(25),
-  /** The embedded database's page cache; PGlite's WebAssembly memory stops at 2 GB. */
-  EMBEDDED_DB_CACHE_MB: z.coerce.number().int().min(16).max(1024).default(512),
+  /** The embedded database's page cache; unset, sized from the data at start. PGlite's WebAssembly memory stops at 2 GB. */
+  EMBEDDED_DB_CACHE_MB: z.coerce.number().int().min(16).max(1024).optional(),
   BILLING_ENFORCE: flag,
   BILLING_RECONCILE_INTERVAL: z.coerce.number().int().positive().default(600),
   BILLING_STARTER_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(DEFAULT_STARTER_CREDITS),
@@ -141,11 +141,12 @@ export type BuilderConfig = {
   dataDir: string;
   databaseUrl: string | undefined;
   /**
-   * PGlite's page cache (`shared_buffers`) in megabytes, unused with `databaseUrl`. Vector search
-   * reads the HNSW index page by page: once the index outgrows the cache, every search goes back
-   * to the data directory for pages (at 100k chunks of 384 dimensions the index is about 200 MB).
+   * PGlite's page cache (`shared_buffers`) in megabytes, unused with `databaseUrl`; undefined sizes
+   * it from the data at each start (see `embeddedCacheSize`). Vector search reads the HNSW index
+   * page by page: once the index outgrows the cache, every search goes back to the data directory
+   * for pages (at 100k chunks of 384 dimensions the index is about 200 MB).
    */
-  embeddedDbCacheMegabytes: number;
+  embeddedDbCacheMegabytes: number | undefined;
   /** Processes serving the port; each is a full copy of the service over the shared database. */
   processes: number;
   secretKey: string;

@@ -1,4 +1,5 @@
 import { systemClock } from "@app/core";
+import { embeddedCacheSize } from "@app/db";
 import { createLogger, listen, type RunningServer } from "@app/http";
 import type { DeliveryEngine } from "@app/webhooks";
 import { createPaymentsApp } from "./app.ts";
@@ -23,10 +24,16 @@ export async function startPayments(
   overrides: Partial<Pick<Deps, "clock" | "logger">> = {},
 ): Promise<RunningPayments> {
   const logger = overrides.logger ?? createLogger({ service: "payments", level: config.logLevel });
+  const dataDir = `${config.dataDir}/db`;
   const database = await openPaymentsDatabase({
     url: config.databaseUrl,
-    dataDir: `${config.dataDir}/db`,
+    dataDir,
     poolSize: config.dbPoolSize,
+    // Sized from the data (PGlite's own default, 128 MB, is resident from the start): payments,
+    // ledger rows and deliveries are read by key, so a small cache serves them.
+    cacheMegabytes: config.databaseUrl
+      ? undefined
+      : embeddedCacheSize(dataDir, { min: 16, max: 128 }).megabytes,
   });
   const clock = overrides.clock ?? systemClock;
   const base = { db: database.db, clock, logger, config };
