@@ -8,6 +8,7 @@ import {
   requestLogger,
   validationHook,
 } from "@app/http";
+import { traceRequests } from "@app/observability";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
@@ -137,6 +138,7 @@ function createRoutes(
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const metrics = builderMetrics(deps);
   app.use(requestId());
+  app.use(traceRequests((c) => ({ "workspace.id": c.var.principal?.workspaceId })));
   app.use(metrics.middleware);
   app.use(requestLogger(logger));
   app.onError(errorHandler(logger));

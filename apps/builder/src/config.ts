@@ -133,6 +133,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
   ...s3Variables.shape,
 });
 
@@ -174,6 +175,8 @@ export type BuilderConfig = {
   metricsToken: string | undefined;
   /** How long a stop waits for requests and streams in flight before cutting them. */
   shutdownGraceMs: number;
+  /** Where OpenTelemetry traces go (OTLP/HTTP); unset, tracing is off. */
+  otlpEndpoint: string | undefined;
   /** Server-wide provider keys by provider id, from the variables the providers' own SDKs read. */
   providerKeys: Record<string, string>;
 };
@@ -236,6 +239,7 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
     shutdownGraceMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
     providerKeys: providerKeysFrom(presentVariables(env)),
   };
 }

@@ -1,6 +1,7 @@
 import { systemClock } from "@app/core";
 import { embeddedCacheSize } from "@app/db";
 import { createLogger, listen, type RunningServer } from "@app/http";
+import { startTracing } from "@app/observability";
 import { createBuilderApp } from "./app.ts";
 import type { BuilderConfig } from "./config.ts";
 import { openBuilderDatabase } from "./db/index.ts";
@@ -54,6 +55,8 @@ export async function startBuilder(
   overrides: Partial<Pick<Deps, "clock" | "logger">> & { hostname?: string } = {},
 ): Promise<RunningBuilder> {
   const logger = overrides.logger ?? createLogger({ service: "builder", level: config.logLevel });
+  // First: spans of everything below need the tracer provider in place.
+  const tracing = await startTracing({ service: "builder", endpoint: config.otlpEndpoint });
   // Before the database: a wrong bucket or key stops the start with the variable to fix.
   const storage = await openStorage(config.storage);
   const dataDir = `${config.dataDir}/builder/db`;
@@ -98,6 +101,7 @@ export async function startBuilder(
       await builder.stop();
       await sandbox?.close();
       await database.close();
+      await tracing.shutdown();
     },
   };
 }

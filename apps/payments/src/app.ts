@@ -8,6 +8,7 @@ import {
   requestLogger,
   validationHook,
 } from "@app/http";
+import { traceRequests } from "@app/observability";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { checkoutRoutes } from "./checkout/routes.ts";
@@ -36,6 +37,7 @@ export function createPaymentsApp(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const metrics = paymentsMetrics(deps);
   app.use(requestId());
+  app.use(traceRequests((c) => ({ "merchant.id": c.var.merchant?.merchantId })));
   app.use(metrics.middleware);
   app.use(requestLogger(deps.logger));
   app.onError(errorHandler(deps.logger));

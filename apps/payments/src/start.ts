@@ -1,6 +1,7 @@
 import { systemClock } from "@app/core";
 import { embeddedCacheSize } from "@app/db";
 import { createLogger, listen, type RunningServer } from "@app/http";
+import { startTracing } from "@app/observability";
 import type { DeliveryEngine } from "@app/webhooks";
 import { createPaymentsApp } from "./app.ts";
 import type { PaymentsConfig } from "./config.ts";
@@ -24,6 +25,8 @@ export async function startPayments(
   overrides: Partial<Pick<Deps, "clock" | "logger">> = {},
 ): Promise<RunningPayments> {
   const logger = overrides.logger ?? createLogger({ service: "payments", level: config.logLevel });
+  // First: spans of everything below need the tracer provider in place.
+  const tracing = await startTracing({ service: "payments", endpoint: config.otlpEndpoint });
   const dataDir = `${config.dataDir}/db`;
   const database = await openPaymentsDatabase({
     url: config.databaseUrl,
@@ -58,6 +61,7 @@ export async function startPayments(
       await jobs.stop();
       await engine?.stop();
       await database.close();
+      await tracing.shutdown();
     },
   };
 }

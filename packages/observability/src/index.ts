@@ -8,3 +8,4 @@ export {
   type ServiceMetrics,
   workflowRunsTotal,
 } from "./metrics.ts";
+export { aiTelemetry, annotateSpan, startTracing, type Tracing, traceRequests, withSpan } from "./tracing.ts";

@@ -20,6 +20,7 @@ export {
   lastUserText,
 } from "./fake-model.ts";
 export { startFakeOpenAI } from "./fake-openai.ts";
+export { type FakeOtlpReceiver, type ReceivedSpan, startFakeOtlpReceiver } from "./fake-otlp.ts";
 export {
   FAKE_REPLICATE_MODELS,
   type FakePrediction,

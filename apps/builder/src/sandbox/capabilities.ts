@@ -1,3 +1,4 @@
+import { withSpan } from "@app/observability";
 import type { Sandbox } from "@app/sandbox";
 import { NodeExecutionError } from "@app/workflow";
 import { chargeSandboxRun, type MeterDeps } from "../billing/meter.ts";
@@ -13,7 +14,11 @@ import type { CodeCapability } from "../workflows/capabilities.ts";
 export function sandboxCodeCapability(sandbox: Sandbox, deps: MeterDeps): CodeCapability {
   return {
     async run({ workspaceId, language, code, input, signal }) {
-      const result = await sandbox.run({ language, code, input, signal });
+      const result = await withSpan(
+        "sandbox.run",
+        { "sandbox.language": language, "workspace.id": workspaceId, "sandbox.source": "workflow_code" },
+        () => sandbox.run({ language, code, input, signal }),
+      );
       await chargeSandboxRun(deps, {
         workspaceId,
         durationMs: result.durationMs,
