@@ -60,12 +60,21 @@ export async function startBuilder(
   // Before the database: a wrong bucket or key stops the start with the variable to fix.
   const storage = await openStorage(config.storage);
   const dataDir = `${config.dataDir}/builder/db`;
-  const database = await openBuilderDatabase({
-    url: config.databaseUrl,
-    dataDir,
-    cacheMegabytes: config.databaseUrl ? undefined : builderCacheMegabytes(config, dataDir, logger),
-  });
-  const sandbox = await openSandbox(logger);
+  // The sandbox probes its toolchains and starts warm runners while the database opens: a second
+  // off the start on a small machine.
+  const sandboxOpening = openSandbox(logger);
+  let database: Awaited<ReturnType<typeof openBuilderDatabase>>;
+  try {
+    database = await openBuilderDatabase({
+      url: config.databaseUrl,
+      dataDir,
+      cacheMegabytes: config.databaseUrl ? undefined : builderCacheMegabytes(config, dataDir, logger),
+    });
+  } catch (error) {
+    await (await sandboxOpening)?.close();
+    throw error;
+  }
+  const sandbox = await sandboxOpening;
   const clock = overrides.clock ?? systemClock;
   const search = knowledgeSearch({ db: database.db, clock, config });
   const deps: Deps = {
