@@ -8,7 +8,7 @@ import {
   requestLogger,
   validationHook,
 } from "@app/http";
-import { traceRequests } from "@app/observability";
+import { metricsRoutes, traceRequests } from "@app/observability";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
@@ -151,7 +151,7 @@ function createRoutes(
     }),
   );
 
-  app.get("/metrics", metrics.handler);
+  app.route("/", metricsRoutes<AppEnv>(metrics));
 
   const jsonBodyLimit = limitBody(JSON_BODY_LIMIT_BYTES);
   // The upload streams its multipart body and enforces RAG_MAX_UPLOAD_MB itself.

@@ -8,7 +8,7 @@ import {
   requestLogger,
   validationHook,
 } from "@app/http";
-import { traceRequests } from "@app/observability";
+import { metricsRoutes, traceRequests } from "@app/observability";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { checkoutRoutes } from "./checkout/routes.ts";
@@ -48,7 +48,7 @@ export function createPaymentsApp(deps: Deps) {
       await deps.db.execute(sql`select 1`);
     }),
   );
-  app.get("/metrics", metrics.handler);
+  app.route("/", metricsRoutes<AppEnv>(metrics));
   app.use("/v1/*", limitBody(JSON_BODY_LIMIT_BYTES));
   const authenticate = requireSecretKey(deps);
   app.use("/v1/*", (c, next) => (PUBLIC_V1_PATHS.has(c.req.path) ? next() : authenticate(c, next)));
