@@ -9,6 +9,7 @@
 //    runs, 1,000 chunks ingested and searched.
 // Baseline in the same run: a bare Hono server with an empty PGlite, started the same way.
 // Targets: warm ≤ 2 s, fresh ≤ 8 s; both services at idle ≤ 700 MiB; after the workload ≤ 1 GiB.
+// The fresh start deletes this checkout's apps/*/dist and apps/studio/dist first (--no-fresh keeps them).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
