@@ -62,7 +62,7 @@ export async function startBuilder(
   const dataDir = `${config.dataDir}/builder/db`;
   // The sandbox probes its toolchains and starts warm runners while the database opens: a second
   // off the start on a small machine.
-  const sandboxOpening = openSandbox(logger);
+  const sandboxOpening = openSandbox(logger, config.sandbox);
   let database: Awaited<ReturnType<typeof openBuilderDatabase>>;
   try {
     database = await openBuilderDatabase({

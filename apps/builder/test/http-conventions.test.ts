@@ -147,3 +147,89 @@ describe("OpenAPI", () => {
     expect(script.headers.get("content-type")).toContain("javascript");
   });
 });
+
+describe("input PostgreSQL cannot store, bytes that are not UTF-8, and integers beyond a column", () => {
+  type ErrorJson = { error: { code: string; param?: string } };
+  const echoGraph = {
+    nodes: [
+      {
+        id: "start",
+        type: "start",
+        position: { x: 0, y: 0 },
+        data: { inputs: [{ name: "q", type: "string" }] },
+      },
+      {
+        id: "done",
+        type: "end",
+        position: { x: 0, y: 0 },
+        data: { outputs: [{ name: "q", value: "{{start.q}}" }] },
+      },
+    ],
+    edges: [{ id: "e", source: "start", target: "done" }],
+  };
+
+  async function rawPost(path: string, body: string, withCookie = true) {
+    return builder.request(path, {
+      method: "POST",
+      ...(withCookie ? { cookie } : {}),
+      headers: { "content-type": "application/json" },
+      body,
+    });
+  }
+
+  it("a lone surrogate in run inputs or a trigger body → 422 naming the input; a NUL in a name → 422", async () => {
+    const created = await builder.request("/api/workflows", {
+      method: "POST",
+      cookie,
+      json: { name: "echo", graph: echoGraph },
+    });
+    const workflow = (await created.json()) as { id: string; trigger_url: string };
+    const run = await rawPost(`/api/workflows/${workflow.id}/runs`, '{"inputs":{"q":"\\ud800"}}');
+    expect(run.status).toBe(422);
+    expect(((await run.json()) as ErrorJson).error).toMatchObject({
+      code: "validation_failed",
+      param: "inputs.q",
+    });
+    const hook = await rawPost(new URL(workflow.trigger_url).pathname, '{"q":"x\\udfff"}', false);
+    expect(hook.status).toBe(422);
+    expect(((await hook.json()) as ErrorJson).error).toMatchObject({ param: "q" });
+    const agent = await rawPost("/api/agents", '{"name":"a\\u0000b","provider":"openai","model":"m"}');
+    expect(agent.status).toBe(422);
+    expect(((await agent.json()) as ErrorJson).error).toMatchObject({ param: "name" });
+  });
+
+  it("a NUL in a path id → 422 naming it; a body that is not UTF-8 → 400", async () => {
+    const path = await builder.request("/api/agents/agt_%00x", { cookie });
+    expect(path.status).toBe(422);
+    expect(((await path.json()) as ErrorJson).error).toMatchObject({ param: "id" });
+    const bytes = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const body = await builder.request("/api/agents", {
+      method: "POST",
+      cookie,
+      headers: { "content-type": "application/json" },
+      body: bytes,
+    });
+    expect(body.status).toBe(400);
+    expect(((await body.json()) as ErrorJson).error.code).toBe("invalid_json");
+  });
+
+  it("a chunk cursor beyond int4 → 422, not 500", async () => {
+    const response = await builder.request(
+      "/api/rag/documents/doc_00000000000000000000000000/chunks?cursor=2147483648",
+      { cookie },
+    );
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as ErrorJson).error).toMatchObject({ param: "cursor" });
+  });
+
+  it.each([
+    "/api/agents?cursor=zzz",
+    "/api/workflows?cursor=%20",
+    "/api/keys?cursor=agt_",
+    "/api/credentials?cursor=1",
+  ])("a garbage list cursor %s → 422 instead of an empty page", async (path) => {
+    const response = await builder.request(path, { cookie });
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as ErrorJson).error).toMatchObject({ param: "cursor" });
+  });
+});

@@ -68,6 +68,11 @@ function answer(request: SeenRequest, res: ServerResponse): void {
     res.end(JSON.stringify({ attempt: seenAt("/flaky").length }));
     return;
   }
+  if (request.path === "/unstorable") {
+    res.setHeader("content-type", "application/json");
+    res.end('{"text":"a\\u0000b","lone":"x\\ud800"}');
+    return;
+  }
   if (request.path === "/broken") {
     res.statusCode = 500;
     res.end("still broken");
@@ -296,6 +301,45 @@ describe("HTTP node against a real server", () => {
     expect(result.error).toMatchObject({ code: "response_too_large", node_id: "call" });
     // The run record holds the error, not the megabytes read before the cap.
     expect(JSON.stringify(result).length).toBeLessThan(100_000);
+  });
+});
+
+describe("values PostgreSQL cannot store, produced at run time", () => {
+  it("an HTTP response and a Code node's output holding NUL or a lone surrogate are recorded with U+FFFD in their place", async () => {
+    const graph = {
+      nodes: [
+        node("start", "start", { inputs: [] }),
+        node("call", "http", { method: "GET", url: `${targetUrl}/unstorable` }),
+        node("calc", "code", {
+          language: "javascript",
+          code: 'function main() {\n  return { out: "a\\u0000b" };\n}\n',
+          inputs: [],
+          outputs: [{ name: "out", type: "string" }],
+        }),
+        node("done", "end", {
+          outputs: [
+            { name: "text", value: "{{call.json.text}}" },
+            { name: "lone", value: "{{call.json.lone}}" },
+            { name: "out", value: "{{calc.out}}" },
+          ],
+        }),
+      ],
+      edges: [
+        { id: "a", source: "start", target: "call" },
+        { id: "b", source: "call", target: "calc" },
+        { id: "c", source: "calc", target: "done" },
+      ],
+    };
+    const result = await run(alice, graph);
+    expect(result.status).toBe("succeeded");
+    const expected = { text: "a\uFFFDb", lone: "x\uFFFD", out: "a\uFFFDb" };
+    expect(result.outputs).toEqual(expected);
+    const stored = (await (await builder.request(`/api/runs/${result.id}`, { cookie: alice })).json()) as {
+      outputs: unknown;
+      nodes: { node_id: string; outputs: Record<string, unknown> | null }[];
+    };
+    expect(stored.outputs).toEqual(expected);
+    expect(stored.nodes.find((n) => n.node_id === "calc")?.outputs).toEqual({ out: "a\uFFFDb" });
   });
 });
 

@@ -1,6 +1,7 @@
 import {
   apiDocs,
   errorHandler,
+  guardInput,
   healthRoutes,
   limitBody,
   notFoundHandler,
@@ -16,13 +17,14 @@ import { dashboardRoutes } from "./dashboard/routes.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { eventRoutes } from "./events/routes.ts";
-import { idempotency } from "./idempotency/idempotency.ts";
+import { declareIdempotency, idempotency } from "./idempotency/idempotency.ts";
 import { balanceRoutes } from "./ledger/routes.ts";
 import { requireSecretKey } from "./merchants/auth.ts";
 import { paymentsMetrics } from "./metrics.ts";
 import { paymentRoutes, paymentTestHelperRoutes } from "./payments/routes.ts";
 import { payoutRoutes, payoutTestHelperRoutes } from "./payouts/routes.ts";
 import { refundRoutes, refundTestHelperRoutes } from "./refunds/routes.ts";
+import { describeCurrencies } from "./shared/money.ts";
 import { webhookDeliveryRoutes, webhookEndpointRoutes } from "./webhooks/routes.ts";
 
 const JSON_BODY_LIMIT_BYTES = 256 * 1024;
@@ -49,7 +51,9 @@ export function createPaymentsApp(deps: Deps) {
     }),
   );
   app.route("/", metricsRoutes<AppEnv>(metrics));
-  app.use("/v1/*", limitBody(JSON_BODY_LIMIT_BYTES));
+  // Every route, the checkout's and dashboard's forms too: the input guard reads bodies whole.
+  app.use(limitBody(JSON_BODY_LIMIT_BYTES));
+  app.use(guardInput());
   const authenticate = requireSecretKey(deps);
   app.use("/v1/*", (c, next) => (PUBLIC_V1_PATHS.has(c.req.path) ? next() : authenticate(c, next)));
   app.use("/v1/*", idempotency(deps));
@@ -72,16 +76,21 @@ export function createPaymentsApp(deps: Deps) {
     scheme: "bearer",
     description: "A merchant secret key, sk_test_… or sk_live_…",
   });
-  const document = app.getOpenAPI31Document({
-    openapi: "3.1.0",
-    info: {
-      title: "Payment service API",
-      version: "0.1.0",
-      description: "Payments, refunds, payouts, events and webhooks.",
-    },
-    servers: [{ url: deps.config.publicUrl }],
-    security: [{ bearerAuth: [] }],
-  });
+  const document = declareIdempotency(
+    describeCurrencies(
+      app.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: {
+          title: "Payment service API",
+          version: "0.1.0",
+          description: "Payments, refunds, payouts, events and webhooks.",
+        },
+        servers: [{ url: deps.config.publicUrl }],
+        security: [{ bearerAuth: [] }],
+      }),
+      deps.config.currencies,
+    ),
+  );
   app.get("/v1/openapi.json", (c) => c.json(document));
   app.route("/docs", apiDocs({ specUrl: "/v1/openapi.json", title: "Payment service API" }));
   return app;

@@ -19,4 +19,15 @@ describe("loadPaymentsConfig", () => {
       /PAYMENTS_WEB_CONCURRENCY: above 1 needs PAYMENTS_DATABASE_URL/,
     );
   });
+
+  it("accepts IDR by default and other ISO 4217 currencies by configuration, refusing three minor digits", () => {
+    expect(loadPaymentsConfig({}).currencies).toEqual(["IDR"]);
+    expect(loadPaymentsConfig({ PAYMENTS_CURRENCIES: "IDR, USD,JPY,USD" }).currencies).toEqual([
+      "IDR",
+      "USD",
+      "JPY",
+    ]);
+    expect(() => loadPaymentsConfig({ PAYMENTS_CURRENCIES: "IDR,KWD" })).toThrow(/PAYMENTS_CURRENCIES/);
+    expect(() => loadPaymentsConfig({ PAYMENTS_CURRENCIES: "XXX" })).toThrow(/ISO 4217/);
+  });
 });

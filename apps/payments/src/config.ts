@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import { configError, presentVariables, severalProcessesNeedServer } from "@app/core";
 import { z } from "zod";
+import { DEFAULT_CURRENCIES, ISO_4217_MINOR_UNITS } from "./shared/money.ts";
 
 const flag = z
   .enum(["0", "1", "true", "false", ""])
@@ -28,6 +29,27 @@ const envSchema = z.object({
   PAYMENTS_WORKER_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(50),
   PAYMENTS_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PAYMENTS_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Comma-separated ISO 4217 codes the API accepts (default IDR). */
+  PAYMENTS_CURRENCIES: z
+    .string()
+    .default(DEFAULT_CURRENCIES.join(","))
+    .transform((value) => [
+      ...new Set(
+        value
+          .split(",")
+          .map((code) => code.trim())
+          .filter((code) => code !== ""),
+      ),
+    ])
+    .pipe(
+      z
+        .array(
+          z.string().refine((code) => code in ISO_4217_MINOR_UNITS, {
+            message: `each must be one of ${Object.keys(ISO_4217_MINOR_UNITS).join(", ")} (ISO 4217 codes with 0 or 2 minor units)`,
+          }),
+        )
+        .min(1),
+    ),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
@@ -52,6 +74,8 @@ export interface PaymentsConfig {
   workerPollMs: number;
   dbPoolSize: number;
   publicUrl: string;
+  /** ISO 4217 codes the API accepts (`PAYMENTS_CURRENCIES`). */
+  currencies: string[];
   logLevel: string | undefined;
   /** When set, `GET /metrics` needs `Authorization: Bearer <token>`; otherwise it is open, like most exporters. */
   metricsToken: string | undefined;
@@ -86,6 +110,7 @@ export function loadPaymentsConfig(env: Record<string, string | undefined>): Pay
     workerPollMs: e.PAYMENTS_WORKER_POLL_MS,
     dbPoolSize: e.PAYMENTS_DB_POOL_SIZE,
     publicUrl: (e.PAYMENTS_PUBLIC_URL ?? `http://localhost:${e.PAYMENTS_PORT}`).replace(/\/$/, ""),
+    currencies: e.PAYMENTS_CURRENCIES,
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
     shutdownGraceMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,

@@ -50,6 +50,12 @@ describe("bad input answers the documented error and changes nothing", () => {
     [{ amount: "1e5", method: "qris" }, "amount"],
     [{ method: "qris" }, "amount"],
     [{ amount: 1000, method: "qris", currency: "idr" }, "currency"],
+    [{ amount: 1000, method: "qris", currency: "USD" }, "currency"],
+    [{ amount: 1000, method: "qris", currency: "XXX" }, "currency"],
+    [{ amount: " 100", method: "qris" }, "amount"],
+    [{ amount: "100 ", method: "qris" }, "amount"],
+    [{ amount: "+100", method: "qris" }, "amount"],
+    [{ amount: "１００", method: "qris" }, "amount"],
     [{ amount: 1000, method: "qris", expires_in: 5 }, "expires_in"],
     [{ amount: 1000, method: "qris", surprise: 1 }, ""],
   ])("POST /v1/payments %j → 422", async (body, param) => {
@@ -126,5 +132,107 @@ describe("bad input answers the documented error and changes nothing", () => {
     for (const path of ["/v1/payments?limit=0", "/v1/payments?limit=101", "/v1/webhook_deliveries?limit=0"]) {
       expect((await payments.request(path)).status, path).toBe(422);
     }
+  });
+});
+
+describe("characters PostgreSQL cannot store, and bytes that are not UTF-8", () => {
+  type ErrorJson = { error: { type: string; code: string; param?: string } };
+
+  it.each([
+    ['{"amount":1000,"method":"qris","description":"a\\u0000b"}', "description"],
+    ['{"amount":1000,"method":"qris","description":"a\\ud800b"}', "description"],
+    ['{"amount":1000,"method":"qris","metadata":{"order":"\\udc00"}}', "metadata.order"],
+  ])("POST /v1/payments %s → 422 naming the field, nothing stored", async (body, param) => {
+    const before = await counts();
+    const response = await payments.request("/v1/payments", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    expect(response.status).toBe(422);
+    expect((await json<ErrorJson>(response)).error).toMatchObject({ code: "validation_failed", param });
+    expect(await counts()).toEqual(before);
+  });
+
+  it("a body that is not UTF-8 → 400 invalid_json, not a description full of U+FFFD", async () => {
+    const before = await counts();
+    const body = Buffer.concat([
+      Buffer.from('{"amount":1000,"method":"qris","description":"caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('"}'),
+    ]);
+    const response = await payments.request("/v1/payments", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    expect(response.status).toBe(400);
+    expect((await json<ErrorJson>(response)).error.code).toBe("invalid_json");
+    expect(await counts()).toEqual(before);
+  });
+
+  it.each([
+    ["/v1/payments/pay_%00x", 422, "id"],
+    ["/v1/refunds/re_%ff", 400, "id"],
+    ["/v1/payments?starting_after=pay_%00", 422, "starting_after"],
+    ["/v1/events?type=%00", 422, "type"],
+    ["/checkout/pay_%00x", 422, "id"],
+  ])("GET %s → %i naming %s", async (path, status, param) => {
+    const response = await payments.request(path);
+    expect(response.status).toBe(status);
+    expect((await json<ErrorJson>(response)).error).toMatchObject({ param });
+  });
+
+  it.each([
+    "/v1/payments?starting_after=garbage",
+    "/v1/refunds?starting_after=pay_",
+    "/v1/webhook_endpoints?starting_after=%20",
+    "/v1/webhook_deliveries?starting_after=x",
+  ])("a garbage list cursor %s → 422 instead of an empty page", async (path) => {
+    const response = await payments.request(path);
+    expect(response.status).toBe(422);
+    expect((await json<ErrorJson>(response)).error).toMatchObject({ param: "starting_after" });
+  });
+});
+
+describe("currencies from the configured list, with their ISO 4217 minor units", () => {
+  let multi: TestPayments;
+  beforeAll(async () => {
+    multi = await startTestPayments({ env: { PAYMENTS_CURRENCIES: "IDR,JPY" } });
+  });
+  afterAll(() => multi?.stop());
+
+  it("takes whole yen, refuses yen with decimals and a currency not configured, and documents the list", async () => {
+    const yen = await multi.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 1200, currency: "JPY", method: "card" },
+    });
+    expect(yen.status).toBe(201);
+    expect(await json(yen)).toMatchObject({ amount: 1200, currency: "JPY" });
+    const fraction = await multi.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 1200.5, currency: "JPY", method: "card" },
+    });
+    expect(fraction.status).toBe(422);
+    expect(await json(fraction)).toMatchObject({ error: { code: "validation_failed", param: "amount" } });
+    const usd = await multi.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 12, currency: "USD", method: "card" },
+    });
+    expect(usd.status).toBe(422);
+    expect(await json(usd)).toMatchObject({
+      error: { param: "currency", message: expect.stringContaining("IDR, JPY") },
+    });
+    const document = await json<{
+      components: { schemas: Record<string, { properties: { currency?: { enum?: string[] } } }> };
+    }>(await multi.request("/v1/openapi.json"));
+    expect(document.components.schemas.CreatePaymentRequest?.properties.currency?.enum).toEqual([
+      "IDR",
+      "JPY",
+    ]);
+    expect(document.components.schemas.CreatePayoutRequest?.properties.currency?.enum).toEqual([
+      "IDR",
+      "JPY",
+    ]);
   });
 });

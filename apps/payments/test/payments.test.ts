@@ -281,4 +281,119 @@ describe("Idempotency-Key", () => {
     expect(replayed.headers.get("idempotent-replayed")).toBe("true");
     expect((await json<Payment>(replayed)).id).toBe((await json<Payment>(corrected)).id);
   });
+
+  it.each([
+    ["malformed JSON (400)", { "content-type": "application/json" }, '{"amount": 5000,', 400],
+    ["a text/plain body (415)", { "content-type": "text/plain" }, '{"amount":5000,"method":"ewallet"}', 415],
+    [
+      "a NUL in a field (422)",
+      { "content-type": "application/json" },
+      '{"amount":5000,"method":"ewallet","description":"\\u0000"}',
+      422,
+    ],
+  ])(
+    "does not keep a request refused for %s: the corrected request runs with the same key",
+    async (_, headers, body, status) => {
+      const key = `order-refused-${status}-${Date.now()}`;
+      const refused = await payments.request("/v1/payments", {
+        method: "POST",
+        headers: { ...headers, "idempotency-key": key },
+        body,
+      });
+      expect(refused.status).toBe(status);
+      const corrected = await payments.request("/v1/payments", {
+        method: "POST",
+        json: { amount: 5000, method: "ewallet" },
+        headers: { "idempotency-key": key },
+      });
+      expect(corrected.status).toBe(201);
+      expect(corrected.headers.get("idempotent-replayed")).toBeNull();
+    },
+  );
+
+  it("does not keep a request refused for its key (401 without a secret key)", async () => {
+    const key = `order-unauth-${Date.now()}`;
+    const refused = await payments.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 5000, method: "ewallet" },
+      headers: { "idempotency-key": key },
+      key: null,
+    });
+    expect(refused.status).toBe(401);
+    const corrected = await payments.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 5000, method: "ewallet" },
+      headers: { "idempotency-key": key },
+    });
+    expect(corrected.status).toBe(201);
+    expect(corrected.headers.get("idempotent-replayed")).toBeNull();
+  });
+
+  it("answers 409 idempotency_key_in_use while the first request with the key is still running", async () => {
+    const key = `order-concurrent-${Date.now()}`;
+    const body = { amount: 7000, method: "ewallet" };
+    // Two requests sent at once: whichever claims the key first runs, the other must not run too.
+    const [a, b] = await Promise.all(
+      [0, 1].map(() =>
+        payments.request("/v1/payments", { method: "POST", json: body, headers: { "idempotency-key": key } }),
+      ),
+    );
+    const statuses = [a?.status, b?.status].sort();
+    // Either the second arrived while the first ran (409) or after it (a replay of the same 201).
+    if (statuses[0] === 201 && statuses[1] === 201) {
+      expect((await json<Payment>(a as Response)).id).toBe((await json<Payment>(b as Response)).id);
+    } else {
+      expect(statuses).toEqual([201, 409]);
+    }
+    // Deterministically: a key claimed by a request that has not finished (no stored answer yet).
+    const running = `order-running-${Date.now()}`;
+    const { idempotencyKeys } = await import("../src/idempotency/schema.ts");
+    const merchant = await payments.request("/v1/balance");
+    expect(merchant.status).toBe(200);
+    const [row] = await payments.deps.db.select().from(idempotencyKeys).limit(1);
+    await payments.deps.db.insert(idempotencyKeys).values({
+      merchantId: row?.merchantId ?? "",
+      environment: row?.environment ?? "test",
+      key: running,
+      requestHash: "in flight",
+      createdAt: clock.now(),
+    });
+    const conflict = await payments.request("/v1/payments", {
+      method: "POST",
+      json: body,
+      headers: { "idempotency-key": running },
+    });
+    expect(conflict.status).toBe(409);
+    expect(await json(conflict)).toMatchObject({
+      error: { type: "conflict", code: "idempotency_key_in_use" },
+    });
+  });
+
+  it("is declared in the OpenAPI document on every POST: the header, 409 and the replay header", async () => {
+    const document = await json<{
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            parameters?: { name: string; in: string }[];
+            responses: Record<string, { headers?: Record<string, unknown> }>;
+          }
+        >
+      >;
+    }>(await payments.request("/v1/openapi.json"));
+    const posts = Object.entries(document.paths).flatMap(([path, item]) =>
+      item.post ? [[path, item.post] as const] : [],
+    );
+    expect(posts.length).toBeGreaterThan(5);
+    for (const [path, operation] of posts) {
+      expect(operation.parameters, path).toContainEqual(
+        expect.objectContaining({ name: "Idempotency-Key", in: "header" }),
+      );
+      expect(Object.keys(operation.responses), path).toContain("409");
+    }
+    expect(document.paths["/v1/payments"]?.post?.responses["201"]?.headers).toHaveProperty(
+      "Idempotent-Replayed",
+    );
+  });
 });

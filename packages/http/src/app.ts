@@ -101,14 +101,39 @@ export function respondWithError(c: Context, error: ApiError): Response {
   return c.json(error.toBody(), error.status);
 }
 
-function toApiError(error: unknown): ApiError {
+/**
+ * What the error handler answers for anything thrown (Hono's own `HTTPException`s included).
+ *
+ * @example toApiError(c.error).code // "invalid_json" for Hono's malformed-JSON exception
+ */
+export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof HTTPException) {
     if (error.status === 400 && /json/i.test(error.message)) return CommonErrors.INVALID_JSON();
     if (error.status === 413) return CommonErrors.BODY_TOO_LARGE();
+    if (error.status === 415) return CommonErrors.UNSUPPORTED_MEDIA_TYPE();
     if (error.status < 500) return new ApiError(error.status, "bad_request", error.message || "Bad request.");
   }
   return CommonErrors.INTERNAL();
+}
+
+const REJECTED_BEFORE_RUNNING: ReadonlySet<string> = new Set([
+  CommonErrors.codes.INVALID_JSON,
+  CommonErrors.codes.INVALID_ENCODING,
+  CommonErrors.codes.VALIDATION_FAILED,
+  CommonErrors.codes.BODY_TOO_LARGE,
+  CommonErrors.codes.UNSUPPORTED_MEDIA_TYPE,
+  CommonErrors.codes.UNAUTHENTICATED,
+]);
+
+/**
+ * Whether a request ended in an error raised before its handler ran (unreadable or invalid input,
+ * no credentials): nothing happened, so the same request may be sent again as if for the first time.
+ *
+ * @example if (isRejectedBeforeRunning(c.error)) await releaseIdempotencyKey();
+ */
+export function isRejectedBeforeRunning(error: unknown): boolean {
+  return error !== undefined && REJECTED_BEFORE_RUNNING.has(toApiError(error).code);
 }
 
 export const notFoundHandler: NotFoundHandler = (c) =>

@@ -115,6 +115,7 @@ export function defineErrors<const C extends Catalogue>(
 /** Errors every route may answer with. */
 export const CommonErrors = defineErrors({
   INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
+  INVALID_ENCODING: { status: 400, message: "The request is not valid UTF-8." },
   VALIDATION_FAILED: { status: 422, message: "The request has invalid fields." },
   UNAUTHENTICATED: { status: 401, message: "Sign in, or send an API key as `Authorization: Bearer <key>`." },
   ROUTE_NOT_FOUND: { status: 404, message: "There is no such route." },

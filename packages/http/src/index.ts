@@ -3,11 +3,13 @@ export {
   type BaseVariables,
   createRouter,
   errorHandler,
+  isRejectedBeforeRunning,
   limitBody,
   notFoundHandler,
   requestId,
   requestLogger,
   respondWithError,
+  toApiError,
 } from "./app.ts";
 export { apiDocs } from "./docs.ts";
 export {
@@ -20,10 +22,12 @@ export {
   errorTypeFor,
 } from "./errors.ts";
 export { healthRoutes } from "./health.ts";
+export { guardInput } from "./input-guard.ts";
 export { createLogger, type Logger } from "./logger.ts";
 export {
   errorBodySchema,
   errorResponses,
+  ID_PATTERN,
   idParam,
   jsonContent,
   listOf,

@@ -84,6 +84,12 @@ export function errorResponses(...statuses: number[]) {
   return out;
 }
 
+/**
+ * The shape of every id `newId` makes: a lower-case prefix, `_`, 26 Crockford base-32 characters. A
+ * list cursor is the last id of a page, so anything else is refused instead of ordering nothing.
+ */
+export const ID_PATTERN = /^[a-z][a-z0-9]{0,15}_[0-9a-hjkmnp-tv-z]{26}$/;
+
 /** `?limit&cursor` of every list. */
 export const listQuerySchema = z.object({
   limit: z.coerce
@@ -95,7 +101,7 @@ export const listQuerySchema = z.object({
     .openapi({ param: { name: "limit", in: "query" } }),
   cursor: z
     .string()
-    .max(200)
+    .regex(ID_PATTERN, "must be the next_cursor of a previous page")
     .optional()
     .openapi({ param: { name: "cursor", in: "query" } }),
 });

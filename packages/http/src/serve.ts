@@ -59,6 +59,12 @@ export function listen(
       },
     );
     server.on("error", onError);
+    // Longer than the idle timeout of the proxies and clients in front (60 s for most load
+    // balancers, 4 s for Node's fetch): the client, not the server, ends an idle keep-alive
+    // connection, so a request is never sent on a socket the server is closing at that moment.
+    const http = server as { keepAliveTimeout?: number; headersTimeout?: number };
+    http.keepAliveTimeout = 65_000;
+    http.headersTimeout = 66_000;
   });
 }
 

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "@app/core";
+import { type Clock, systemClock, toStorable } from "@app/core";
 import type { CompiledWorkflow } from "./compile-workflow.ts";
 import { selectCase } from "./condition.ts";
 import { checkExecutorResult } from "./executor-result.ts";
@@ -307,13 +307,15 @@ class WorkflowRun {
     call: (signal: AbortSignal) => Promise<ExecutorResult>,
   ): Promise<ExecutorResult> {
     const timeoutMs = node.timeout_ms ?? this.limits.nodeTimeoutMs;
-    const result = await withNodeLimits(call, this.running, timeoutMs, node.id);
-    return checkExecutorResult(node, result);
+    const result = checkExecutorResult(node, await withNodeLimits(call, this.running, timeoutMs, node.id));
+    // Outputs come from code, servers and models: made storable here, so what later nodes, the
+    // answer and the stored record see is one and the same value.
+    return { ...result, outputs: toStorable(result.outputs) };
   }
 
   private fail(ended: EndedNode, thrown: unknown): void {
     const { node, step, started_at, finished_at, elapsed_ms, inputs } = ended;
-    const error = toNodeError(thrown);
+    const error = toStorable(toNodeError(thrown));
     // A node interrupted because the run is stopping did not fail on its own: no policy applies.
     const isRunStop = this.running.reason !== undefined && thrown === this.running.reason;
     const continuing = !isRunStop && "on_error" in node && node.on_error === "continue" ? node : undefined;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { FetchFunction } from "../outbound/outbound-fetch.ts";
 import type { AgentTool } from "./contract.ts";
 import { callHttpTool } from "./http-tool.ts";
+import { addMcpTools, type OpenedMcpServer, openMcpServer } from "./mcp-agent-tools.ts";
 import { type AgentToolPorts, citationJson } from "./ports.ts";
 
 const CODE_TOOL_TIMEOUT_MS = 10_000;
@@ -25,10 +26,22 @@ type ToolOutput = Record<string, unknown>;
  * The AI SDK tools of an agent. A tool that fails answers `{ error }` to the model rather than
  * failing the turn: the model can say so or try something else, as a person would.
  *
- * @example const tools = buildAgentTools(agent.tools, context);
+ * MCP servers are listed before the turn (from this process's recent listing when there is one).
+ *
+ * @example const tools = await buildAgentTools(agent.tools, context);
  */
-export function buildAgentTools(definitions: readonly AgentTool[], context: ToolContext): ToolSet {
+export async function buildAgentTools(
+  definitions: readonly AgentTool[],
+  context: ToolContext,
+): Promise<ToolSet> {
   const tools: ToolSet = {};
+  const servers = new Map(
+    definitions.flatMap((definition) =>
+      definition.type === "mcp"
+        ? [[definition, openMcpServer(definition, { ...context, source: context.ports.mcp })] as const]
+        : [],
+    ),
+  );
   for (const definition of definitions) {
     switch (definition.type) {
       case "knowledge_search":
@@ -103,6 +116,14 @@ export function buildAgentTools(definitions: readonly AgentTool[], context: Tool
               return { outputs };
             }),
         });
+        break;
+      case "mcp":
+        addMcpTools(
+          tools,
+          definition,
+          await (servers.get(definition) as Promise<OpenedMcpServer>),
+          validatedSchema,
+        );
         break;
     }
   }

@@ -1,6 +1,5 @@
 import {
   createRouter,
-  defineErrors,
   errorResponses,
   idParam,
   jsonContent,
@@ -14,10 +13,7 @@ import type { AppEnv } from "../env.ts";
 import { createAgent, deleteAgent, findAgent, listAgents, toAgentJson, updateAgent } from "./agents.ts";
 import { registerChatRoutes } from "./chat-routes.ts";
 import { agentSchema, createAgentBody, updateAgentBody } from "./contract.ts";
-
-export const AgentErrors = defineErrors({
-  AGENT_NOT_FOUND: { status: 404, message: "No agent with this id." },
-});
+import { AgentErrors } from "./errors.ts";
 
 const listRoute = createRoute({
   method: "get",
@@ -85,6 +81,7 @@ export function agentRoutes(deps: Deps) {
   });
   router.openapi(createAgentRoute, async (c) => {
     const row = await createAgent(deps, c.get("principal").workspaceId, c.req.valid("json"));
+    if (row.mcpExposed) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toAgentJson(row), 201);
   });
   router.openapi(getRoute, async (c) => {
@@ -94,15 +91,18 @@ export function agentRoutes(deps: Deps) {
   });
   router.openapi(updateRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const row = await updateAgent(deps, c.get("principal").workspaceId, id, c.req.valid("json"));
+    const body = c.req.valid("json");
+    const row = await updateAgent(deps, c.get("principal").workspaceId, id, body);
     if (!row) throw AgentErrors.AGENT_NOT_FOUND();
+    if (row.mcpExposed || body.mcp_exposed !== undefined) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toAgentJson(row), 200);
   });
   router.openapi(deleteRoute, async (c) => {
     const isDeleted = await deleteAgent(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
     if (!isDeleted) throw AgentErrors.AGENT_NOT_FOUND();
+    deps.mcpExposure?.changed(c.get("principal").workspaceId);
     return c.body(null, 204);
   });
-  registerChatRoutes(router, deps, () => AgentErrors.AGENT_NOT_FOUND());
+  registerChatRoutes(router, deps);
   return router;
 }

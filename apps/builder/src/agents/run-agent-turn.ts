@@ -87,7 +87,7 @@ export async function* runAgentTurn(
   let isUsageRecorded = false;
   try {
     yield { event: "conversation", data: toConversationJson(conversation) };
-    const tools = buildAgentTools(agent.tools as AgentTool[], {
+    const tools = await buildAgentTools(agent.tools as AgentTool[], {
       ports: deps.agentTools,
       workspaceId: turn.workspaceId,
       knowledgeBaseIds: agent.knowledgeBaseIds,
@@ -119,6 +119,7 @@ export async function* runAgentTurn(
     });
     let text = "";
     const toolCalls = new Map<string, ToolCallSummary>();
+    const toolStarts = new Map<string, number>();
     for await (const part of result.fullStream) {
       switch (part.type) {
         case "text-delta":
@@ -126,6 +127,7 @@ export async function* runAgentTurn(
           yield { event: "text_delta", data: { text: part.text } };
           break;
         case "tool-call":
+          toolStarts.set(part.toolCallId, performance.now());
           toolCalls.set(part.toolCallId, {
             id: part.toolCallId,
             name: part.toolName,
@@ -141,7 +143,9 @@ export async function* runAgentTurn(
             part.type === "tool-error" || hasErrorKey(part.type === "tool-result" ? part.output : null);
           const output = part.type === "tool-result" ? part.output : { error: errorText(part.error) };
           const call = toolCalls.get(part.toolCallId);
-          if (call) Object.assign(call, { output, is_error: isError });
+          const started = toolStarts.get(part.toolCallId);
+          const durationMs = started === undefined ? null : Math.round(performance.now() - started);
+          if (call) Object.assign(call, { output, is_error: isError, duration_ms: durationMs });
           yield {
             event: "tool_result",
             data: { id: part.toolCallId, name: part.toolName, output, is_error: isError },
@@ -185,7 +189,7 @@ export async function* runAgentTurn(
         finishReason: finish,
         createdAt: assistantAt,
       },
-      (binder) => modelCallWrites(deps, origin, meter.settle(), binder),
+      modelCallWrites(deps, origin, meter.settle()),
     );
     isUsageRecorded = true;
     return {

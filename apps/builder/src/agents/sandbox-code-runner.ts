@@ -4,7 +4,13 @@ import type { CodeLanguage, CodeRunner } from "./ports.ts";
 
 /** The part of `@app/sandbox`'s `Sandbox` code tools use, stated here so agents do not own its lifecycle. */
 export interface SandboxLike {
-  run(request: { language: CodeLanguage; code: string; input: unknown; timeoutMs?: number }): Promise<{
+  run(request: {
+    workspaceId: string;
+    language: CodeLanguage;
+    code: string;
+    input: unknown;
+    timeoutMs?: number;
+  }): Promise<{
     output: Record<string, unknown> | null;
     stdout: string;
     stderr: string;
@@ -25,7 +31,7 @@ export function sandboxCodeRunner(sandbox: SandboxLike, deps: MeterDeps): CodeRu
       const result = await withSpan(
         "sandbox.run",
         { "sandbox.language": language, "workspace.id": workspaceId, "sandbox.source": "agent_tool" },
-        () => sandbox.run({ language, code, input, timeoutMs }),
+        () => sandbox.run({ workspaceId, language, code, input, timeoutMs }),
       );
       await chargeSandboxRun(deps, {
         workspaceId,

@@ -1,5 +1,5 @@
 import { buffer } from "node:stream/consumers";
-import { type Clock, newId } from "@app/core";
+import { type Clock, newId, toStorable, toStorableText } from "@app/core";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
@@ -91,11 +91,12 @@ async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lea
           knowledgeBaseId: document.knowledgeBaseId,
           documentId: document.id,
           position: i + j,
-          text: chunk.text,
+          // A PDF's or DOCX's extracted text can hold NUL, which PostgreSQL cannot store.
+          text: toStorableText(chunk.text),
           charStart: chunk.start,
           charEnd: chunk.end,
           page: chunk.page,
-          headingPath: chunk.headingPath,
+          headingPath: toStorable(chunk.headingPath),
           tokenCount: chunk.tokenCount,
         })),
       );

@@ -32,15 +32,23 @@ import { toChunkJson, toDocumentJson, toKnowledgeBaseJson } from "./knowledge-js
 import { listChunks } from "./list-chunks.ts";
 import { listDocuments } from "./list-documents.ts";
 import { listKnowledgeBases } from "./list-knowledge-bases.ts";
-import type { ProgressEvent, ProgressEvents } from "./progress-events.ts";
+import type { ProgressEvents } from "./progress-events.ts";
 import { searchKnowledge } from "./search-knowledge.ts";
+import { streamDocumentProgress } from "./stream-document-progress.ts";
 import { uploadDocument } from "./upload-document.ts";
 
 /** The upload route reads its own (multipart, streamed) body, so the app's JSON body limit skips it. */
 export const RAG_UPLOAD_PATH = "/api/rag/upload";
 
-/** How often the progress stream looks at the document; the worker may run in another process. */
-const PROGRESS_POLL_MS = 250;
+/** Chunks are listed in document order, so their cursor is a position (an int4 column), not an id. */
+const chunkListQuery = z.object({
+  limit: listQuerySchema.shape.limit,
+  cursor: z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,8})$/, "must be the next_cursor of a previous page")
+    .optional()
+    .openapi({ param: { name: "cursor", in: "query" } }),
+});
 
 /**
  * The files of the builder: the storage Deps carries (opened and checked by `startBuilder`), else
@@ -169,7 +177,7 @@ const routes = {
     path: "/rag/documents/{id}/chunks",
     tags,
     summary: "List a document's chunks in document order",
-    request: { params: idParam, query: listQuerySchema },
+    request: { params: idParam, query: chunkListQuery },
     responses: {
       200: {
         description: "A page of chunks",
@@ -295,56 +303,7 @@ export function knowledgeRoutes(
     const requestId = c.get("requestId");
     return eventStream(
       c,
-      async (stream, signal) => {
-        const pending: ProgressEvent[] = [];
-        let nudge: (() => void) | undefined;
-        const unsubscribe = events.subscribe(first.id, (event) => {
-          pending.push(event);
-          nudge?.();
-        });
-        signal.addEventListener("abort", () => nudge?.(), { once: true });
-        let last = "";
-        const send = async (document: ReturnType<typeof toDocumentJson>) => {
-          const state = `${document.status}:${document.progress}:${document.attempts}`;
-          if (state === last) return;
-          last = state;
-          await stream.send("document", document);
-        };
-        const isFinished = (status: string) => status === "ready" || status === "failed";
-        try {
-          let row = first;
-          await send(toDocumentJson(row));
-          while (!signal.aborted && !isFinished(row.status)) {
-            const event = pending.shift();
-            if (event && !isFinished(event.status)) {
-              // Events from this process's worker carry each step; the rest of the row is as last read.
-              await send({ ...toDocumentJson(row), status: event.status, progress: event.progress });
-              continue;
-            }
-            if (!event) {
-              await new Promise<void>((resolve) => {
-                const timer = setTimeout(resolve, PROGRESS_POLL_MS);
-                nudge = () => {
-                  clearTimeout(timer);
-                  resolve();
-                };
-              });
-              nudge = undefined;
-              if (pending.length > 0) continue;
-            }
-            // Polling (or a final event): the database has the whole row, and workers of other processes.
-            const next = await findDocument(deps.db, workspaceId, row.id);
-            if (!next) {
-              await stream.send("deleted", { id: row.id });
-              return;
-            }
-            row = next;
-            await send(toDocumentJson(row));
-          }
-        } finally {
-          unsubscribe();
-        }
-      },
+      (stream, signal) => streamDocumentProgress({ db: deps.db, events }, workspaceId, first, stream, signal),
       (error) => deps.logger.error({ request_id: requestId, err: error }, "document event stream failed"),
     );
   });
@@ -353,10 +312,9 @@ export function knowledgeRoutes(
     const document = await findDocument(deps.db, workspaceId, c.req.valid("param").id);
     if (!document) throw KnowledgeErrors.DOCUMENT_NOT_FOUND();
     const query = c.req.valid("query");
-    const afterPosition = query.cursor === undefined ? undefined : Number.parseInt(query.cursor, 10);
     const rows = await listChunks(deps.db, workspaceId, document.id, {
       limit: query.limit,
-      afterPosition: Number.isFinite(afterPosition) ? afterPosition : undefined,
+      afterPosition: query.cursor === undefined ? undefined : Number(query.cursor),
     });
     const hasMore = rows.length > query.limit;
     const page = hasMore ? rows.slice(0, query.limit) : rows;

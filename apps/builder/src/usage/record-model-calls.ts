@@ -1,5 +1,5 @@
 import { type Clock, newId } from "@app/core";
-import { type Binder, inline, writeTogether } from "@app/db";
+import { writeTogether } from "@app/db";
 import { modelTokensTotal } from "@app/observability";
 import type { SQLWrapper } from "drizzle-orm";
 import { ledgerInsert } from "../billing/ledger.ts";
@@ -35,7 +35,7 @@ export async function recordModelCalls(
 
 /**
  * The writes of `recordModelCalls` without running them, for `writeTogether` with the work's own
- * writes (a chat turn stores its messages in the same statement), their values through `binder`.
+ * writes (a chat turn stores its messages in the same statement).
  *
  * @example await writeTogether(db, [...turnWrites, ...modelCallWrites(deps, origin, meter.settle())]);
  */
@@ -43,7 +43,6 @@ export function modelCallWrites(
   deps: RecordDeps,
   origin: ModelCallOrigin,
   calls: readonly ModelCallRecord[],
-  binder: Binder = inline,
 ): SQLWrapper[] {
   if (calls.length === 0) return [];
   const rows = calls.map((call) => ({
@@ -66,7 +65,7 @@ export function modelCallWrites(
     modelTokensTotal.inc({ provider: row.provider, direction: "output" }, row.outputTokens);
   }
   return [
-    deps.db.insert(modelCalls).values(rows.map((row) => binder.row(row))),
-    ...(charges.length > 0 ? [ledgerInsert(deps.db, charges, binder)] : []),
+    deps.db.insert(modelCalls).values(rows),
+    ...(charges.length > 0 ? [ledgerInsert(deps.db, charges)] : []),
   ];
 }

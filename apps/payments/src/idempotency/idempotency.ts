@@ -1,5 +1,5 @@
 import { sha256Hex } from "@app/core";
-import { ApiError, CommonErrors, defineErrors } from "@app/http";
+import { defineErrors, isRejectedBeforeRunning } from "@app/http";
 import { and, eq, lt } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "../deps.ts";
@@ -23,10 +23,11 @@ export const IdempotencyErrors = defineErrors({
 
 /**
  * Makes a POST sent with `Idempotency-Key` run once: a repeat within 24 h gets the first answer
- * (status and body, with `Idempotent-Replayed: true`), a concurrent repeat a 409, and the same key
- * with another body a 422. As at Stripe, only answers of requests that ran are kept: a request
- * refused before running (malformed JSON, invalid fields, a body too large) and answers of 500 and
- * above free the key, so the corrected request can be sent with the same key.
+ * (status and body, with `Idempotent-Replayed: true`), a repeat while the first still runs a 409,
+ * and the same key with another body a 422. As at Stripe, only answers of requests that ran are
+ * kept: a request refused before running (`isRejectedBeforeRunning`: unreadable JSON or text, a
+ * wrong media type, invalid fields, a body too large) and answers of 500 and above free the key,
+ * so the corrected request can be sent with the same key.
  *
  * @example app.use("/v1/*", idempotency(deps));
  */
@@ -62,10 +63,11 @@ export function idempotency(deps: Pick<Deps, "db" | "clock">): MiddlewareHandler
     if (claimed.length === 0) {
       const [existing] = await deps.db.select().from(idempotencyKeys).where(where).limit(1);
       if (!existing) throw IdempotencyErrors.IDEMPOTENCY_KEY_IN_USE();
-      if (existing.requestHash !== requestHash) throw IdempotencyErrors.IDEMPOTENCY_KEY_REUSED();
+      // Still running: whether or not the body matches, nothing may run beside it (as at Stripe).
       if (existing.responseStatus === null || existing.responseBody === null) {
         throw IdempotencyErrors.IDEMPOTENCY_KEY_IN_USE();
       }
+      if (existing.requestHash !== requestHash) throw IdempotencyErrors.IDEMPOTENCY_KEY_REUSED();
       return c.body(existing.responseBody, existing.responseStatus as 200, {
         "content-type": "application/json; charset=utf-8",
         "idempotent-replayed": "true",
@@ -74,7 +76,7 @@ export function idempotency(deps: Pick<Deps, "db" | "clock">): MiddlewareHandler
     let isStored = false;
     try {
       await next();
-      if (c.res.status < 500 && !isRequestRejected(c.error)) {
+      if (c.res.status < 500 && !isRejectedBeforeRunning(c.error)) {
         const responseBody = await c.res.clone().text();
         await deps.db
           .update(idempotencyKeys)
@@ -88,13 +90,51 @@ export function idempotency(deps: Pick<Deps, "db" | "clock">): MiddlewareHandler
   };
 }
 
-const REJECTED_BEFORE_RUNNING: readonly string[] = [
-  CommonErrors.codes.INVALID_JSON,
-  CommonErrors.codes.VALIDATION_FAILED,
-  CommonErrors.codes.BODY_TOO_LARGE,
-  CommonErrors.codes.UNSUPPORTED_MEDIA_TYPE,
-];
+type OperationObject = {
+  parameters?: unknown[];
+  responses?: Record<string, { description: string; headers?: Record<string, unknown>; content?: unknown }>;
+};
 
-function isRequestRejected(error: unknown): boolean {
-  return error instanceof ApiError && REJECTED_BEFORE_RUNNING.includes(error.code);
+/**
+ * Declares in the OpenAPI document what the middleware adds to every POST of the API: the
+ * `Idempotency-Key` header, its 409 and 422 answers, and `Idempotent-Replayed` on replays.
+ *
+ * @example const document = declareIdempotency(app.getOpenAPI31Document({ … }));
+ */
+export function declareIdempotency<D extends { paths?: object }>(document: D): D {
+  const errorResponse = (description: string) => ({
+    description,
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  });
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    const operation = (item as { post?: OperationObject }).post;
+    if (!path.startsWith("/v1/") || operation === undefined) continue;
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          "Makes the request run once: a repeat within 24 h gets the first answer again. A request refused before running (400, 401, 413, 415, 422) does not keep its key.",
+        schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+      },
+    ];
+    const responses = operation.responses ?? {};
+    responses["409"] ??= errorResponse("`idempotency_key_in_use`: a request with this key is still running");
+    responses["422"] ??= errorResponse("`idempotency_key_reused` or `invalid_idempotency_key`");
+    for (const [status, response] of Object.entries(responses)) {
+      if (Number(status) >= 500) continue;
+      response.headers = {
+        ...response.headers,
+        "Idempotent-Replayed": {
+          description:
+            "`true` when this is the stored answer of an earlier request with the same Idempotency-Key",
+          schema: { type: "string", enum: ["true"] },
+        },
+      };
+    }
+    operation.responses = responses;
+  }
+  return document;
 }

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { amountInput, currencyInput } from "../shared/money.ts";
-import { limitQuery } from "../shared/openapi.ts";
+import { limitQuery, startingAfterQuery } from "../shared/openapi.ts";
 import { PAYMENT_METHODS } from "./providers.ts";
 
 export const PAYMENT_STATUSES = [
@@ -43,11 +43,7 @@ export type CreatePaymentInput = z.infer<typeof createPaymentBody>;
 
 export const listPaymentsQuery = z.object({
   limit: limitQuery,
-  starting_after: z
-    .string()
-    .max(64)
-    .optional()
-    .openapi({ param: { name: "starting_after", in: "query" } }),
+  starting_after: startingAfterQuery,
   status: z
     .enum(PAYMENT_STATUSES)
     .optional()

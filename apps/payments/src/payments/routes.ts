@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { AuthErrors } from "../merchants/auth.ts";
+import { checkMoney } from "../shared/money.ts";
 import { listEnvelope, pageOf } from "../shared/openapi.ts";
 import { createPaymentBody, listPaymentsQuery, paymentSchema } from "./contract.ts";
 import { createPayment } from "./create-payment.ts";
@@ -50,7 +51,9 @@ const getRouteDef = createRoute({
 export function paymentRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();
   router.openapi(createRouteDef, async (c) => {
-    const row = await createPayment(deps, c.get("merchant"), c.req.valid("json"));
+    const input = c.req.valid("json");
+    checkMoney(deps.config.currencies, input.currency, input.amount);
+    const row = await createPayment(deps, c.get("merchant"), input);
     return c.json(toPaymentJson(row, deps.config.publicUrl), 201);
   });
   router.openapi(listRouteDef, async (c) => {

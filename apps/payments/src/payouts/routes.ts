@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { AuthErrors } from "../merchants/auth.ts";
-import { amountInput, currencyInput } from "../shared/money.ts";
+import { amountInput, checkMoney, currencyInput } from "../shared/money.ts";
 import { limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
 import {
   createPayout,
@@ -114,7 +114,9 @@ const defs = {
 export function payoutRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();
   router.openapi(defs.create, async (c) => {
-    const row = await createPayout(deps, c.get("merchant"), c.req.valid("json"));
+    const input = c.req.valid("json");
+    checkMoney(deps.config.currencies, input.currency, input.amount);
+    const row = await createPayout(deps, c.get("merchant"), input);
     return c.json(toPayoutJson(row), 201);
   });
   router.openapi(defs.list, async (c) => {

@@ -11,7 +11,7 @@ import { PaymentErrors } from "../payments/errors.ts";
 import { findPayment } from "../payments/payments.ts";
 import { payments as paymentsTable } from "../payments/schema.ts";
 import { applyPaymentTransition } from "../payments/transition-payment.ts";
-import { toAmount } from "../shared/money.ts";
+import { checkMoney, toAmount } from "../shared/money.ts";
 import { type RefundStatus, refunds } from "./schema.ts";
 
 /** The simulated provider settles a refund this long after it was requested. */
@@ -72,6 +72,8 @@ export async function createRefund(
         message: `A ${payment.status} payment cannot be refunded.`,
       });
     }
+    // The payment's currency, accepted when it was made: only a whole amount of one without minor units.
+    checkMoney([payment.currency], payment.currency, input.amount);
     const remaining = await refundableAmount(tx, payment);
     const amount = input.amount ?? remaining;
     if (amount <= 0n || amount > remaining) {

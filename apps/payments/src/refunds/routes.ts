@@ -4,7 +4,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { AuthErrors } from "../merchants/auth.ts";
 import { amountInput } from "../shared/money.ts";
-import { limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
+import { limitQuery, listEnvelope, pageOf, startingAfterQuery } from "../shared/openapi.ts";
 import {
   createRefund,
   findRefund,
@@ -56,11 +56,7 @@ const defs = {
     request: {
       query: z.object({
         limit: limitQuery,
-        starting_after: z
-          .string()
-          .max(64)
-          .optional()
-          .openapi({ param: { name: "starting_after", in: "query" } }),
+        starting_after: startingAfterQuery,
         payment: z
           .string()
           .max(64)

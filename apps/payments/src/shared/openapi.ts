@@ -1,3 +1,4 @@
+import { ID_PATTERN } from "@app/http";
 import { z } from "@hono/zod-openapi";
 
 /** `limit` of the lists: 1 to 100, default 10 (as Stripe does). */
@@ -8,6 +9,13 @@ export const limitQuery = z.coerce
   .max(100)
   .default(10)
   .openapi({ param: { name: "limit", in: "query" }, example: 10 });
+
+/** `starting_after` of the lists: an id of the list's kind; anything else is refused rather than paging nowhere. */
+export const startingAfterQuery = z
+  .string()
+  .regex(ID_PATTERN, "must be the id of an object in the list")
+  .optional()
+  .openapi({ param: { name: "starting_after", in: "query" } });
 
 /**
  * The list envelope from `limit + 1` rows fetched newest first.

@@ -19,7 +19,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { EVENT_TYPES } from "../events/types.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
-import { limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
+import { limitQuery, listEnvelope, pageOf, startingAfterQuery } from "../shared/openapi.ts";
 
 export const WebhookErrors = defineErrors({
   WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: "No webhook endpoint with this id." },
@@ -104,12 +104,6 @@ const deliverySchema = z
   })
   .openapi("WebhookDelivery");
 
-const cursorQuery = z
-  .string()
-  .max(64)
-  .optional()
-  .openapi({ param: { name: "starting_after", in: "query" } });
-
 const endpointRoutesDefs = {
   create: createRoute({
     method: "post",
@@ -127,7 +121,7 @@ const endpointRoutesDefs = {
     path: "/",
     tags: ["webhook endpoints"],
     summary: "List endpoints, newest first",
-    request: { query: z.object({ limit: limitQuery, starting_after: cursorQuery }) },
+    request: { query: z.object({ limit: limitQuery, starting_after: startingAfterQuery }) },
     responses: {
       200: { description: "A page", content: jsonContent(listEnvelope(endpointSchema)) },
       ...errorResponses(401, 422),
@@ -281,7 +275,7 @@ const deliveryRouteDefs = {
     request: {
       query: z.object({
         limit: limitQuery,
-        starting_after: cursorQuery,
+        starting_after: startingAfterQuery,
         endpoint: z
           .string()
           .max(64)

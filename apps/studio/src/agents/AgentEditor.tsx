@@ -1,7 +1,16 @@
 import { type FormEvent, useEffect, useState } from "react";
-import { ApiError } from "../api/client.ts";
+import { isMcpAgentTool, type McpAgentTool, McpToolPicker } from "../mcp/McpToolPicker.tsx";
 import { navigate } from "../router.ts";
-import { Button, ErrorBox, Field, Loading, PageHeader } from "../ui/ui.tsx";
+import {
+  Button,
+  ErrorBox,
+  Field,
+  FormError,
+  fieldErrors,
+  Loading,
+  PageHeader,
+  QueryError,
+} from "../ui/ui.tsx";
 import { type AgentInput, useAgent, useDeleteAgent, useProviders, useSaveAgent } from "./queries.ts";
 
 const EMPTY: AgentInput = {
@@ -12,7 +21,19 @@ const EMPTY: AgentInput = {
   instructions: "",
   temperature: null,
   memory_turns: 10,
+  mcp_exposed: false,
 };
+
+const FIELDS = [
+  "name",
+  "description",
+  "provider",
+  "model",
+  "instructions",
+  "temperature",
+  "memory_turns",
+  "tools",
+];
 
 export function AgentEditor({ id }: { id?: string }) {
   const agent = useAgent(id);
@@ -20,16 +41,20 @@ export function AgentEditor({ id }: { id?: string }) {
   const save = useSaveAgent(id);
   const remove = useDeleteAgent();
   const [form, setForm] = useState<AgentInput>(EMPTY);
+  const [mcpTools, setMcpTools] = useState<McpAgentTool[]>([]);
 
   useEffect(() => {
-    if (agent.data) setForm(agent.data);
+    if (agent.data) {
+      setForm(agent.data);
+      setMcpTools(agent.data.tools.filter(isMcpAgentTool));
+    }
   }, [agent.data]);
 
   if (id && agent.isPending) return <Loading what="the agent" />;
-  if (id && agent.error) return <ErrorBox error={agent.error} />;
+  if (id && agent.error) return <QueryError query={agent} />;
 
   const provider = providers.data?.data.find((p) => p.id === form.provider);
-  const error = save.error instanceof ApiError ? save.error : undefined;
+  const error = fieldErrors(save.error);
   const set = <K extends keyof AgentInput>(key: K, value: AgentInput[K]) =>
     setForm({ ...form, [key]: value });
 
@@ -44,6 +69,9 @@ export function AgentEditor({ id }: { id?: string }) {
         instructions: form.instructions,
         temperature: form.temperature,
         memory_turns: form.memory_turns,
+        mcp_exposed: form.mcp_exposed,
+        // The other kinds of tools are kept as they are; this editor changes only MCP ones.
+        tools: [...(agent.data?.tools ?? []).filter((tool) => !isMcpAgentTool(tool)), ...mcpTools],
       },
       { onSuccess: (saved) => navigate(`/agents/${saved.id}`, { replace: true }) },
     );
@@ -52,7 +80,8 @@ export function AgentEditor({ id }: { id?: string }) {
   return (
     <>
       <PageHeader
-        title={id ? form.name || "Agent" : "New agent"}
+        // The saved name, not the one being typed: a failed save must not look like it took.
+        title={id ? agent.data?.name || "Agent" : "New agent"}
         actions={
           id ? (
             <Button
@@ -69,7 +98,9 @@ export function AgentEditor({ id }: { id?: string }) {
         }
       />
       <form className="card" onSubmit={submit} aria-label="Agent">
-        {error && !error.details.length ? <ErrorBox error={error} /> : null}
+        <ErrorBox error={remove.error} />
+        <QueryError query={providers} />
+        <FormError error={save.error} fields={FIELDS} />
         <Field label="Name" error={error?.fieldMessage("name")}>
           <input name="name" value={form.name} onChange={(e) => set("name", e.target.value)} required />
         </Field>
@@ -148,6 +179,20 @@ export function AgentEditor({ id }: { id?: string }) {
             />
           </Field>
         </div>
+        <McpToolPicker value={mcpTools} onChange={setMcpTools} />
+        {error?.fieldMessage("tools") ? <p className="field-error">{error.fieldMessage("tools")}</p> : null}
+        <label className="checkbox-line">
+          <input
+            type="checkbox"
+            name="mcp_exposed"
+            checked={form.mcp_exposed}
+            onChange={(e) => set("mcp_exposed", e.target.checked)}
+          />
+          <span>
+            Serve this agent as a tool of the workspace's MCP endpoint (<code>/api/mcp</code>, with an API
+            key)
+          </span>
+        </label>
         <Button type="submit" isBusy={save.isPending}>
           {id ? "Save" : "Create agent"}
         </Button>

@@ -24,8 +24,15 @@ export function useAgent(id: string | undefined) {
 
 export type AgentInput = Pick<
   Agent,
-  "name" | "description" | "provider" | "model" | "instructions" | "temperature" | "memory_turns"
->;
+  | "name"
+  | "description"
+  | "provider"
+  | "model"
+  | "instructions"
+  | "temperature"
+  | "memory_turns"
+  | "mcp_exposed"
+> & { tools?: unknown[] };
 
 export function useSaveAgent(id: string | undefined) {
   const client = useQueryClient();

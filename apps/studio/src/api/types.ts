@@ -34,6 +34,8 @@ export interface Agent {
   tools: unknown[];
   knowledge_base_ids: string[];
   memory_turns: number;
+  /** Served as a tool of the workspace's MCP endpoint, /api/mcp. */
+  mcp_exposed: boolean;
   created_at: string;
   updated_at: string;
 }

@@ -9,6 +9,8 @@ export interface Workflow {
   description: string;
   graph: ApiGraph;
   trigger_url: string;
+  /** Served as a tool of the workspace's MCP endpoint, /api/mcp. */
+  mcp_exposed: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -75,6 +77,19 @@ export function useSaveWorkflow(id: string) {
   return useMutation({
     mutationFn: (input: { name: string; graph: ApiGraph }) =>
       api<Workflow>(`/api/workflows/${id}`, { method: "PATCH", json: input }),
+    onSuccess: (saved) => {
+      client.setQueryData(["workflows", id], saved);
+      void client.invalidateQueries({ queryKey: ["workflows"], exact: true });
+    },
+  });
+}
+
+/** Serves the workflow over MCP or stops, at once (it is not part of the graph's unsaved changes). */
+export function useExposeWorkflow(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (isExposed: boolean) =>
+      api<Workflow>(`/api/workflows/${id}`, { method: "PATCH", json: { mcp_exposed: isExposed } }),
     onSuccess: (saved) => {
       client.setQueryData(["workflows", id], saved);
       void client.invalidateQueries({ queryKey: ["workflows"], exact: true });

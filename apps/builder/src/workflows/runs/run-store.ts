@@ -1,4 +1,4 @@
-import type { Clock } from "@app/core";
+import { type Clock, storableJson, toStorable } from "@app/core";
 import { newestFirst, type PageRequest } from "@app/db";
 import { workflowRunsTotal } from "@app/observability";
 import type { WebhooksDb } from "@app/webhooks";
@@ -6,11 +6,9 @@ import type { NodeError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
 import { and, asc, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { BuilderDb } from "../../db/index.ts";
 import { emitEvent } from "../../events/emit-event.ts";
-import { type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
+import { type NodeRunRow, type RunRow, type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
 import { runJson } from "./run-json.ts";
 
-export type RunRow = typeof workflowRuns.$inferSelect;
-export type NodeRunRow = typeof workflowNodeRuns.$inferSelect;
 export type NodeRunValues = typeof workflowNodeRuns.$inferInsert;
 
 export interface NewRun {
@@ -24,7 +22,13 @@ export interface NewRun {
 }
 
 export async function insertRun(db: BuilderDb, values: NewRun): Promise<void> {
-  await db.insert(workflowRuns).values({ ...values, status: "running", heartbeatAt: values.startedAt });
+  // Inputs may come from a model (an agent's workflow tool), past the HTTP input guard.
+  await db.insert(workflowRuns).values({
+    ...values,
+    inputs: toStorable(values.inputs),
+    status: "running",
+    heartbeatAt: values.startedAt,
+  });
 }
 
 type RunStoreDeps = { db: BuilderDb; clock: Clock };
@@ -71,7 +75,7 @@ function emitRunEvent(deps: { db: WebhooksDb; clock: Clock }, row: RunRow, also:
     {
       workspaceId: row.workspaceId,
       type: row.status === "succeeded" ? "workflow.run.succeeded" : "workflow.run.failed",
-      data: runJson(row, undefined),
+      data: toStorable(runJson(row, undefined)),
     },
     also,
   );
@@ -97,7 +101,7 @@ function finishedColumns(finished: RunFinishedEvent) {
  * instead of seventeen, on the write every run makes.
  */
 function runRecord(row: RunRow): string {
-  return JSON.stringify({
+  return storableJson({
     id: row.id,
     workspace_id: row.workspaceId,
     workflow_id: row.workflowId,
@@ -153,7 +157,7 @@ function upsertNodeRuns(rows: NodeRunValues[]): SQL {
       input_tokens, output_tokens, started_at, finished_at, elapsed_ms)
     select run_id, node_id, node_type, status, step, inputs, outputs, error,
       input_tokens, output_tokens, started_at, finished_at, elapsed_ms
-    from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(run_id text, node_id text,
+    from jsonb_to_recordset(${storableJson(records)}::jsonb) as r(run_id text, node_id text,
       node_type text, status text, step integer, inputs jsonb, outputs jsonb, error jsonb,
       input_tokens integer, output_tokens integer, started_at timestamptz, finished_at timestamptz,
       elapsed_ms integer)
