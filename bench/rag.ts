@@ -48,7 +48,14 @@ const random = seededRandom(3);
 
 const port = await freePort();
 const dataDir = temporaryDataDir("bench-rag");
-const config = loadConfig({ PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}` });
+// The corpus is loaded after the start, so the automatic page cache (sized from the data at start)
+// would be the empty database's: give it what a restart with this data would choose.
+const config = loadConfig({
+  PORT: String(port),
+  DATA_DIR: dataDir,
+  PUBLIC_URL: `http://127.0.0.1:${port}`,
+  EMBEDDED_DB_CACHE_MB: process.env.EMBEDDED_DB_CACHE_MB ?? "512",
+});
 const builder = await startBuilder(config, {
   hostname: "127.0.0.1",
   logger: createLogger({ service: "bench", level: "warn" }),

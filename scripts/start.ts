@@ -31,12 +31,21 @@ if (!isDev) {
   }
 }
 
+/**
+ * V8's young generation grows to 3 × 32 MB by default and is not given back: at 8 MB per semi-space
+ * each service holds about 100 MB less at idle, for more frequent (and shorter) minor collections.
+ * NODE_OPTIONS with its own --max-semi-space-size wins.
+ */
+const heapFlags = /--max-semi-space-size/.test(process.env.NODE_OPTIONS ?? "")
+  ? []
+  : ["--max-semi-space-size=8"];
+
 function serviceProcess(name: ServiceName, env: NodeJS.ProcessEnv): ServiceProcess {
   const source = join(root, SERVICE_ENTRIES[name].dir, "src", "server.ts");
   return {
     name,
     command: process.execPath,
-    args: isDev ? ["--import", "tsx", source] : ["--enable-source-maps", compiledEntry(name)],
+    args: isDev ? ["--import", "tsx", source] : [...heapFlags, "--enable-source-maps", compiledEntry(name)],
     env,
     cwd: root,
   };

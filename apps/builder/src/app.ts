@@ -9,6 +9,7 @@ import {
   requestLogger,
   validationHook,
 } from "@app/http";
+import { metricsRoutes, traceRequests } from "@app/observability";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
@@ -158,6 +159,7 @@ function createRoutes(
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const metrics = builderMetrics(deps);
   app.use(requestId());
+  app.use(traceRequests((c) => ({ "workspace.id": c.var.principal?.workspaceId })));
   app.use(metrics.middleware);
   app.use(requestLogger(logger));
   app.onError(errorHandler(logger));
@@ -170,7 +172,7 @@ function createRoutes(
     }),
   );
 
-  app.get("/metrics", metrics.handler);
+  app.route("/", metricsRoutes<AppEnv>(metrics));
 
   const jsonBodyLimit = limitBody(JSON_BODY_LIMIT_BYTES);
   // The upload streams its multipart body and enforces RAG_MAX_UPLOAD_MB itself.

@@ -11,7 +11,9 @@ describe("loadConfig", () => {
     expect(config.port).toBe(3000);
     expect(config.paymentsUrl).toBe("http://127.0.0.1:4000");
     expect(config.ragMaxUploadBytes).toBe(25 * 1024 * 1024);
-    expect(config.embeddedDbCacheMegabytes).toBe(512);
+    // Unset: sized from the data at each start.
+    expect(config.embeddedDbCacheMegabytes).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: dir, EMBEDDED_DB_CACHE_MB: "256" }).embeddedDbCacheMegabytes).toBe(256);
     expect(config.billing).toMatchObject({
       enforce: false,
       reconcileIntervalSeconds: 600,

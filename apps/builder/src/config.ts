@@ -122,8 +122,8 @@ const envSchema = z.object({
   REPLICATE_API_TOKEN: z.string().min(1).optional(),
   REPLICATE_BASE_URL: url.optional(),
   RAG_MAX_UPLOAD_MB: z.coerce.number().positive().max(1024).default(25),
-  /** The embedded database's page cache; PGlite's WebAssembly memory stops at 2 GB. */
-  EMBEDDED_DB_CACHE_MB: z.coerce.number().int().min(16).max(1024).default(512),
+  /** The embedded database's page cache; unset, sized from the data at start. PGlite's WebAssembly memory stops at 2 GB. */
+  EMBEDDED_DB_CACHE_MB: z.coerce.number().int().min(16).max(1024).optional(),
   BILLING_ENFORCE: flag,
   BILLING_RECONCILE_INTERVAL: z.coerce.number().int().positive().default(600),
   BILLING_STARTER_CREDITS: z.coerce.number().int().min(0).max(1_000_000_000).default(DEFAULT_STARTER_CREDITS),
@@ -137,6 +137,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
   ...s3Variables.shape,
 });
 
@@ -145,11 +146,12 @@ export type BuilderConfig = {
   dataDir: string;
   databaseUrl: string | undefined;
   /**
-   * PGlite's page cache (`shared_buffers`) in megabytes, unused with `databaseUrl`. Vector search
-   * reads the HNSW index page by page: once the index outgrows the cache, every search goes back
-   * to the data directory for pages (at 100k chunks of 384 dimensions the index is about 200 MB).
+   * PGlite's page cache (`shared_buffers`) in megabytes, unused with `databaseUrl`; undefined sizes
+   * it from the data at each start (see `embeddedCacheSize`). Vector search reads the HNSW index
+   * page by page: once the index outgrows the cache, every search goes back to the data directory
+   * for pages (at 100k chunks of 384 dimensions the index is about 200 MB).
    */
-  embeddedDbCacheMegabytes: number;
+  embeddedDbCacheMegabytes: number | undefined;
   /** Processes serving the port; each is a full copy of the service over the shared database. */
   processes: number;
   secretKey: string;
@@ -179,6 +181,8 @@ export type BuilderConfig = {
   metricsToken: string | undefined;
   /** How long a stop waits for requests and streams in flight before cutting them. */
   shutdownGraceMs: number;
+  /** Where OpenTelemetry traces go (OTLP/HTTP); unset, tracing is off. */
+  otlpEndpoint: string | undefined;
   /** Server-wide provider keys by provider id, from the variables the providers' own SDKs read. */
   providerKeys: Record<string, string>;
 };
@@ -248,6 +252,7 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
     shutdownGraceMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
     providerKeys: providerKeysFrom(presentVariables(env)),
   };
 }

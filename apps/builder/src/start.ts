@@ -1,5 +1,7 @@
 import { systemClock } from "@app/core";
+import { embeddedCacheSize } from "@app/db";
 import { createLogger, listen, type RunningServer } from "@app/http";
+import { startTracing } from "@app/observability";
 import { createBuilderApp } from "./app.ts";
 import type { BuilderConfig } from "./config.ts";
 import { openBuilderDatabase } from "./db/index.ts";
@@ -8,6 +10,35 @@ import { knowledgeSearch } from "./knowledge/knowledge-ports.ts";
 import { defaultAiSettings } from "./providers/settings.ts";
 import { openSandbox } from "./sandbox/open-sandbox.ts";
 import { describeStorage, openStorage } from "./storage/open-storage.ts";
+
+/** The automatic page cache stays within these bounds (MB); EMBEDDED_DB_CACHE_MB overrides it. */
+const AUTO_CACHE_BOUNDS = { min: 16, max: 512 };
+
+/**
+ * The embedded database's page cache: EMBEDDED_DB_CACHE_MB when set, else sized from the data on
+ * disk, so an empty installation holds tens of MB instead of 512 and a large one still gets its
+ * vector indexes cached. Past the bound, the log says what to do.
+ */
+function builderCacheMegabytes(
+  config: BuilderConfig,
+  dataDir: string,
+  logger: RunningBuilder["deps"]["logger"],
+) {
+  if (config.embeddedDbCacheMegabytes !== undefined) return config.embeddedDbCacheMegabytes;
+  const cache = embeddedCacheSize(dataDir, AUTO_CACHE_BOUNDS);
+  if (cache.isCapped) {
+    logger.warn(
+      { data_mb: cache.dataMegabytes, cache_mb: cache.megabytes },
+      "the embedded database holds more than its largest automatic page cache: searches of large knowledge bases read from disk. Move to PostgreSQL (DATABASE_URL) or set EMBEDDED_DB_CACHE_MB (up to 1024)",
+    );
+  } else {
+    logger.info(
+      { data_mb: cache.dataMegabytes, cache_mb: cache.megabytes },
+      "embedded database page cache sized from the data",
+    );
+  }
+  return cache.megabytes;
+}
 
 export interface RunningBuilder {
   server: RunningServer;
@@ -24,14 +55,26 @@ export async function startBuilder(
   overrides: Partial<Pick<Deps, "clock" | "logger">> & { hostname?: string } = {},
 ): Promise<RunningBuilder> {
   const logger = overrides.logger ?? createLogger({ service: "builder", level: config.logLevel });
+  // First: spans of everything below need the tracer provider in place.
+  const tracing = await startTracing({ service: "builder", endpoint: config.otlpEndpoint });
   // Before the database: a wrong bucket or key stops the start with the variable to fix.
   const storage = await openStorage(config.storage);
-  const database = await openBuilderDatabase({
-    url: config.databaseUrl,
-    dataDir: `${config.dataDir}/builder/db`,
-    cacheMegabytes: config.embeddedDbCacheMegabytes,
-  });
-  const sandbox = await openSandbox(logger, config.sandbox);
+  const dataDir = `${config.dataDir}/builder/db`;
+  // The sandbox probes its toolchains and starts warm runners while the database opens: a second
+  // off the start on a small machine.
+  const sandboxOpening = openSandbox(logger, config.sandbox);
+  let database: Awaited<ReturnType<typeof openBuilderDatabase>>;
+  try {
+    database = await openBuilderDatabase({
+      url: config.databaseUrl,
+      dataDir,
+      cacheMegabytes: config.databaseUrl ? undefined : builderCacheMegabytes(config, dataDir, logger),
+    });
+  } catch (error) {
+    await (await sandboxOpening)?.close();
+    throw error;
+  }
+  const sandbox = await sandboxOpening;
   const clock = overrides.clock ?? systemClock;
   const search = knowledgeSearch({ db: database.db, clock, config });
   const deps: Deps = {
@@ -67,6 +110,7 @@ export async function startBuilder(
       await builder.stop();
       await sandbox?.close();
       await database.close();
+      await tracing.shutdown();
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   requestLogger,
   validationHook,
 } from "@app/http";
+import { metricsRoutes, traceRequests } from "@app/observability";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { checkoutRoutes } from "./checkout/routes.ts";
@@ -38,6 +39,7 @@ export function createPaymentsApp(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const metrics = paymentsMetrics(deps);
   app.use(requestId());
+  app.use(traceRequests((c) => ({ "merchant.id": c.var.merchant?.merchantId })));
   app.use(metrics.middleware);
   app.use(requestLogger(deps.logger));
   app.onError(errorHandler(deps.logger));
@@ -48,7 +50,7 @@ export function createPaymentsApp(deps: Deps) {
       await deps.db.execute(sql`select 1`);
     }),
   );
-  app.get("/metrics", metrics.handler);
+  app.route("/", metricsRoutes<AppEnv>(metrics));
   // Every route, the checkout's and dashboard's forms too: the input guard reads bodies whole.
   app.use(limitBody(JSON_BODY_LIMIT_BYTES));
   app.use(guardInput());

@@ -53,6 +53,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export interface PaymentsConfig {
@@ -80,6 +81,8 @@ export interface PaymentsConfig {
   metricsToken: string | undefined;
   /** How long a stop waits for requests in flight before cutting them. */
   shutdownGraceMs: number;
+  /** Where OpenTelemetry traces go (OTLP/HTTP); unset, tracing is off. */
+  otlpEndpoint: string | undefined;
 }
 
 /**
@@ -111,5 +114,6 @@ export function loadPaymentsConfig(env: Record<string, string | undefined>): Pay
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
     shutdownGraceMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
 }

@@ -1,5 +1,7 @@
 import { systemClock } from "@app/core";
+import { embeddedCacheSize } from "@app/db";
 import { createLogger, listen, type RunningServer } from "@app/http";
+import { startTracing } from "@app/observability";
 import type { DeliveryEngine } from "@app/webhooks";
 import { createPaymentsApp } from "./app.ts";
 import type { PaymentsConfig } from "./config.ts";
@@ -23,10 +25,18 @@ export async function startPayments(
   overrides: Partial<Pick<Deps, "clock" | "logger">> = {},
 ): Promise<RunningPayments> {
   const logger = overrides.logger ?? createLogger({ service: "payments", level: config.logLevel });
+  // First: spans of everything below need the tracer provider in place.
+  const tracing = await startTracing({ service: "payments", endpoint: config.otlpEndpoint });
+  const dataDir = `${config.dataDir}/db`;
   const database = await openPaymentsDatabase({
     url: config.databaseUrl,
-    dataDir: `${config.dataDir}/db`,
+    dataDir,
     poolSize: config.dbPoolSize,
+    // Sized from the data (PGlite's own default, 128 MB, is resident from the start): payments,
+    // ledger rows and deliveries are read by key, so a small cache serves them.
+    cacheMegabytes: config.databaseUrl
+      ? undefined
+      : embeddedCacheSize(dataDir, { min: 16, max: 128 }).megabytes,
   });
   const clock = overrides.clock ?? systemClock;
   const base = { db: database.db, clock, logger, config };
@@ -51,6 +61,7 @@ export async function startPayments(
       await jobs.stop();
       await engine?.stop();
       await database.close();
+      await tracing.shutdown();
     },
   };
 }

@@ -8,3 +8,5 @@ export {
   type ServiceMetrics,
   workflowRunsTotal,
 } from "./metrics.ts";
+export { metricsRoutes } from "./routes.ts";
+export { aiTelemetry, annotateSpan, startTracing, type Tracing, traceRequests, withSpan } from "./tracing.ts";

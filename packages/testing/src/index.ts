@@ -22,6 +22,7 @@ export {
 } from "./fake-model.ts";
 export type { FakeAuthorization } from "./fake-oauth.ts";
 export { startFakeOpenAI } from "./fake-openai.ts";
+export { type FakeOtlpReceiver, type ReceivedSpan, startFakeOtlpReceiver } from "./fake-otlp.ts";
 export {
   FAKE_REPLICATE_MODELS,
   type FakePrediction,

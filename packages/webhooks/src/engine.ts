@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Clock, pollLoop, unixSeconds } from "@app/core";
 import { executePrepared } from "@app/db";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type SQL, sql } from "drizzle-orm";
 import type { WebhooksDb } from "./db.ts";
 import { nextAttemptAfterFailure } from "./retry.ts";
@@ -63,6 +64,8 @@ interface Outcome {
   error: string | null;
   isSuccess: boolean;
 }
+
+const tracer = trace.getTracer("@app/webhooks");
 
 /**
  * The durable delivery engine. Deliveries are rows written with their event (`recordEvent`);
@@ -146,7 +149,30 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     }));
   }
 
-  async function attempt(claimed: Claimed): Promise<Outcome> {
+  /** Each attempt is a span of its own (traces are off unless the service set up a tracer provider). */
+  function attempt(claimed: Claimed): Promise<Outcome> {
+    const attributes = {
+      "webhook.delivery.id": claimed.deliveryId,
+      "webhook.event.id": claimed.eventId,
+      "webhook.event.type": claimed.eventType,
+      "webhook.endpoint.id": claimed.endpointId,
+      "webhook.owner.id": claimed.ownerId,
+      "webhook.attempt.id": claimed.attemptId,
+    };
+    return tracer.startActiveSpan("webhook.delivery", { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      try {
+        const outcome = await attemptOnce(claimed);
+        if (outcome.responseStatus !== null)
+          span.setAttribute("http.response.status_code", outcome.responseStatus);
+        if (!outcome.isSuccess) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? "" });
+        return outcome;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  async function attemptOnce(claimed: Claimed): Promise<Outcome> {
     const attemptedAt = clock.now();
     // Signed afresh with the time of this attempt, so a 24 h retry still passes a 300 s tolerance.
     const requestHeaders: Record<string, string> = {

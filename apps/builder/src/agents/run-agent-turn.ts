@@ -1,6 +1,6 @@
 import { newId } from "@app/core";
 import { writeTogether } from "@app/db";
-import { agentTurnsTotal } from "@app/observability";
+import { agentTurnsTotal, aiTelemetry } from "@app/observability";
 import {
   type LanguageModelUsage,
   type ModelMessage,
@@ -110,6 +110,7 @@ export async function* runAgentTurn(
       // caller gets the provider's Retry-After instead and decides.
       maxRetries: 0,
       abortSignal: turnSignal,
+      experimental_telemetry: aiTelemetry(),
       // Errors arrive as stream parts and are answered from there; the default prints them.
       onError: () => {},
       onFinish: ({ steps, response, finishReason, totalUsage }) => {

@@ -1,3 +1,4 @@
+import { withSpan } from "@app/observability";
 import { chargeSandboxRun, type MeterDeps } from "../billing/meter.ts";
 import type { CodeLanguage, CodeRunner } from "./ports.ts";
 
@@ -27,7 +28,11 @@ export interface SandboxLike {
 export function sandboxCodeRunner(sandbox: SandboxLike, deps: MeterDeps): CodeRunner {
   return {
     async runCode({ workspaceId, language, code, input, timeoutMs }) {
-      const result = await sandbox.run({ workspaceId, language, code, input, timeoutMs });
+      const result = await withSpan(
+        "sandbox.run",
+        { "sandbox.language": language, "workspace.id": workspaceId, "sandbox.source": "agent_tool" },
+        () => sandbox.run({ workspaceId, language, code, input, timeoutMs }),
+      );
       await chargeSandboxRun(deps, {
         workspaceId,
         durationMs: result.durationMs,

@@ -1,4 +1,5 @@
 import { ApiError } from "@app/http";
+import { aiTelemetry } from "@app/observability";
 import { generateText, jsonSchema, Output } from "ai";
 import { resolveProviderAccess } from "../credentials/resolve-provider-access.ts";
 import type { Deps } from "../deps.ts";
@@ -46,6 +47,7 @@ export async function generateForWorkspace(
       model,
       prompt: request.prompt,
       maxRetries: 0,
+      experimental_telemetry: aiTelemetry(),
       abortSignal: AbortSignal.any([request.signal, AbortSignal.timeout(deps.ai.timeoutMs)]),
       ...(request.system ? { system: request.system } : {}),
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),

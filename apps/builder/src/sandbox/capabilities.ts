@@ -1,4 +1,5 @@
 import type { Logger } from "@app/http";
+import { withSpan } from "@app/observability";
 import { type Sandbox, SandboxBusyError, type SandboxSession } from "@app/sandbox";
 import { NodeExecutionError } from "@app/workflow";
 import { chargeSandboxRun, type MeterDeps } from "../billing/meter.ts";
@@ -21,7 +22,11 @@ export function sandboxCodeCapability(
   ): Promise<CodeRunOutput> => {
     let result: Awaited<ReturnType<Sandbox["run"]>>;
     try {
-      result = await runner.run({ workspaceId, language, code, input, signal });
+      result = await withSpan(
+        "sandbox.run",
+        { "sandbox.language": language, "workspace.id": workspaceId, "sandbox.source": "workflow_code" },
+        () => runner.run({ workspaceId, language, code, input, signal }),
+      );
     } catch (error) {
       if (!(error instanceof SandboxBusyError)) throw error;
       deps.logger.warn(

@@ -15,6 +15,7 @@ export function openPaymentsDatabase(options: {
   url: string | undefined;
   dataDir: string | undefined;
   poolSize?: number;
+  cacheMegabytes?: number | undefined;
 }) {
   return openDatabase({ ...options, schema, migrationsFolder: paymentsMigrationsFolder });
 }

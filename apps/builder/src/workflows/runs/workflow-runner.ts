@@ -1,4 +1,5 @@
 import { newId } from "@app/core";
+import { annotateSpan, withSpan } from "@app/observability";
 import {
   type CompiledWorkflow,
   compileWorkflow,
@@ -108,6 +109,7 @@ export class WorkflowRunner {
     const { db, clock } = this.deps;
     const startedAt = clock.now();
     const runId = newId("run", startedAt.getTime());
+    annotateSpan({ "run.id": runId, "workspace.id": request.workspaceId });
     const row = {
       id: runId,
       workspaceId: request.workspaceId,
@@ -144,16 +146,21 @@ export class WorkflowRunner {
     );
     const nodes = this.services.executors(request.workspaceId, request.depth ?? 0);
     try {
-      const result = await runWorkflow({
-        workflow: compiled,
-        runId,
-        inputs: request.inputs,
-        executors: nodes.executors,
-        recorder,
-        clock,
-        signal: controller.signal,
-        missingValues: "empty",
-      });
+      const result = await withSpan(
+        "workflow.run",
+        { "run.id": runId, "workspace.id": request.workspaceId, "workflow.id": request.workflow.id },
+        () =>
+          runWorkflow({
+            workflow: compiled,
+            runId,
+            inputs: request.inputs,
+            executors: nodes.executors,
+            recorder,
+            clock,
+            signal: controller.signal,
+            missingValues: "empty",
+          }),
+      );
       clearTimeout(timer);
       if (persisted) await persisted;
       const deliveries = await recordRunEnd(this.deps, row, result, recorder.takePending(), {
