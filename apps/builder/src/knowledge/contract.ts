@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "./chunk-text.ts";
 import { DEFAULT_EMBEDDING, EMBEDDING_PROVIDERS } from "./embedders.ts";
 import { DOCUMENT_FORMATS } from "./formats.ts";
+import { SEARCH_LANGUAGES } from "./lexical-index.ts";
 
 export const DOCUMENT_STATUSES = ["queued", "parsing", "embedding", "ready", "failed"] as const;
 export const SEARCH_MODES = ["vector", "fulltext", "hybrid"] as const;
@@ -26,6 +27,10 @@ export const createKnowledgeBaseBody = z
     embedding: embeddingSetting
       .default({ ...DEFAULT_EMBEDDING })
       .openapi({ description: "Defaults to the offline `local` feature-hashing embedder." }),
+    language: z.enum(SEARCH_LANGUAGES).default("english").openapi({
+      description:
+        "The language of the documents: full-text search stems words and drops stop words with it (`simple`: neither).",
+    }),
   })
   .openapi("CreateKnowledgeBaseRequest");
 export type CreateKnowledgeBaseInput = z.infer<typeof createKnowledgeBaseBody>;
@@ -44,6 +49,7 @@ export const knowledgeBaseSchema = z
         .nullable()
         .openapi({ description: "Known once the first document is embedded." }),
     }),
+    language: z.enum(SEARCH_LANGUAGES),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -129,7 +135,7 @@ export const searchBody = z
       .openapi({ description: "Default `hybrid`, or `fulltext` on a database without pgvector" }),
     min_score: z.number().min(0).optional().openapi({
       description:
-        "Drop results scoring below this: cosine similarity (vector), ts_rank_cd (fulltext) or the fused reciprocal-rank score (hybrid)",
+        "Drop results scoring below this: cosine similarity (vector), BM25 (fulltext) or the fused reciprocal-rank score (hybrid)",
     }),
   })
   .openapi("SearchKnowledgeBaseRequest");

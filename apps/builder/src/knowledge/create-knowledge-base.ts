@@ -27,6 +27,7 @@ export async function createKnowledgeBase(
       embeddingProvider: input.embedding.provider,
       embeddingModel: input.embedding.model,
       embeddingDimensions: input.embedding.provider === "local" ? LOCAL_EMBEDDING_DIMENSIONS : null,
+      language: input.language,
       createdAt: now,
       updatedAt: now,
     })

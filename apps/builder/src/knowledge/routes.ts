@@ -219,7 +219,7 @@ export function knowledgeRoutes(
   });
   router.openapi(routes.deleteBase, async (c) => {
     const isDeleted = await deleteKnowledgeBase(
-      { db: deps.db, storage },
+      { db: deps.db, clock: deps.clock, storage },
       c.get("principal").workspaceId,
       c.req.valid("param").id,
     );
@@ -372,7 +372,7 @@ export function knowledgeRoutes(
   });
   router.openapi(routes.deleteDocument, async (c) => {
     const isDeleted = await deleteDocument(
-      { db: deps.db, storage },
+      { db: deps.db, clock: deps.clock, storage },
       c.get("principal").workspaceId,
       c.req.valid("param").id,
     );

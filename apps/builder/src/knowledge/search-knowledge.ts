@@ -6,6 +6,7 @@ import type { SearchMode } from "./contract.ts";
 import { EmbeddingError, embedderFor } from "./embedders.ts";
 import { KnowledgeErrors } from "./errors.ts";
 import type { KnowledgeBaseRow } from "./knowledge-json.ts";
+import { bm25Ranking } from "./lexical-index.ts";
 import { queryRows } from "./query-rows.ts";
 import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
 import { hasVectorSupport, vectorLiteral } from "./vector-index.ts";
@@ -38,7 +39,7 @@ type SearchDeps = { db: BuilderDb; clock: Clock; config: BuilderConfig };
 
 /**
  * Searches the workspace's knowledge bases (ids of other workspaces are ignored): `fulltext`
- * ranks with PostgreSQL full-text search (any query word may match, `ts_rank_cd`), `vector` by
+ * ranks with BM25 over the chunks' terms (`lexical-index.ts`), `vector` by
  * cosine similarity of embeddings (HNSW), `hybrid` fuses the two rankings with reciprocal rank
  * fusion (k = 60). Only chunks of `ready` documents are found. The default mode is `hybrid`, or
  * `fulltext` on a database without pgvector.
@@ -65,15 +66,16 @@ export async function searchKnowledge(
       ),
     );
   if (bases.length === 0) return { mode, hits: [] };
+  const baseIds = bases.map((base) => base.id);
   // Fusion needs more than top_k from each side: a chunk ranked 30th by one and 2nd by the other can win.
   const pool = mode === "hybrid" ? Math.max(request.topK * 4, 40) : request.topK;
 
   let ranked: Ranked[];
-  if (mode === "fulltext") ranked = await fulltextRanking(db, bases, request.query, pool);
+  if (mode === "fulltext") ranked = await bm25Ranking(db, baseIds, request.query, pool);
   else {
     const vectorLists = await vectorRankings(deps, workspaceId, bases, request.query, pool);
     if (mode === "vector") ranked = vectorLists.flat().sort((a, b) => b.score - a.score);
-    else ranked = fuse([await fulltextRanking(db, bases, request.query, pool), ...vectorLists]);
+    else ranked = fuse([await bm25Ranking(db, baseIds, request.query, pool), ...vectorLists]);
   }
   const minScore = request.minScore;
   const chosen = ranked
@@ -96,34 +98,6 @@ export function fuse(lists: readonly Ranked[][], k: number = RRF_K): Ranked[] {
   return [...scores.entries()]
     .map(([id, score]) => ({ id, score }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-}
-
-/**
- * Full-text ranking. `plainto_tsquery` ANDs the words, which finds nothing for most questions, so
- * its terms are OR-ed and `ts_rank_cd` rewards chunks holding more of them, closer together.
- */
-export async function fulltextRanking(
-  db: BuilderDb,
-  bases: readonly Pick<KnowledgeBaseRow, "id">[],
-  query: string,
-  limit: number,
-): Promise<Ranked[]> {
-  const rows = await queryRows<{ id: string; score: number }>(
-    db,
-    sql`
-    select knowledge_chunks.id, ts_rank_cd(knowledge_chunks.search_vector, q.query)::float8 as score
-    from knowledge_chunks
-    join knowledge_documents on knowledge_documents.id = knowledge_chunks.document_id
-      and knowledge_documents.status = 'ready',
-    (select replace(plainto_tsquery('english', ${query})::text, ' & ', ' | ')::tsquery as query) q
-    where ${inArray(
-      knowledgeChunks.knowledgeBaseId,
-      bases.map((base) => base.id),
-    )} and knowledge_chunks.search_vector @@ q.query
-    order by score desc, knowledge_chunks.id
-    limit ${limit}`,
-  );
-  return rows.map((row) => ({ id: row.id, score: Number(row.score) }));
 }
 
 /** One ranking per embedding setting: the query is embedded once per model the bases use. */
