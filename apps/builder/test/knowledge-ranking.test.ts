@@ -11,6 +11,7 @@ import {
 } from "../src/knowledge/lexical-index.ts";
 import { queryRows } from "../src/knowledge/query-rows.ts";
 import { knowledgeDocuments } from "../src/knowledge/schema.ts";
+import { fuse } from "../src/knowledge/search-knowledge.ts";
 import { startTestBuilder } from "./harness.ts";
 import { createBase, search, uploadOk, waitForDocument } from "./knowledge-support.ts";
 
@@ -147,6 +148,25 @@ describe("BM25 ranking", () => {
       json: { name: "Default" },
     });
     expect(((await created.json()) as { language: string }).language).toBe("english");
+  });
+});
+
+describe("hybrid fusion", () => {
+  it("adds weight / (k + rank) per list, so a light list moves hits up without taking the lead", () => {
+    const lexical = ["a", "b", "c", "d"].map((id, i) => ({ id, score: 10 - i }));
+    const vector = [{ id: "d", score: 0.9 }];
+    const fused = fuse([
+      { ranked: lexical, weight: 1 },
+      { ranked: vector, weight: 0.2 },
+    ]);
+    expect(fused.map((hit) => hit.id)).toEqual(["a", "d", "b", "c"]);
+    expect(fused[1]?.score).toBeCloseTo(1 / 14 + 0.2 / 11, 10);
+    // At equal weights the vector list's first hit takes the lead.
+    const equal = fuse([
+      { ranked: lexical, weight: 1 },
+      { ranked: vector, weight: 1 },
+    ]);
+    expect(equal[0]?.id).toBe("d");
   });
 });
 
