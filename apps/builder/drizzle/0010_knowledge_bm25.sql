@@ -17,6 +17,8 @@ CREATE TABLE "knowledge_terms" (
 --> statement-breakpoint
 DROP INDEX "knowledge_chunks_search_idx";--> statement-breakpoint
 ALTER TABLE "knowledge_bases" ADD COLUMN "language" text DEFAULT 'english' NOT NULL;--> statement-breakpoint
+ALTER TABLE "knowledge_bases" ADD COLUMN "rerank_provider" text;--> statement-breakpoint
+ALTER TABLE "knowledge_bases" ADD COLUMN "rerank_model" text;--> statement-breakpoint
 ALTER TABLE "knowledge_documents" ADD COLUMN "term_count" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "knowledge_terms" ADD CONSTRAINT "knowledge_terms_knowledge_base_id_knowledge_bases_id_fk" FOREIGN KEY ("knowledge_base_id") REFERENCES "public"."knowledge_bases"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "knowledge_terms_document_idx" ON "knowledge_terms" USING btree ("document_id");--> statement-breakpoint

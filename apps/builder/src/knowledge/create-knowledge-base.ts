@@ -28,6 +28,8 @@ export async function createKnowledgeBase(
       embeddingModel: input.embedding.model,
       embeddingDimensions: input.embedding.provider === "local" ? LOCAL_EMBEDDING_DIMENSIONS : null,
       language: input.language,
+      rerankProvider: input.rerank?.provider ?? null,
+      rerankModel: input.rerank?.model ?? null,
       createdAt: now,
       updatedAt: now,
     })

@@ -2,6 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import type { chunkSchema, documentSchema, knowledgeBaseSchema } from "./contract.ts";
 import type { DocumentFormat } from "./formats.ts";
 import type { SearchLanguage } from "./lexical-index.ts";
+import type { RerankSetting } from "./rerank.ts";
 import type { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
 
 export type KnowledgeBaseRow = typeof knowledgeBases.$inferSelect;
@@ -20,6 +21,10 @@ export function toKnowledgeBaseJson(row: KnowledgeBaseRow): z.infer<typeof knowl
       dimensions: row.embeddingDimensions,
     },
     language: row.language as SearchLanguage,
+    rerank:
+      row.rerankProvider && row.rerankModel
+        ? { provider: row.rerankProvider as RerankSetting["provider"], model: row.rerankModel }
+        : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -30,6 +30,9 @@ export const knowledgeBases = pgTable(
     embeddingDimensions: integer("embedding_dimensions"),
     /** The PostgreSQL text-search configuration that stems and drops stop words, e.g. `english`. */
     language: text("language").notNull().default("english"),
+    /** An optional second stage: a provider's rerank model reorders the first stage's candidates. */
+    rerankProvider: text("rerank_provider"),
+    rerankModel: text("rerank_model"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull(),
   },

@@ -8,6 +8,7 @@ import { KnowledgeErrors } from "./errors.ts";
 import type { KnowledgeBaseRow } from "./knowledge-json.ts";
 import { bm25Ranking } from "./lexical-index.ts";
 import { queryRows } from "./query-rows.ts";
+import { type RerankSetting, rerankCandidates, rerankTexts } from "./rerank.ts";
 import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
 import { hasVectorSupport, vectorLiteral } from "./vector-index.ts";
 
@@ -22,7 +23,7 @@ export const RRF_K = 10;
  * misses but ranks worse overall, and at equal weight it pulled hybrid below full text alone. A
  * provider model's ranking keeps weight 1.
  */
-export const LOCAL_VECTOR_WEIGHT = 0.2;
+export const LOCAL_VECTOR_WEIGHT = 0.05;
 
 export interface KnowledgeHit {
   chunkId: string;
@@ -60,12 +61,12 @@ export async function searchKnowledge(
   deps: SearchDeps,
   workspaceId: string,
   request: SearchRequest,
-): Promise<{ mode: SearchMode; hits: KnowledgeHit[] }> {
+): Promise<{ mode: SearchMode; hits: KnowledgeHit[]; reranked: boolean }> {
   const { db } = deps;
   const hasVector = await hasVectorSupport(db);
   const mode = request.mode ?? (hasVector ? "hybrid" : "fulltext");
   if (mode !== "fulltext" && !hasVector) throw KnowledgeErrors.VECTOR_SEARCH_UNAVAILABLE({ param: "mode" });
-  if (request.knowledgeBaseIds.length === 0) return { mode, hits: [] };
+  if (request.knowledgeBaseIds.length === 0) return { mode, hits: [], reranked: false };
   const bases = await db
     .select()
     .from(knowledgeBases)
@@ -75,10 +76,14 @@ export async function searchKnowledge(
         inArray(knowledgeBases.id, [...request.knowledgeBaseIds]),
       ),
     );
-  if (bases.length === 0) return { mode, hits: [] };
+  if (bases.length === 0) return { mode, hits: [], reranked: false };
   const baseIds = bases.map((base) => base.id);
+  const reranker = rerankSettingOf(bases, request.knowledgeBaseIds);
   // Fusion needs more than top_k from each side: a chunk ranked 30th by one and 2nd by the other can win.
-  const pool = mode === "hybrid" ? Math.max(request.topK * 4, 40) : request.topK;
+  const pool = Math.max(
+    mode === "hybrid" ? Math.max(request.topK * 4, 40) : request.topK,
+    reranker ? rerankCandidates(request.topK) : 0,
+  );
 
   let ranked: Ranked[];
   if (mode === "fulltext") ranked = await bm25Ranking(db, baseIds, request.query, pool);
@@ -93,10 +98,47 @@ export async function searchKnowledge(
       ]);
   }
   const minScore = request.minScore;
-  const chosen = ranked
-    .filter((hit) => minScore === undefined || hit.score >= minScore)
-    .slice(0, request.topK);
-  return { mode, hits: await describeHits(db, chosen) };
+  const kept = (hit: { score: number }) => minScore === undefined || hit.score >= minScore;
+  if (reranker) {
+    const candidates = await describeHits(db, ranked.slice(0, rerankCandidates(request.topK)));
+    const order = await rerankTexts(
+      deps,
+      workspaceId,
+      reranker,
+      request.query,
+      candidates.map(rerankInput),
+      request.topK,
+    );
+    const hits = order.flatMap(({ index, score }) => {
+      const hit = candidates[index];
+      return hit ? [{ ...hit, score }] : [];
+    });
+    return { mode, hits: hits.filter(kept), reranked: true };
+  }
+  const chosen = ranked.filter(kept).slice(0, request.topK);
+  return { mode, hits: await describeHits(db, chosen), reranked: false };
+}
+
+/**
+ * The rerank model of a search: the setting of the first base asked for that has one (bases
+ * without one are reranked with it too, since one ranking is answered). None: no second stage.
+ */
+function rerankSettingOf(
+  bases: readonly KnowledgeBaseRow[],
+  requested: readonly string[],
+): RerankSetting | null {
+  for (const id of requested) {
+    const base = bases.find((row) => row.id === id);
+    if (base?.rerankProvider && base.rerankModel)
+      return { provider: base.rerankProvider as RerankSetting["provider"], model: base.rerankModel };
+  }
+  return null;
+}
+
+/** The reranker reads the passage under its document's name and heading path, as a person would. */
+function rerankInput(hit: KnowledgeHit): string {
+  const header = [hit.documentName, ...hit.headingPath].join(" > ");
+  return `${header}\n\n${hit.text}`;
 }
 
 /**
