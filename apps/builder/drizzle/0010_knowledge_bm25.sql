@@ -12,7 +12,7 @@ CREATE TABLE "knowledge_terms" (
 	"document_id" text NOT NULL,
 	"frequency" real NOT NULL,
 	"length" real NOT NULL,
-	CONSTRAINT "knowledge_terms_knowledge_base_id_term_chunk_id_pk" PRIMARY KEY("knowledge_base_id","term","chunk_id")
+	CONSTRAINT "knowledge_terms_knowledge_base_id_term_chunk_id_pk" PRIMARY KEY("knowledge_base_id","term","chunk_id") INCLUDE ("frequency", "length")
 );
 --> statement-breakpoint
 DROP INDEX "knowledge_chunks_search_idx";--> statement-breakpoint

@@ -133,26 +133,98 @@ function termRowsSql(where: SQL): SQL {
     )`;
 }
 
+/** One query term of one base, with what scoring needs from the base's statistics. */
+export type ScoredTerm = {
+  base: string;
+  term: string;
+  /** Lucene's idf times the term's query weight. */
+  idf: number;
+  averageLength: number;
+  /** Whether the term is in a quoted phrase (a chunk must hold it). */
+  required: boolean;
+};
+
 /**
- * The BM25 query over the postings of `baseIds`: the question's terms in each base's language,
- * document frequencies and the average chunk length per base from committed rows, chunks holding
- * every quoted phrase only. Exported so the plan test can read its plan.
+ * The question's terms in each base's language, with their idf and the base's average length:
+ * document frequencies are counted from the postings' index, N and the average length come from the
+ * base's ready documents, all from committed rows. A separate, small query, so that the scoring
+ * query is simple to plan (the one-statement version spent 5–13 ms planning) and the planner sizes
+ * nothing on a term it cannot see.
  */
-export function bm25Sql(
+export async function scoredTerms(
+  db: Pick<BuilderDb, "execute">,
   baseIds: readonly string[],
   parts: readonly QueryPart[],
   phrases: readonly string[],
-  limit: number,
-): SQL {
+): Promise<ScoredTerm[]> {
   const ids = sql.join(
     baseIds.map((id) => sql`${id}`),
     sql`, `,
   );
-  const partsJson = JSON.stringify(parts);
-  const phrasesJson = JSON.stringify(phrases);
-  // A term that appears in every chunk still scores a little (Lucene's idf, never negative).
-  const idf = sql`ln(1 + (s.chunks - p.df + 0.5) / (p.df + 0.5))`;
-  const saturation = sql`p.frequency * ${BM25_K1 + 1}::float8 / (p.frequency + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * p.length / s.average_length))`;
+  const all = [
+    ...parts.map((part) => ({ ...part, required: false })),
+    ...phrases.map((text) => ({ text, weight: 1, required: true })),
+  ];
+  const rows = await queryRows<{
+    base: string;
+    term: string;
+    weight: number;
+    required: boolean;
+    df: number;
+    chunks: number;
+    average_length: number;
+  }>(
+    db,
+    sql`
+    with query_terms as (
+      select b.id as base, u.lexeme as term, max(part.weight)::float8 as weight, bool_or(part.required) as required
+      from knowledge_bases b,
+        jsonb_to_recordset(${JSON.stringify(all)}::jsonb) as part(text text, weight float8, required boolean),
+        unnest(to_tsvector(b.language::regconfig, part.text)) u
+      where b.id in (${ids})
+      group by 1, 2
+    ),
+    stats as (
+      select knowledge_base_id as base, greatest(sum(chunk_count), 1)::float8 as chunks,
+        greatest(sum(term_count)::float8 / greatest(sum(chunk_count), 1), 1) as average_length
+      from knowledge_documents where knowledge_base_id in (${ids}) and status = 'ready'
+      group by knowledge_base_id
+    )
+    select q.base, q.term, q.weight, q.required, s.chunks, s.average_length,
+      (select count(*) from knowledge_terms t where t.knowledge_base_id = q.base and t.term = q.term)::float8 as df
+    from query_terms q join stats s on s.base = q.base`,
+  );
+  return rows.map((row) => {
+    const df = Number(row.df);
+    const chunks = Number(row.chunks);
+    return {
+      base: row.base,
+      term: row.term,
+      // A term in every chunk still scores a little (Lucene's idf is never negative).
+      idf: Number(row.weight) * Math.log(1 + (chunks - df + 0.5) / (df + 0.5)),
+      averageLength: Number(row.average_length),
+      required: row.required,
+    };
+  });
+}
+
+/**
+ * The scoring query: the postings of `terms` through the primary key, BM25 summed per chunk, chunks
+ * holding every quoted phrase only. Exported so the plan test can read its plan.
+ */
+export function bm25Sql(terms: readonly ScoredTerm[], phrases: readonly string[], limit: number): SQL {
+  const requiredPerBase = new Map<string, number>();
+  for (const term of terms)
+    if (term.required) requiredPerBase.set(term.base, (requiredPerBase.get(term.base) ?? 0) + 1);
+  // A VALUES list, not a JSON parameter: the planner then knows it holds a handful of terms and
+  // looks each up through the index (with a JSON parameter it guessed 100 and read the whole table).
+  const rows = sql.join(
+    terms.map(
+      (term) =>
+        sql`(${term.base}, ${term.term}, ${term.idf}::float8, ${term.averageLength}::float8, ${term.required}::boolean, ${requiredPerBase.get(term.base) ?? 0}::int)`,
+    ),
+    sql`, `,
+  );
   const phraseFilter =
     phrases.length === 0
       ? sql``
@@ -160,41 +232,17 @@ export function bm25Sql(
     join knowledge_chunks c on c.id = ranked.id
     join knowledge_bases b on b.id = c.knowledge_base_id
     where not exists (
-      select 1 from jsonb_array_elements_text(${phrasesJson}::jsonb) phrase
+      select 1 from jsonb_array_elements_text(${JSON.stringify(phrases)}::jsonb) phrase
       where not to_tsvector(b.language::regconfig, c.text) @@ phraseto_tsquery(b.language::regconfig, phrase))`;
   return sql`
-    with bases as (
-      select id, language::regconfig as config from knowledge_bases where id in (${ids})
-    ),
-    query_terms as materialized (
-      select b.id as knowledge_base_id, u.lexeme as term, max(part.weight)::float8 as weight,
-        bool_or(part.required) as required
-      from bases b,
-        (select text, weight, false as required from jsonb_to_recordset(${partsJson}::jsonb) as q(text text, weight float8)
-         union all
-         select value, 1, true from jsonb_array_elements_text(${phrasesJson}::jsonb)) part,
-        unnest(to_tsvector(b.config, part.text)) u
-      group by 1, 2
-    ),
-    stats as (
-      select knowledge_base_id, greatest(sum(chunk_count), 1)::float8 as chunks,
-        greatest(sum(term_count)::float8 / greatest(sum(chunk_count), 1), 1) as average_length
-      from knowledge_documents
-      where knowledge_base_id in (${ids}) and status = 'ready'
-      group by knowledge_base_id
-    ),
-    postings as (
-      select t.knowledge_base_id, t.chunk_id, t.frequency::float8 as frequency, t.length::float8 as length,
-        q.weight, q.required, count(*) over (partition by t.knowledge_base_id, t.term) as df
-      from query_terms q
-      join knowledge_terms t on t.knowledge_base_id = q.knowledge_base_id and t.term = q.term
-    ),
-    ranked as (
-      select p.chunk_id as id, sum(p.weight * ${idf} * ${saturation}) as score
-      from postings p join stats s on s.knowledge_base_id = p.knowledge_base_id
-      group by p.chunk_id, p.knowledge_base_id
-      having count(*) filter (where p.required) =
-        (select count(*) from query_terms r where r.required and r.knowledge_base_id = p.knowledge_base_id)
+    with ranked as (
+      select t.chunk_id as id,
+        sum(q.idf * t.frequency * ${BM25_K1 + 1}::float8 /
+          (t.frequency + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * t.length / q.average_length))) as score
+      from (values ${rows}) as q(base, term, idf, average_length, required, required_count)
+      join knowledge_terms t on t.knowledge_base_id = q.base and t.term = q.term
+      group by t.chunk_id
+      having count(*) filter (where q.required) = coalesce(max(q.required_count), 0)
     )
     select ranked.id, ranked.score::float8 as score from ranked ${phraseFilter}
     order by score desc, ranked.id
@@ -216,15 +264,16 @@ export async function bm25Ranking(
 ): Promise<Ranked[]> {
   if (baseIds.length === 0) return [];
   const parsed = parseQuery(query);
-  const rows = await queryRows<{ id: string; score: number }>(
+  const terms = await scoredTerms(
     db,
-    bm25Sql(baseIds, [{ text: parsed.text, weight: 1 }, ...expansion], parsed.phrases, limit),
+    baseIds,
+    [{ text: parsed.text, weight: 1 }, ...expansion],
+    parsed.phrases,
   );
+  if (terms.length === 0) return [];
+  const rows = await queryRows<{ id: string; score: number }>(db, bm25Sql(terms, parsed.phrases, limit));
   return rows.map((row) => ({ id: row.id, score: Number(row.score) }));
 }
-
-/** Statistics are gathered again once the ready documents or their chunks changed by this share. */
-const STATISTICS_DRIFT = 0.2;
 
 /**
  * Deletes a document's postings. Called in the transaction that deletes the document, after it:
@@ -236,8 +285,11 @@ export async function deleteDocumentTerms(db: Pick<BuilderDb, "execute">, docume
   await db.execute(sql`delete from knowledge_terms where document_id = ${documentId}`);
 }
 
+/** Statistics are gathered again once the ready documents or their chunks changed by this share. */
+const STATISTICS_DRIFT = 0.2;
+
 /**
- * Runs `ANALYZE` on the knowledge tables when the ready documents or chunks drifted by a fifth
+ * Runs `ANALYZE` on the knowledge tables (and `VACUUM` on the postings) when the ready documents or chunks drifted by a fifth
  * since statistics were last gathered (or never were). Without it the planner keeps the estimates
  * of the first, empty tables: it expected 3 ready documents where there were 648 and read whole
  * tables instead of the indexes (429 ms against 19 ms). PGlite has no autovacuum, and PostgreSQL's
@@ -262,7 +314,10 @@ export async function refreshPlannerStatistics(db: Pick<BuilderDb, "execute">, n
     Math.abs(current - then) > STATISTICS_DRIFT * Math.max(then, 1);
   if (last && !drifted(documents, Number(last.documents)) && !drifted(chunks, Number(last.chunks)))
     return false;
-  await db.execute(sql`analyze knowledge_documents, knowledge_chunks, knowledge_terms`);
+  await db.execute(sql`analyze knowledge_documents, knowledge_chunks`);
+  // VACUUM as well for the postings: it marks their pages all-visible, which lets scoring read
+  // frequency and length from the index alone. It only visits pages changed since the last one.
+  await db.execute(sql`vacuum (analyze) knowledge_terms`);
   await db.execute(sql`
     insert into knowledge_statistics (id, ready_documents, ready_chunks, analyzed_at)
     values (1, ${documents}, ${chunks}, ${now})

@@ -122,6 +122,10 @@ export const knowledgeChunks = pgTable(
  * lengths are computed at query time from committed rows, so they are right in every process as
  * documents come and go.
  *
+ * The primary key INCLUDEs `frequency` and `length` (written in migration 0010; drizzle cannot say
+ * INCLUDE): scoring is then an index-only scan wherever `VACUUM` has marked the pages all-visible,
+ * with no visit to the table per posting.
+ *
  * Deleting a document deletes its postings by `document_id` in the same transaction. There is no
  * foreign key to the chunk: a key check is one planned query per inserted posting, and with the
  * planner's statistics of a small table (before the next `ANALYZE`) each one read the whole chunk
