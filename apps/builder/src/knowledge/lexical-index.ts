@@ -76,7 +76,7 @@ export function parseQuery(query: string): ParsedQuery {
   return { text: query.replace(/"/g, " ").replace(/\s+/g, " ").trim(), phrases };
 }
 
-/** Extra query words with their weight against the question's own (query expansion). */
+/** Words of the question with their weight (1 for the question's own; expansions were tried lower, see docs). */
 export type QueryPart = { text: string; weight: number };
 
 /**
@@ -250,8 +250,7 @@ export function bm25Sql(terms: readonly ScoredTerm[], phrases: readonly string[]
 }
 
 /**
- * Chunks of `bases` ranked by BM25 for `query` (with `expansion` words weighted below the
- * question's own), best first; quoted phrases must occur.
+ * Chunks of `bases` ranked by BM25 for `query`, best first; quoted phrases must occur.
  *
  * @example const ranked = await bm25Ranking(db, ["kb_…"], 'rotate "api key"', 10);
  */
@@ -260,16 +259,10 @@ export async function bm25Ranking(
   baseIds: readonly string[],
   query: string,
   limit: number,
-  expansion: readonly QueryPart[] = [],
 ): Promise<Ranked[]> {
   if (baseIds.length === 0) return [];
   const parsed = parseQuery(query);
-  const terms = await scoredTerms(
-    db,
-    baseIds,
-    [{ text: parsed.text, weight: 1 }, ...expansion],
-    parsed.phrases,
-  );
+  const terms = await scoredTerms(db, baseIds, [{ text: parsed.text, weight: 1 }], parsed.phrases);
   if (terms.length === 0) return [];
   const rows = await queryRows<{ id: string; score: number }>(db, bm25Sql(terms, parsed.phrases, limit));
   return rows.map((row) => ({ id: row.id, score: Number(row.score) }));
