@@ -32,6 +32,11 @@ export type Lease = { owner: string; leaseMs: number };
 const PARSING_PROGRESS = 5;
 const CHUNKED_PROGRESS = 10;
 const INSERT_BATCH_ROWS = 500;
+/**
+ * The local embedder has no request to size: a larger batch saves a round of select, update and
+ * lease renewal per 64 chunks, and progress still moves every few hundred chunks.
+ */
+const LOCAL_EMBEDDING_BATCH_SIZE = 256;
 
 /** Another worker took the document over (our lease expired) or it was deleted: stop quietly. */
 export class LeaseLostError extends Error {
@@ -142,7 +147,7 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
       .from(knowledgeChunks)
       .where(and(eq(knowledgeChunks.documentId, document.id), isNull(sql`embedding`)))
       .orderBy(asc(knowledgeChunks.position))
-      .limit(EMBEDDING_BATCH_SIZE);
+      .limit(base.embeddingProvider === "local" ? LOCAL_EMBEDDING_BATCH_SIZE : EMBEDDING_BATCH_SIZE);
     if (batch.length === 0) break;
     const vectors = await embedder.embed(batch.map(embeddingInput), signal);
     const width = vectors[0]?.length ?? 0;
