@@ -13,6 +13,8 @@
 // 3. Ingestion throughput: --ingest-mb of mixed documents uploaded over HTTP and ingested by the
 //    worker with the local embedder (chunks per second, upload to last `ready`).
 // Targets (issue 7): hybrid nDCG@10 above both single modes; p50 ≤ 20 ms at 100k; HNSW recall ≥ 0.95.
+// Issue 21: every mode's MRR@10 at least the whole-document BM25 baseline's, hybrid at least the
+// better single mode's; full-text and hybrid p50 ≤ 20 ms at 10k and ≤ 60 ms at 100k chunks.
 import { readFileSync, rmSync } from "node:fs";
 import { newId, systemClock } from "@app/core";
 import { createLogger } from "@app/http";
