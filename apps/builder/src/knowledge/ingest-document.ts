@@ -10,7 +10,7 @@ import { EMBEDDING_BATCH_SIZE, EmbeddingError, embedderFor } from "./embedders.t
 import { emitDocumentEvent } from "./emit-document-event.ts";
 import type { DocumentFormat } from "./formats.ts";
 import type { DocumentRow } from "./knowledge-json.ts";
-import { indexDocumentTerms, refreshPlannerStatistics } from "./lexical-index.ts";
+import { indexDocumentTerms } from "./lexical-index.ts";
 import { parseDocument } from "./parse-document.ts";
 import type { ProgressEvent } from "./progress-events.ts";
 import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
@@ -108,10 +108,7 @@ async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lea
     }
     if (!hasVector) await indexDocumentTerms(tx, document.id);
   });
-  if (!hasVector) {
-    deps.deliveries?.wake();
-    await refreshPlannerStatistics(db, clock.now());
-  }
+  if (!hasVector) deps.deliveries?.wake();
   report(deps, document.id, hasVector ? "embedding" : "ready", hasVector ? CHUNKED_PROGRESS : 100);
 }
 
@@ -204,7 +201,6 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
     await emitDocumentEvent({ db: tx, clock: deps.clock }, ready);
   });
   deps.deliveries?.wake();
-  await refreshPlannerStatistics(db, deps.clock.now());
   report(deps, document.id, "ready", 100);
 }
 
