@@ -1,5 +1,11 @@
 export { startFakeAnthropic } from "./fake-anthropic.ts";
 export {
+  type FakeCohereRerank,
+  type FakeCohereRerankOptions,
+  type FakeRerankCall,
+  startFakeCohereRerank,
+} from "./fake-cohere-rerank.ts";
+export {
   type FakeEmbeddingCall,
   type FakeEmbeddingReply,
   type FakeEmbeddings,

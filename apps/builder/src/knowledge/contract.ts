@@ -2,6 +2,15 @@ import { z } from "@hono/zod-openapi";
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from "./chunk-text.ts";
 import { DEFAULT_EMBEDDING, EMBEDDING_PROVIDERS } from "./embedders.ts";
 import { DOCUMENT_FORMATS } from "./formats.ts";
+import { SEARCH_LANGUAGES } from "./lexical-index.ts";
+import { RERANK_PROVIDERS } from "./rerank.ts";
+
+const rerankSetting = z
+  .object({
+    provider: z.enum(RERANK_PROVIDERS).openapi({ example: "cohere" }),
+    model: z.string().trim().min(1).max(200).openapi({ example: "rerank-v3.5" }),
+  })
+  .openapi("RerankSetting");
 
 export const DOCUMENT_STATUSES = ["queued", "parsing", "embedding", "ready", "failed"] as const;
 export const SEARCH_MODES = ["vector", "fulltext", "hybrid"] as const;
@@ -26,6 +35,14 @@ export const createKnowledgeBaseBody = z
     embedding: embeddingSetting
       .default({ ...DEFAULT_EMBEDDING })
       .openapi({ description: "Defaults to the offline `local` feature-hashing embedder." }),
+    language: z.enum(SEARCH_LANGUAGES).default("english").openapi({
+      description:
+        "The language of the documents: full-text search stems words and drops stop words with it (`simple`: neither).",
+    }),
+    rerank: rerankSetting.nullable().default(null).openapi({
+      description:
+        "Off by default. A provider's rerank model that reorders each search's best `max(4 × top_k, 40)` candidates; `score` is then its relevance (0–1).",
+    }),
   })
   .openapi("CreateKnowledgeBaseRequest");
 export type CreateKnowledgeBaseInput = z.infer<typeof createKnowledgeBaseBody>;
@@ -44,6 +61,8 @@ export const knowledgeBaseSchema = z
         .nullable()
         .openapi({ description: "Known once the first document is embedded." }),
     }),
+    language: z.enum(SEARCH_LANGUAGES),
+    rerank: rerankSetting.nullable(),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -129,7 +148,7 @@ export const searchBody = z
       .openapi({ description: "Default `hybrid`, or `fulltext` on a database without pgvector" }),
     min_score: z.number().min(0).optional().openapi({
       description:
-        "Drop results scoring below this: cosine similarity (vector), ts_rank_cd (fulltext) or the fused reciprocal-rank score (hybrid)",
+        "Drop results scoring below this: cosine similarity (vector), BM25 (fulltext), the fused reciprocal-rank score (hybrid), or the rerank model's relevance when the base has one",
     }),
   })
   .openapi("SearchKnowledgeBaseRequest");
@@ -150,5 +169,9 @@ export const searchResultSchema = z
   .openapi("KnowledgeSearchResult");
 
 export const searchAnswerSchema = z
-  .object({ mode: z.enum(SEARCH_MODES), data: z.array(searchResultSchema) })
+  .object({
+    mode: z.enum(SEARCH_MODES),
+    reranked: z.boolean().openapi({ description: "Whether the base's rerank model ordered the results" }),
+    data: z.array(searchResultSchema),
+  })
   .openapi("KnowledgeSearchAnswer");

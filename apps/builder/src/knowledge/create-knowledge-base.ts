@@ -27,6 +27,9 @@ export async function createKnowledgeBase(
       embeddingProvider: input.embedding.provider,
       embeddingModel: input.embedding.model,
       embeddingDimensions: input.embedding.provider === "local" ? LOCAL_EMBEDDING_DIMENSIONS : null,
+      language: input.language,
+      rerankProvider: input.rerank?.provider ?? null,
+      rerankModel: input.rerank?.model ?? null,
       createdAt: now,
       updatedAt: now,
     })

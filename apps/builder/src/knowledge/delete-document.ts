@@ -1,24 +1,32 @@
+import type { Clock } from "@app/core";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { Storage } from "../storage/storage.ts";
+import { deleteDocumentTerms, refreshPlannerStatistics } from "./lexical-index.ts";
 import { knowledgeDocuments } from "./schema.ts";
 
 /**
- * Deletes a document, its chunks (by cascade) and its file. A worker still ingesting it notices
+ * Deletes a document, its chunks (by cascade), its postings and its file, then refreshes the
+ * planner's statistics if that changed the tables enough. A worker still ingesting it notices
  * at its next write (the row is gone) and stops.
  *
- * @example const isDeleted = await deleteDocument({ db, storage }, workspaceId, "doc_…");
+ * @example const isDeleted = await deleteDocument({ db, clock, storage }, workspaceId, "doc_…");
  */
 export async function deleteDocument(
-  { db, storage }: { db: BuilderDb; storage: Storage },
+  { db, clock, storage }: { db: BuilderDb; clock: Clock; storage: Storage },
   workspaceId: string,
   id: string,
 ): Promise<boolean> {
-  const [deleted] = await db
-    .delete(knowledgeDocuments)
-    .where(and(eq(knowledgeDocuments.id, id), eq(knowledgeDocuments.workspaceId, workspaceId)))
-    .returning({ storageKey: knowledgeDocuments.storageKey });
+  const deleted = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .delete(knowledgeDocuments)
+      .where(and(eq(knowledgeDocuments.id, id), eq(knowledgeDocuments.workspaceId, workspaceId)))
+      .returning({ storageKey: knowledgeDocuments.storageKey });
+    if (row) await deleteDocumentTerms(tx, id);
+    return row;
+  });
   if (!deleted) return false;
   await storage.delete(deleted.storageKey);
+  await refreshPlannerStatistics(db, clock.now());
   return true;
 }

@@ -1,6 +1,8 @@
+import type { Clock } from "@app/core";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { Storage } from "../storage/storage.ts";
+import { refreshPlannerStatistics } from "./lexical-index.ts";
 import { knowledgeBases, knowledgeDocuments } from "./schema.ts";
 
 /**
@@ -8,10 +10,10 @@ import { knowledgeBases, knowledgeDocuments } from "./schema.ts";
  * first: a file left behind by a crash between the two steps is garbage, while a row pointing at
  * a deleted file would be a broken document.
  *
- * @example const isDeleted = await deleteKnowledgeBase({ db, storage }, workspaceId, "kb_…");
+ * @example const isDeleted = await deleteKnowledgeBase({ db, clock, storage }, workspaceId, "kb_…");
  */
 export async function deleteKnowledgeBase(
-  { db, storage }: { db: BuilderDb; storage: Storage },
+  { db, clock, storage }: { db: BuilderDb; clock: Clock; storage: Storage },
   workspaceId: string,
   id: string,
 ): Promise<boolean> {
@@ -25,5 +27,6 @@ export async function deleteKnowledgeBase(
     .returning({ id: knowledgeBases.id });
   if (deleted.length === 0) return false;
   for (const file of files) await storage.delete(file.storageKey);
+  await refreshPlannerStatistics(db, clock.now());
   return true;
 }

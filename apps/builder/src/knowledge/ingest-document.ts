@@ -10,6 +10,7 @@ import { EMBEDDING_BATCH_SIZE, EmbeddingError, embedderFor } from "./embedders.t
 import { emitDocumentEvent } from "./emit-document-event.ts";
 import type { DocumentFormat } from "./formats.ts";
 import type { DocumentRow } from "./knowledge-json.ts";
+import { indexDocumentTerms } from "./lexical-index.ts";
 import { parseDocument } from "./parse-document.ts";
 import type { ProgressEvent } from "./progress-events.ts";
 import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
@@ -31,6 +32,11 @@ export type Lease = { owner: string; leaseMs: number };
 const PARSING_PROGRESS = 5;
 const CHUNKED_PROGRESS = 10;
 const INSERT_BATCH_ROWS = 500;
+/**
+ * The local embedder has no request to size: a larger batch saves a round of select, update and
+ * lease renewal per 64 chunks, and progress still moves every few hundred chunks.
+ */
+const LOCAL_EMBEDDING_BATCH_SIZE = 256;
 
 /** Another worker took the document over (our lease expired) or it was deleted: stop quietly. */
 export class LeaseLostError extends Error {
@@ -101,6 +107,7 @@ async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lea
         })),
       );
     }
+    if (!hasVector) await indexDocumentTerms(tx, document.id);
   });
   if (!hasVector) deps.deliveries?.wake();
   report(deps, document.id, hasVector ? "embedding" : "ready", hasVector ? CHUNKED_PROGRESS : 100);
@@ -138,7 +145,7 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
       .from(knowledgeChunks)
       .where(and(eq(knowledgeChunks.documentId, document.id), isNull(sql`embedding`)))
       .orderBy(asc(knowledgeChunks.position))
-      .limit(EMBEDDING_BATCH_SIZE);
+      .limit(base.embeddingProvider === "local" ? LOCAL_EMBEDDING_BATCH_SIZE : EMBEDDING_BATCH_SIZE);
     if (batch.length === 0) break;
     const vectors = await embedder.embed(batch.map(embeddingInput), signal);
     const width = vectors[0]?.length ?? 0;
@@ -190,6 +197,8 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
       .update(knowledgeChunks)
       .set({ dimensions: width })
       .where(eq(knowledgeChunks.documentId, document.id));
+    // Its terms in the same transaction: BM25's statistics never count half a document.
+    await indexDocumentTerms(tx, document.id);
     await emitDocumentEvent({ db: tx, clock: deps.clock }, ready);
   });
   deps.deliveries?.wake();

@@ -10,6 +10,7 @@ import { EmbeddingError } from "./embedders.ts";
 import { emitDocumentEvent } from "./emit-document-event.ts";
 import { fencedUpdate, ingestDocument, LeaseLostError } from "./ingest-document.ts";
 import type { DocumentRow } from "./knowledge-json.ts";
+import { refreshPlannerStatistics } from "./lexical-index.ts";
 import { DocumentParseError } from "./parse-document.ts";
 import type { ProgressEvents } from "./progress-events.ts";
 import { knowledgeChunks, knowledgeDocuments } from "./schema.ts";
@@ -99,10 +100,15 @@ export function createIngestionWorker(
     } catch (error) {
       if (controller.signal.aborted || error instanceof LeaseLostError) return;
       await recordFailure(deps, settings, lease, document, error);
+      return;
     } finally {
       clearInterval(heartbeat);
       current = undefined;
     }
+    // After the ready transaction, and never the document's failure: statistics only speed searches up.
+    await refreshPlannerStatistics(deps.db, deps.clock.now()).catch((error: unknown) =>
+      deps.logger.warn({ err: error }, "gathering planner statistics failed"),
+    );
   };
 
   const loop = pollLoop({

@@ -1,11 +1,13 @@
 import type { z } from "@hono/zod-openapi";
 import type { chunkSchema, documentSchema, knowledgeBaseSchema } from "./contract.ts";
 import type { DocumentFormat } from "./formats.ts";
+import type { SearchLanguage } from "./lexical-index.ts";
+import type { RerankSetting } from "./rerank.ts";
 import type { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
 
 export type KnowledgeBaseRow = typeof knowledgeBases.$inferSelect;
 export type DocumentRow = typeof knowledgeDocuments.$inferSelect;
-export type ChunkRow = Omit<typeof knowledgeChunks.$inferSelect, "searchVector">;
+export type ChunkRow = typeof knowledgeChunks.$inferSelect;
 export type DocumentStatus = z.infer<typeof documentSchema>["status"];
 
 export function toKnowledgeBaseJson(row: KnowledgeBaseRow): z.infer<typeof knowledgeBaseSchema> {
@@ -18,6 +20,11 @@ export function toKnowledgeBaseJson(row: KnowledgeBaseRow): z.infer<typeof knowl
       model: row.embeddingModel,
       dimensions: row.embeddingDimensions,
     },
+    language: row.language as SearchLanguage,
+    rerank:
+      row.rerankProvider && row.rerankModel
+        ? { provider: row.rerankProvider as RerankSetting["provider"], model: row.rerankModel }
+        : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -130,7 +130,7 @@ const routes = {
     request: { params: idParam, body: { required: true, content: json(searchBody) } },
     responses: {
       200: { description: "The best chunks, best first", content: json(searchAnswerSchema) },
-      ...errorResponses(400, 401, 404, 422, 424, 502),
+      ...errorResponses(400, 401, 404, 422, 424, 429, 502, 504),
     },
   }),
   upload: createRoute({
@@ -227,7 +227,7 @@ export function knowledgeRoutes(
   });
   router.openapi(routes.deleteBase, async (c) => {
     const isDeleted = await deleteKnowledgeBase(
-      { db: deps.db, storage },
+      { db: deps.db, clock: deps.clock, storage },
       c.get("principal").workspaceId,
       c.req.valid("param").id,
     );
@@ -247,7 +247,7 @@ export function knowledgeRoutes(
     const base = await findKnowledgeBase(deps.db, workspaceId, c.req.valid("param").id);
     if (!base) throw KnowledgeErrors.KNOWLEDGE_BASE_NOT_FOUND();
     const body = c.req.valid("json");
-    const { mode, hits } = await searchKnowledge(deps, workspaceId, {
+    const { mode, hits, reranked } = await searchKnowledge(deps, workspaceId, {
       knowledgeBaseIds: [base.id],
       query: body.query,
       topK: body.top_k,
@@ -257,6 +257,7 @@ export function knowledgeRoutes(
     return c.json(
       {
         mode,
+        reranked,
         data: hits.map((hit) => ({
           chunk_id: hit.chunkId,
           document_id: hit.documentId,
@@ -330,7 +331,7 @@ export function knowledgeRoutes(
   });
   router.openapi(routes.deleteDocument, async (c) => {
     const isDeleted = await deleteDocument(
-      { db: deps.db, storage },
+      { db: deps.db, clock: deps.clock, storage },
       c.get("principal").workspaceId,
       c.req.valid("param").id,
     );

@@ -1,19 +1,16 @@
-import { type SQL, sql } from "drizzle-orm";
 import {
   bigint,
-  customType,
   index,
   integer,
   jsonb,
   pgTable,
+  primaryKey,
+  real,
   text,
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import { workspaces } from "../workspaces/schema.ts";
-
-/** PostgreSQL's full-text document type; drizzle has none, and we only ever write it through SQL. */
-const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 
 /**
  * A knowledge base: documents sharing one embedding setting. `embedding_dimensions` is recorded
@@ -31,6 +28,11 @@ export const knowledgeBases = pgTable(
     embeddingProvider: text("embedding_provider").notNull(),
     embeddingModel: text("embedding_model").notNull(),
     embeddingDimensions: integer("embedding_dimensions"),
+    /** The PostgreSQL text-search configuration that stems and drops stop words, e.g. `english`. */
+    language: text("language").notNull().default("english"),
+    /** An optional second stage: a provider's rerank model reorders the first stage's candidates. */
+    rerankProvider: text("rerank_provider"),
+    rerankModel: text("rerank_model"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull(),
   },
@@ -63,6 +65,8 @@ export const knowledgeDocuments = pgTable(
     chunkSize: integer("chunk_size").notNull(),
     chunkOverlap: integer("chunk_overlap").notNull(),
     chunkCount: integer("chunk_count").notNull().default(0),
+    /** Sum of its chunks' BM25 lengths, set when it becomes ready: the base's average chunk length comes from it. */
+    termCount: bigint("term_count", { mode: "number" }).notNull().default(0),
     pageCount: integer("page_count"),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull(),
@@ -102,13 +106,57 @@ export const knowledgeChunks = pgTable(
     headingPath: jsonb("heading_path").$type<string[]>().notNull().default([]),
     tokenCount: integer("token_count").notNull(),
     dimensions: integer("dimensions"),
-    searchVector: tsvector("search_vector")
-      .notNull()
-      .generatedAlwaysAs((): SQL => sql`to_tsvector('english'::regconfig, ${knowledgeChunks.text})`),
   },
   (table) => [
     uniqueIndex("knowledge_chunks_document_position_idx").on(table.documentId, table.position),
     index("knowledge_chunks_base_idx").on(table.knowledgeBaseId),
-    index("knowledge_chunks_search_idx").using("gin", table.searchVector),
   ],
 );
+
+/**
+ * The inverted index BM25 ranks from: one row per (base, stemmed term, chunk) of every `ready`
+ * document, written in the transaction that makes the document ready. `frequency` is the term's
+ * BM25F frequency in the chunk (body count plus the weighted count in its header: document title
+ * and heading path) and `length` the chunk's weighted length, kept on each posting so scoring reads
+ * nothing but this table's primary-key index. Document frequencies, chunk counts and average
+ * lengths are computed at query time from committed rows, so they are right in every process as
+ * documents come and go.
+ *
+ * The primary key INCLUDEs `frequency` and `length` (written in migration 0010; drizzle cannot say
+ * INCLUDE): scoring is then an index-only scan wherever `VACUUM` has marked the pages all-visible,
+ * with no visit to the table per posting.
+ *
+ * Deleting a document deletes its postings by `document_id` in the same transaction. There is no
+ * foreign key to the chunk: a key check is one planned query per inserted posting, and with the
+ * planner's statistics of a small table (before the next `ANALYZE`) each one read the whole chunk
+ * table, so indexing a large document took minutes.
+ */
+export const knowledgeTerms = pgTable(
+  "knowledge_terms",
+  {
+    knowledgeBaseId: text("knowledge_base_id")
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: "cascade" }),
+    term: text("term").notNull(),
+    chunkId: text("chunk_id").notNull(),
+    documentId: text("document_id").notNull(),
+    frequency: real("frequency").notNull(),
+    length: real("length").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.knowledgeBaseId, table.term, table.chunkId] }),
+    index("knowledge_terms_document_idx").on(table.documentId),
+  ],
+);
+
+/**
+ * What the planner's statistics of the knowledge tables were gathered on (one row): ingestion and
+ * deletion compare it with the live counts and run `ANALYZE` once they drifted, since PGlite has no
+ * autovacuum and PostgreSQL's runs late and on its own schedule.
+ */
+export const knowledgeStatistics = pgTable("knowledge_statistics", {
+  id: integer("id").primaryKey(),
+  readyDocuments: integer("ready_documents").notNull(),
+  readyChunks: bigint("ready_chunks", { mode: "number" }).notNull(),
+  analyzedAt: timestamp("analyzed_at", { withTimezone: true }).notNull(),
+});

@@ -1,0 +1,320 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { BuilderDb } from "../db/index.ts";
+import { queryRows } from "./query-rows.ts";
+
+/**
+ * BM25 over chunks, scored in SQL from the `knowledge_terms` postings so that both databases
+ * (PGlite and PostgreSQL) rank alike and every process sees the same statistics.
+ *
+ * Words are turned into terms by PostgreSQL's text search with the base's `language`
+ * configuration (`english` stems "creating" to "creat" and drops "the"; `simple` only lower-cases),
+ * the same way for chunks and questions. A chunk has two fields (BM25F): its text, and a header made
+ * of the document's name and the chunk's heading path, whose words count `HEADER_WEIGHT` times:
+ * a section called "Rotating keys" is about rotating keys even where its text says "it".
+ */
+
+/** Robertson's term-frequency saturation and length normalisation, the usual defaults (Lucene's too). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+/** How many times a header word (document name, heading path) counts against a word of the text. */
+export const HEADER_WEIGHT = 2;
+
+/** The text-search configurations a knowledge base may use (PostgreSQL's built-in snowball ones). */
+export const SEARCH_LANGUAGES = [
+  "simple",
+  "arabic",
+  "armenian",
+  "basque",
+  "catalan",
+  "danish",
+  "dutch",
+  "english",
+  "finnish",
+  "french",
+  "german",
+  "greek",
+  "hindi",
+  "hungarian",
+  "indonesian",
+  "irish",
+  "italian",
+  "lithuanian",
+  "nepali",
+  "norwegian",
+  "portuguese",
+  "romanian",
+  "russian",
+  "serbian",
+  "spanish",
+  "swedish",
+  "tamil",
+  "turkish",
+  "yiddish",
+] as const;
+export type SearchLanguage = (typeof SEARCH_LANGUAGES)[number];
+
+type Ranked = { id: string; score: number };
+
+/** A parsed question: its free words, and the quoted phrases a chunk must contain word for word. */
+export interface ParsedQuery {
+  text: string;
+  phrases: string[];
+}
+
+/**
+ * Splits `"quoted phrases"` out of a question. The phrase words also rank, like the free words;
+ * a chunk must in addition hold each phrase in order (stop words inside count as any word).
+ *
+ * @example parseQuery('rotate "api key" now') // { text: 'rotate api key now', phrases: ['api key'] }
+ */
+export function parseQuery(query: string): ParsedQuery {
+  const phrases: string[] = [];
+  for (const match of query.matchAll(/"([^"]+)"/g)) {
+    const phrase = (match[1] ?? "").trim();
+    if (phrase.length > 0) phrases.push(phrase);
+  }
+  return { text: query.replace(/"/g, " ").replace(/\s+/g, " ").trim(), phrases };
+}
+
+/** Words of the question with their weight (1 for the question's own; expansions were tried lower, see docs). */
+export type QueryPart = { text: string; weight: number };
+
+/**
+ * Writes the postings of a document's chunks and its total length. Runs in the transaction that
+ * makes the document `ready`, so a search sees all of a document's terms or none; it first drops
+ * any postings the document already had, so running it twice leaves the same rows.
+ *
+ * @example await indexDocumentTerms(tx, "doc_…");
+ */
+export async function indexDocumentTerms(db: Pick<BuilderDb, "execute">, documentId: string): Promise<void> {
+  await db.execute(sql`delete from knowledge_terms where document_id = ${documentId}`);
+  await db.execute(sql`
+    with ${termRowsSql(sql`c.document_id = ${documentId}`)},
+    inserted as (
+      insert into knowledge_terms (knowledge_base_id, term, chunk_id, document_id, frequency, length)
+      select knowledge_base_id, term, chunk_id, ${documentId}, frequency, length from term_rows
+      returning chunk_id, length
+    )
+    update knowledge_documents
+    set term_count = (select coalesce(sum(length), 0) from (select distinct chunk_id, length from inserted) per_chunk)
+    where id = ${documentId}`);
+}
+
+/**
+ * A `term_rows(knowledge_base_id, term, chunk_id, frequency, length)` CTE for the chunks matching
+ * `where` (aliased `c`). The header is the document's name without extension, `_ . -` read as spaces,
+ * followed by the heading path. Migration 0010 backfills ready documents with the same SQL.
+ */
+function termRowsSql(where: SQL): SQL {
+  return sql`
+    source as (
+      select c.id, c.knowledge_base_id, b.language::regconfig as config, c.text,
+        regexp_replace(regexp_replace(d.name, '\\.[^.]*$', ''), '[_.-]+', ' ', 'g') || ' ' ||
+          coalesce((select string_agg(h, ' ') from jsonb_array_elements_text(c.heading_path) h), '') as header
+      from knowledge_chunks c
+      join knowledge_documents d on d.id = c.document_id
+      join knowledge_bases b on b.id = c.knowledge_base_id
+      where ${where}
+    ),
+    counted as (
+      select s.id, s.knowledge_base_id, u.lexeme, array_length(u.positions, 1)::real as frequency
+      from source s, unnest(to_tsvector(s.config, s.text)) u
+      union all
+      select s.id, s.knowledge_base_id, u.lexeme, ${HEADER_WEIGHT}::real * array_length(u.positions, 1)
+      from source s, unnest(to_tsvector(s.config, s.header)) u
+    ),
+    per_term as (
+      select id, knowledge_base_id, lexeme, sum(frequency)::real as frequency from counted group by 1, 2, 3
+    ),
+    term_rows as (
+      select knowledge_base_id, lexeme as term, id as chunk_id, frequency,
+        sum(frequency) over (partition by id)::real as length
+      from per_term
+    )`;
+}
+
+/** One query term of one base, with what scoring needs from the base's statistics. */
+export type ScoredTerm = {
+  base: string;
+  term: string;
+  /** Lucene's idf times the term's query weight. */
+  idf: number;
+  averageLength: number;
+  /** Whether the term is in a quoted phrase (a chunk must hold it). */
+  required: boolean;
+};
+
+/**
+ * The question's terms in each base's language, with their idf and the base's average length:
+ * document frequencies are counted from the postings' index, N and the average length come from the
+ * base's ready documents, all from committed rows. A separate, small query, so that the scoring
+ * query is simple to plan (the one-statement version spent 5–13 ms planning) and the planner sizes
+ * nothing on a term it cannot see.
+ */
+export async function scoredTerms(
+  db: Pick<BuilderDb, "execute">,
+  baseIds: readonly string[],
+  parts: readonly QueryPart[],
+  phrases: readonly string[],
+): Promise<ScoredTerm[]> {
+  const ids = sql.join(
+    baseIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  const all = [
+    ...parts.map((part) => ({ ...part, required: false })),
+    ...phrases.map((text) => ({ text, weight: 1, required: true })),
+  ];
+  const rows = await queryRows<{
+    base: string;
+    term: string;
+    weight: number;
+    required: boolean;
+    df: number;
+    chunks: number;
+    average_length: number;
+  }>(
+    db,
+    sql`
+    with query_terms as (
+      select b.id as base, u.lexeme as term, max(part.weight)::float8 as weight, bool_or(part.required) as required
+      from knowledge_bases b,
+        jsonb_to_recordset(${JSON.stringify(all)}::jsonb) as part(text text, weight float8, required boolean),
+        unnest(to_tsvector(b.language::regconfig, part.text)) u
+      where b.id in (${ids})
+      group by 1, 2
+    ),
+    stats as (
+      select knowledge_base_id as base, greatest(sum(chunk_count), 1)::float8 as chunks,
+        greatest(sum(term_count)::float8 / greatest(sum(chunk_count), 1), 1) as average_length
+      from knowledge_documents where knowledge_base_id in (${ids}) and status = 'ready'
+      group by knowledge_base_id
+    )
+    select q.base, q.term, q.weight, q.required, s.chunks, s.average_length,
+      (select count(*) from knowledge_terms t where t.knowledge_base_id = q.base and t.term = q.term)::float8 as df
+    from query_terms q join stats s on s.base = q.base`,
+  );
+  return rows.map((row) => {
+    const df = Number(row.df);
+    const chunks = Number(row.chunks);
+    return {
+      base: row.base,
+      term: row.term,
+      // A term in every chunk still scores a little (Lucene's idf is never negative).
+      idf: Number(row.weight) * Math.log(1 + (chunks - df + 0.5) / (df + 0.5)),
+      averageLength: Number(row.average_length),
+      required: row.required,
+    };
+  });
+}
+
+/**
+ * The scoring query: the postings of `terms` through the primary key, BM25 summed per chunk, chunks
+ * holding every quoted phrase only. Exported so the plan test can read its plan.
+ */
+export function bm25Sql(terms: readonly ScoredTerm[], phrases: readonly string[], limit: number): SQL {
+  const requiredPerBase = new Map<string, number>();
+  for (const term of terms)
+    if (term.required) requiredPerBase.set(term.base, (requiredPerBase.get(term.base) ?? 0) + 1);
+  // A VALUES list, not a JSON parameter: the planner then knows it holds a handful of terms and
+  // looks each up through the index (with a JSON parameter it guessed 100 and read the whole table).
+  const rows = sql.join(
+    terms.map(
+      (term) =>
+        sql`(${term.base}, ${term.term}, ${term.idf}::float8, ${term.averageLength}::float8, ${term.required}::boolean, ${requiredPerBase.get(term.base) ?? 0}::int)`,
+    ),
+    sql`, `,
+  );
+  const phraseFilter =
+    phrases.length === 0
+      ? sql``
+      : sql`
+    join knowledge_chunks c on c.id = ranked.id
+    join knowledge_bases b on b.id = c.knowledge_base_id
+    where not exists (
+      select 1 from jsonb_array_elements_text(${JSON.stringify(phrases)}::jsonb) phrase
+      where not to_tsvector(b.language::regconfig, c.text) @@ phraseto_tsquery(b.language::regconfig, phrase))`;
+  return sql`
+    with ranked as (
+      select t.chunk_id as id,
+        sum(q.idf * t.frequency * ${BM25_K1 + 1}::float8 /
+          (t.frequency + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * t.length / q.average_length))) as score
+      from (values ${rows}) as q(base, term, idf, average_length, required, required_count)
+      join knowledge_terms t on t.knowledge_base_id = q.base and t.term = q.term
+      group by t.chunk_id
+      having count(*) filter (where q.required) = coalesce(max(q.required_count), 0)
+    )
+    select ranked.id, ranked.score::float8 as score from ranked ${phraseFilter}
+    order by score desc, ranked.id
+    limit ${limit}`;
+}
+
+/**
+ * Chunks of `bases` ranked by BM25 for `query`, best first; quoted phrases must occur.
+ *
+ * @example const ranked = await bm25Ranking(db, ["kb_…"], 'rotate "api key"', 10);
+ */
+export async function bm25Ranking(
+  db: Pick<BuilderDb, "execute">,
+  baseIds: readonly string[],
+  query: string,
+  limit: number,
+): Promise<Ranked[]> {
+  if (baseIds.length === 0) return [];
+  const parsed = parseQuery(query);
+  const terms = await scoredTerms(db, baseIds, [{ text: parsed.text, weight: 1 }], parsed.phrases);
+  if (terms.length === 0) return [];
+  const rows = await queryRows<{ id: string; score: number }>(db, bm25Sql(terms, parsed.phrases, limit));
+  return rows.map((row) => ({ id: row.id, score: Number(row.score) }));
+}
+
+/**
+ * Deletes a document's postings. Called in the transaction that deletes the document, after it:
+ * the document's row lock makes a concurrent `ready` transaction commit its postings first.
+ *
+ * @example await deleteDocumentTerms(tx, "doc_…");
+ */
+export async function deleteDocumentTerms(db: Pick<BuilderDb, "execute">, documentId: string): Promise<void> {
+  await db.execute(sql`delete from knowledge_terms where document_id = ${documentId}`);
+}
+
+/** Statistics are gathered again once the ready documents or their chunks changed by this share. */
+const STATISTICS_DRIFT = 0.2;
+
+/**
+ * Runs `ANALYZE` on the knowledge tables (and `VACUUM` on the postings) when the ready documents or chunks drifted by a fifth
+ * since statistics were last gathered (or never were). Without it the planner keeps the estimates
+ * of the first, empty tables: it expected 3 ready documents where there were 648 and read whole
+ * tables instead of the indexes (429 ms against 19 ms). PGlite has no autovacuum, and PostgreSQL's
+ * runs on its own schedule, so ingestion and deletion call this after they commit. Answers whether
+ * it analysed. Another process analysing at the same time does no harm.
+ *
+ * @example await refreshPlannerStatistics(db, clock.now());
+ */
+export async function refreshPlannerStatistics(db: Pick<BuilderDb, "execute">, now: Date): Promise<boolean> {
+  const [live] = await queryRows<{ documents: number; chunks: number }>(
+    db,
+    sql`select count(*)::int as documents, coalesce(sum(chunk_count), 0)::float8 as chunks
+      from knowledge_documents where status = 'ready'`,
+  );
+  const [last] = await queryRows<{ documents: number; chunks: number }>(
+    db,
+    sql`select ready_documents as documents, ready_chunks::float8 as chunks from knowledge_statistics where id = 1`,
+  );
+  const documents = Number(live?.documents ?? 0);
+  const chunks = Number(live?.chunks ?? 0);
+  const drifted = (current: number, then: number) =>
+    Math.abs(current - then) > STATISTICS_DRIFT * Math.max(then, 1);
+  if (last && !drifted(documents, Number(last.documents)) && !drifted(chunks, Number(last.chunks)))
+    return false;
+  await db.execute(sql`analyze knowledge_documents, knowledge_chunks`);
+  // VACUUM as well for the postings: it marks their pages all-visible, which lets scoring read
+  // frequency and length from the index alone. It only visits pages changed since the last one.
+  await db.execute(sql`vacuum (analyze) knowledge_terms`);
+  await db.execute(sql`
+    insert into knowledge_statistics (id, ready_documents, ready_chunks, analyzed_at)
+    values (1, ${documents}, ${chunks}, ${now})
+    on conflict (id) do update set ready_documents = excluded.ready_documents,
+      ready_chunks = excluded.ready_chunks, analyzed_at = excluded.analyzed_at`);
+  return true;
+}
