@@ -32,6 +32,7 @@ export {
   jsonContent,
   listOf,
   listQuerySchema,
+  patchBody,
   pathId,
   toPage,
 } from "./openapi.ts";

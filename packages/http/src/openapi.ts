@@ -12,6 +12,19 @@ export function pathId(name: string) {
     .openapi({ param: { name, in: "path" } });
 }
 
+/**
+ * A PATCH body: every field optional, but at least one known field present (a body whose fields
+ * are all unknown, or empty, would change nothing and answer 200 as if it had).
+ *
+ * @example export const updateAgentBody = patchBody(z.object({ name: z.string() }).partial()).openapi("UpdateAgentRequest");
+ */
+export function patchBody<T extends z.ZodObject>(schema: T) {
+  const fields = Object.keys(schema.shape).join(", ");
+  return schema
+    .refine((body) => Object.keys(body).length > 0, { message: `must set at least one of ${fields}` })
+    .openapi({ minProperties: 1 });
+}
+
 /** The `{id}` path parameter of every route about one resource. */
 export const idParam = z.object({ id: pathId("id") });
 

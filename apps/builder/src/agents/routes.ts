@@ -13,6 +13,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { createAgent, deleteAgent, findAgent, listAgents, toAgentJson, updateAgent } from "./agents.ts";
 import { registerChatRoutes } from "./chat-routes.ts";
+import { checkAgentReferences } from "./check-agent-references.ts";
 import { agentSchema, createAgentBody, updateAgentBody } from "./contract.ts";
 
 export const AgentErrors = defineErrors({
@@ -84,7 +85,9 @@ export function agentRoutes(deps: Deps) {
     return c.json(toPage(rows, query.limit, toAgentJson), 200);
   });
   router.openapi(createAgentRoute, async (c) => {
-    const row = await createAgent(deps, c.get("principal").workspaceId, c.req.valid("json"));
+    const input = c.req.valid("json");
+    await checkAgentReferences(deps, c.get("principal").workspaceId, input);
+    const row = await createAgent(deps, c.get("principal").workspaceId, input);
     return c.json(toAgentJson(row), 201);
   });
   router.openapi(getRoute, async (c) => {
@@ -94,7 +97,9 @@ export function agentRoutes(deps: Deps) {
   });
   router.openapi(updateRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const row = await updateAgent(deps, c.get("principal").workspaceId, id, c.req.valid("json"));
+    const input = c.req.valid("json");
+    await checkAgentReferences(deps, c.get("principal").workspaceId, input);
+    const row = await updateAgent(deps, c.get("principal").workspaceId, id, input);
     if (!row) throw AgentErrors.AGENT_NOT_FOUND();
     return c.json(toAgentJson(row), 200);
   });

@@ -1,3 +1,4 @@
+import { patchBody } from "@app/http";
 import { workflowGraphSchema } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
 
@@ -14,14 +15,15 @@ export const createWorkflowBody = z
   })
   .openapi("CreateWorkflowRequest");
 
-export const updateWorkflowBody = z
-  .object({
-    name: z.string().trim().min(1).max(200),
-    description: z.string().max(5000),
-    graph: graphSchema,
-  })
-  .partial()
-  .openapi("UpdateWorkflowRequest");
+export const updateWorkflowBody = patchBody(
+  z
+    .object({
+      name: z.string().trim().min(1).max(200),
+      description: z.string().max(5000),
+      graph: graphSchema,
+    })
+    .partial(),
+).openapi("UpdateWorkflowRequest");
 
 export const workflowSchema = z
   .object({

@@ -24,14 +24,12 @@ export interface NewRun {
 
 export async function insertRun(db: BuilderDb, values: NewRun): Promise<void> {
   // Inputs may come from a model (an agent's workflow tool), past the HTTP input guard.
-  await db
-    .insert(workflowRuns)
-    .values({
-      ...values,
-      inputs: toStorable(values.inputs),
-      status: "running",
-      heartbeatAt: values.startedAt,
-    });
+  await db.insert(workflowRuns).values({
+    ...values,
+    inputs: toStorable(values.inputs),
+    status: "running",
+    heartbeatAt: values.startedAt,
+  });
 }
 
 type RunStoreDeps = { db: BuilderDb; clock: Clock };
