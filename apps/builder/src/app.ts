@@ -17,7 +17,7 @@ import { sandboxCodeRunner } from "./agents/sandbox-code-runner.ts";
 import { createAuth } from "./auth/auth.ts";
 import { PrincipalCache } from "./auth/principal-cache.ts";
 import { requireAuth } from "./auth/require-auth.ts";
-import { authRoutes } from "./auth/routes.ts";
+import { authRoutes, betterAuthErrorFields } from "./auth/routes.ts";
 import { BILLING_WEBHOOK_PATH, createBillingFeature } from "./billing/billing-feature.ts";
 import { credentialRoutes } from "./credentials/routes.ts";
 import type { Deps } from "./deps.ts";
@@ -147,6 +147,7 @@ function createRoutes(
     }),
   );
 
+  app.use("/api/auth/*", betterAuthErrorFields());
   const jsonBodyLimit = limitBody(JSON_BODY_LIMIT_BYTES);
   // The upload streams its multipart body and enforces RAG_MAX_UPLOAD_MB itself.
   app.use((c, next) => (c.req.path === RAG_UPLOAD_PATH ? next() : jsonBodyLimit(c, next)));
