@@ -1,5 +1,6 @@
 import {
   apiDocs,
+  completeErrorResponses,
   errorHandler,
   guardInput,
   healthRoutes,
@@ -183,17 +184,20 @@ function createRoutes(
     in: "cookie",
     name: "better-auth.session_token",
   });
-  const document = app.getOpenAPI31Document({
-    openapi: "3.1.0",
-    info: {
-      title: "Builder API",
-      version: "0.1.0",
-      description:
-        "The AI application builder: accounts, agents, workflows, knowledge bases, generation, billing, and events with signed webhooks.",
-    },
-    servers: [{ url: config.publicUrl }],
-    security: [{ bearerAuth: [] }, { cookieAuth: [] }],
-  });
+  const document = completeErrorResponses(
+    app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "Builder API",
+        version: "0.1.0",
+        description:
+          "The AI application builder: accounts, agents, workflows, knowledge bases, generation, billing, and events with signed webhooks.",
+      },
+      servers: [{ url: config.publicUrl }],
+      security: [{ bearerAuth: [] }, { cookieAuth: [] }],
+    }),
+    (path) => (path.startsWith("/api/auth/") ? "AuthError" : "Error"),
+  );
   app.get("/api/openapi.json", (c) => c.json(document));
   app.route("/api/docs", apiDocs({ specUrl: "/api/openapi.json", title: "Builder API" }));
   app.route("/", studioRoutes());
