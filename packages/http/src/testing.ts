@@ -114,7 +114,7 @@ export interface FuzzRequest {
   mutation?: string;
 }
 
-const MAX_DEPTH = 4;
+const MAX_DEPTH = 10;
 
 /**
  * A fast-check arbitrary of values a JSON Schema (as OpenAPI documents hold it) accepts. Bounds

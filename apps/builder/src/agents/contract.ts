@@ -57,7 +57,7 @@ const provider = z
   .refine((value) => PROVIDER_IDS.includes(value), {
     message: `must be one of the providers listed at GET /api/providers (${PROVIDER_IDS.join(", ")})`,
   })
-  .openapi({ example: "openai" });
+  .openapi({ example: "openai", enum: PROVIDER_IDS });
 
 export const createAgentBody = z
   .object({

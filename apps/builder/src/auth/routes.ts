@@ -21,7 +21,7 @@ const email = z
   .toLowerCase()
   .max(254)
   .pipe(z.email({ message: "must be an e-mail address" }))
-  .openapi({ example: "ada@example.com" });
+  .openapi({ example: "ada@example.com", format: "email" });
 
 export const signUpBody = z
   .object({
