@@ -1,5 +1,5 @@
 import { errorBodySchema } from "@app/http";
-import { documentedOperations, fuzzRequests, type OpenApiDocument } from "@app/http/testing";
+import { documentedOperations, fuzzRequests, type OpenApiDocument, retryOnReset } from "@app/http/testing";
 import * as fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "./harness.ts";
@@ -60,12 +60,14 @@ describe("fuzzing every documented operation", () => {
       await fc.assert(
         fc.asyncProperty(fuzzRequests(fc, document, operation, pathValues), async (request) => {
           if (process.env.FUZZ_TRACE) console.log("FUZZ", JSON.stringify(request));
-          const response = await builder.request(request.path, {
-            method: request.method,
-            headers: request.headers,
-            bearer: key,
-            ...(request.body === undefined ? {} : { body: request.body }),
-          });
+          const response = await retryOnReset(() =>
+            builder.request(request.path, {
+              method: request.method,
+              headers: request.headers,
+              bearer: key,
+              ...(request.body === undefined ? {} : { body: request.body }),
+            }),
+          );
           const what = `${request.method} ${request.path} (${request.mutation ?? "valid"}) → ${response.status}`;
           // Never a 500; a 502/503 only where an outside service the operation documents is down or unset
           // (Replicate, the payment service), which the harness's OpenAPI check holds it to.

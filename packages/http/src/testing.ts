@@ -365,3 +365,20 @@ function encodePathValue(value: string): string {
     return encodeURIComponent(value.replace(/[\ud800-\udfff]/g, "")) + "%ED%A0%80";
   }
 }
+
+/**
+ * Sends a request again once when the connection was reset before an answer: a pooled keep-alive
+ * socket can be closed by the server just as a request is written on it (likelier on a loaded
+ * machine). A server that resets the connection for this request every time still fails.
+ *
+ * @example const response = await retryOnReset(() => fetch(url, init));
+ */
+export async function retryOnReset(send: () => Promise<Response>): Promise<Response> {
+  try {
+    return await send();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    if (!(error instanceof TypeError) || cause?.code !== "ECONNRESET") throw error;
+    return send();
+  }
+}
