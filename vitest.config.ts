@@ -7,6 +7,7 @@ export default defineConfig({
       "apps/*/test/**/*.test.ts",
       "packages/*/src/**/*.test.ts",
       "packages/*/test/**/*.test.ts",
+      "scripts/**/*.test.ts",
     ],
     exclude: ["**/node_modules/**", "apps/studio/e2e/**"],
     testTimeout: 30_000,

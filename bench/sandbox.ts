@@ -1,10 +1,16 @@
-// `npm run bench -- sandbox`: hello-world round trips per language through the sandbox, next to
-// spawning the same interpreter or binary bare (no bwrap, no setpriv, no rlimits) in the same run.
-import { spawn } from "node:child_process";
+// `npm run bench -- sandbox [--part roundtrips|tenants|workflows] [--seconds 10]`: hello-world round
+// trips per language through the sandbox, next to spawning the same interpreter or binary bare (no
+// bwrap, no setpriv, no rlimits) in the same run; a light workspace's runs while another floods the
+// sandbox, next to the same runs alone; and Code-node workflows through the builder's API, next to the
+// same code run in-process by the bare runtime.
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { runInNewContext } from "node:vm";
 import { createSandbox, type Language, type Sandbox } from "@app/sandbox";
+import { freePort } from "@app/testing";
+import { benchUser, option, startService, temporaryDataDir } from "./lib.ts";
 
 const ITERATIONS = 30;
 const COMPILE_ITERATIONS = 5;
@@ -58,9 +64,16 @@ function bareRoundTrip(command: string[], stdin: string): Promise<number> {
   });
 }
 
-async function sandboxRoundTrip(sandbox: Sandbox, language: Language, code: string): Promise<number> {
+/** `workspaceId` "fresh": a workspace of its own, so no idle Python zygote of an earlier run serves it. */
+async function sandboxRoundTrip(
+  sandbox: Sandbox,
+  language: Language,
+  code: string,
+  workspaceId = "wsp_bench",
+): Promise<number> {
   const started = performance.now();
-  const result = await sandbox.run({ language, code, input: INPUT });
+  const workspace = workspaceId === "fresh" ? `wsp_${randomBytes(6).toString("hex")}` : workspaceId;
+  const result = await sandbox.run({ workspaceId: workspace, language, code, input: INPUT });
   const elapsed = performance.now() - started;
   if (result.error || result.output?.greeting !== "hello Ada") {
     throw new Error(`${language} run failed: ${JSON.stringify(result.error)} ${result.stderr}`);
@@ -111,7 +124,7 @@ interface Row {
   bare: number[];
   /** A fresh bwrap per run (no warm runner; Go and Rust with the cached binary): bwrap's own cost shows here. */
   isolated: number[];
-  /** A warm runner (interpreter, or a pre-started sandbox the cached binary is linked into). */
+  /** A warm runner (Python: the workspace's idle zygote forks; JavaScript: a pre-started Node.js; Go, Rust: a pre-started sandbox the cached binary is linked into). */
   warm: number[];
   /** Go and Rust: compile and run of a source never seen before. */
   compile: number[];
@@ -127,13 +140,15 @@ async function benchInterpreted(
   const command =
     language === "python"
       ? ["/usr/bin/python3", "-I", "-B", `${runners}runner.py`]
-      : ["/usr/bin/node", "--max-old-space-size=192", `${runners}runner.cjs`];
-  const stdin = JSON.stringify({ code: HELLO[language], input: INPUT });
+      : [process.execPath, "--max-old-space-size=192", `${runners}runner.cjs`];
+  const request = JSON.stringify({ code: HELLO[language], input: INPUT });
+  // The JavaScript runner is a session: a length line, then the request (see runners/runner.cjs).
+  const stdin = language === "python" ? request : `${Buffer.byteLength(request)}\n${request}`;
   const bareOnce = () => bareRoundTrip(command, stdin);
   await bareOnce();
   const samples = await interleaved(ITERATIONS, {
     bare: { once: bareOnce },
-    cold: { once: () => sandboxRoundTrip(coldSandbox, language, HELLO[language]) },
+    cold: { once: () => sandboxRoundTrip(coldSandbox, language, HELLO[language], "fresh") },
     warm: { once: () => sandboxRoundTrip(warm, language, HELLO[language]), gapMs: WARM_GAP_MS },
   });
   const sandboxRate = await throughput(THROUGHPUT_RUNS, CONCURRENCY, () =>
@@ -163,7 +178,7 @@ async function benchCompiled(language: "go" | "rust", warm: Sandbox, coldSandbox
   await sandboxRoundTrip(coldSandbox, language, HELLO[language]);
   const samples = await interleaved(ITERATIONS, {
     bare: { once: bareOnce },
-    isolated: { once: () => sandboxRoundTrip(coldSandbox, language, HELLO[language]) },
+    isolated: { once: () => sandboxRoundTrip(coldSandbox, language, HELLO[language], "fresh") },
     warm: { once: () => sandboxRoundTrip(warm, language, HELLO[language]), gapMs: WARM_GAP_MS },
   });
   const sandboxRate = await throughput(THROUGHPUT_RUNS, CONCURRENCY, () =>
@@ -198,12 +213,7 @@ function verdict(row: Row): string {
   return checks.join("; ");
 }
 
-async function main(): Promise<void> {
-  const deadline = setTimeout(() => {
-    console.error("sandbox bench: gave up after 4 minutes");
-    process.exit(1);
-  }, 240_000);
-  deadline.unref();
+async function roundTrips(): Promise<void> {
   const warm = await createSandbox({ concurrency: CONCURRENCY, warmPerLanguage: CONCURRENCY });
   const cold = await createSandbox({ concurrency: CONCURRENCY, warmPerLanguage: 0, uidBase: 1_700_000_000 });
   try {
@@ -233,7 +243,7 @@ async function main(): Promise<void> {
     }
     console.log(
       `\nbare: the same interpreter + runner (or the same compiled binary) spawned from Node with JSON on stdin and the result on fd 3, no isolation. ` +
-        `Fresh bwrap: no warm runner (Go, Rust: the cached binary, no compile). Warm: a pre-started sandbox (Go, Rust: the cached binary is hard-linked into it). ` +
+        `Fresh bwrap: no warm runner, each run in a workspace of its own (Go, Rust: the cached binary, no compile). Warm: Python forks from the workspace's idle zygote, JavaScript takes a pre-started Node.js, Go and Rust a pre-started sandbox the cached binary is hard-linked into. ` +
         `Overhead = fresh bwrap minus bare, p50; "cached" for Go and Rust = fresh / warm p50. ` +
         `Baseline and sandbox runs alternate, so changes in the machine's load hit both. ` +
         `Warm runs leave ${WARM_GAP_MS} ms between requests for the pool to refill; runs/s uses ${CONCURRENCY} callers back to back (${THROUGHPUT_RUNS} runs). ` +
@@ -245,4 +255,242 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+const part = option("part", "all");
+const seconds = Number(option("seconds", "10"));
+
+// ---------------------------------------------------------------------------------------------
+// Two workspaces: one floods the sandbox, the other runs light code; the light runs alone first.
+
+const LIGHT = "def main(inputs):\n    return {'n': inputs['n'] + 1}\n";
+/** A busy loop: the flood keeps every slot it may have busy. */
+const HEAVY =
+  "def main(inputs):\n    total = 0\n    for i in range(3_000_000):\n        total += i\n    return {'total': total}\n";
+const LIGHT_RUNS = 60;
+const FLOODERS = 8;
+
+async function timedRun(sandbox: Sandbox, workspaceId: string, code: string): Promise<number> {
+  const started = performance.now();
+  const result = await sandbox.run({ workspaceId, language: "python", code, input: { n: 1 } });
+  if (result.error) throw new Error(`run failed: ${JSON.stringify(result.error)}`);
+  return performance.now() - started;
+}
+
+async function tenantsWith(share: number | undefined): Promise<string[]> {
+  const sandbox = await createSandbox({
+    uidBase: 1_710_000_000,
+    ...(share === undefined ? {} : { perWorkspaceConcurrency: share }),
+  });
+  try {
+    const { concurrency, perWorkspaceConcurrency } = sandbox.runtimes();
+    for (let i = 0; i < 5; i++) await timedRun(sandbox, "wsp_light", LIGHT);
+    const alone: number[] = [];
+    for (let i = 0; i < LIGHT_RUNS; i++) {
+      alone.push(await timedRun(sandbox, "wsp_light", LIGHT));
+      await sleep(20);
+    }
+    let isFlooding = true;
+    const floodRuns: number[] = [];
+    let refused = 0;
+    const flood = Array.from({ length: FLOODERS }, async () => {
+      while (isFlooding) {
+        try {
+          floodRuns.push(await timedRun(sandbox, "wsp_flood", HEAVY));
+        } catch {
+          refused++;
+        }
+      }
+    });
+    await sleep(500);
+    const flooded: number[] = [];
+    for (let i = 0; i < LIGHT_RUNS; i++) {
+      flooded.push(await timedRun(sandbox, "wsp_light", LIGHT));
+      await sleep(20);
+    }
+    isFlooding = false;
+    await Promise.all(flood);
+    const ratio = percentile(flooded, 99) / percentile(alone, 99);
+    const setting = `pool ${concurrency}, share ${perWorkspaceConcurrency}${share === undefined ? " (defaults)" : ""}`;
+    return [
+      `| ${setting} | alone (baseline) | ${fmt(percentile(alone, 50))} | ${fmt(percentile(alone, 99))} | – |`,
+      `| ${setting} | while another workspace floods (${FLOODERS} callers; its runs ${fmt(percentile(floodRuns, 50))} ms p50, waits included; ${refused} refused) | ${fmt(percentile(flooded, 50))} | ${fmt(percentile(flooded, 99))} | ${ratio.toFixed(2)}× ${ratio <= 2 ? "✓" : "✗"} (≤ 2×) |`,
+    ];
+  } finally {
+    await sandbox.close();
+  }
+}
+
+async function tenants(): Promise<void> {
+  const rows = [...(await tenantsWith(undefined)), ...(await tenantsWith(availableParallelism()))];
+  console.log(
+    `\n## Two workspaces: a light one's Python runs (ms) — ${availableParallelism()} cores (load average ${loadavg()[0]?.toFixed(1)})\n`,
+  );
+  console.log("| scheduling | light workspace's runs | p50 | p99 | p99 vs alone |");
+  console.log("|---|---|---|---|---|");
+  for (const row of rows) console.log(row);
+  console.log(
+    `\n${LIGHT_RUNS} light runs, 20 ms apart, alone and then while ${FLOODERS} callers of another workspace run a busy loop back to back. ` +
+      "With the share at the whole pool, only the round robin protects the light workspace (it waits for at most one flood run).",
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Code nodes through the builder's API, next to the same code run in-process by the bare runtime.
+
+const NODE_CODE = {
+  javascript: "function main(inputs) {\n  return { n: inputs.n + 1 };\n}\n",
+  python: "def main(inputs):\n    return {'n': inputs['n'] + 1}\n",
+} as const;
+const CHAIN_LENGTH = 20;
+const CHAIN_RUNS = 30;
+const CLIENTS = 10;
+
+function codeWorkflow(language: "javascript" | "python", length: number) {
+  const nodes: Record<string, unknown>[] = [
+    {
+      id: "start",
+      type: "start",
+      position: { x: 0, y: 0 },
+      data: { inputs: [{ name: "n", type: "number", required: true }] },
+    },
+  ];
+  const edges: Record<string, unknown>[] = [];
+  let previous = "start";
+  for (let i = 1; i <= length; i++) {
+    const id = `code${i}`;
+    nodes.push({
+      id,
+      type: "code",
+      position: { x: 0, y: 0 },
+      data: {
+        language,
+        code: NODE_CODE[language],
+        inputs: [{ name: "n", value: `{{${previous}.n}}` }],
+        outputs: [{ name: "n", type: "number" }],
+      },
+    });
+    edges.push({ id: `e${i}`, source: previous, target: id });
+    previous = id;
+  }
+  nodes.push({
+    id: "end",
+    type: "end",
+    position: { x: 0, y: 0 },
+    data: { outputs: [{ name: "n", value: `{{${previous}.n}}` }] },
+  });
+  edges.push({ id: "e_end", source: previous, target: "end" });
+  return { nodes, edges };
+}
+
+/** Calls main in this process `times` times (JavaScript: a vm context of this Node.js); answers ms per call. */
+function inProcessJavaScript(times: number): number {
+  const main = runInNewContext(`${NODE_CODE.javascript}; main`) as (inputs: { n: number }) => { n: number };
+  let n = 0;
+  const started = performance.now();
+  for (let i = 0; i < times; i++) n = main({ n }).n;
+  if (n !== times) throw new Error("in-process JavaScript went wrong");
+  return (performance.now() - started) / times;
+}
+
+/** The same for Python: one python3 process calls main `times` times and reports ms per call. */
+function inProcessPython(times: number): number {
+  const script = `${NODE_CODE.python}\nimport time\nn = 0\nstarted = time.perf_counter()\nfor _ in range(${times}):\n    n = main({'n': n})['n']\nprint((time.perf_counter() - started) * 1000 / ${times})\n`;
+  const result = spawnSync("/usr/bin/python3", ["-I", "-c", script], { encoding: "utf8" });
+  return Number(result.stdout.trim());
+}
+
+async function workflows(): Promise<void> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const builder = await startService(
+    "apps/builder/src/server.ts",
+    { PORT: String(port), DATA_DIR: temporaryDataDir("bench-sandbox"), PUBLIC_URL: base },
+    `${base}/healthz`,
+  );
+  try {
+    const { key } = await benchUser(base);
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const create = async (name: string, graph: unknown) => {
+      const response = await fetch(`${base}/api/workflows`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ name, graph }),
+      });
+      if (response.status !== 201) throw new Error(`create ${name}: ${await response.text()}`);
+      return ((await response.json()) as { id: string }).id;
+    };
+    const runOnce = async (id: string, expected: number) => {
+      const started = performance.now();
+      const response = await fetch(`${base}/api/workflows/${id}/runs`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ inputs: { n: 0 } }),
+      });
+      const body = (await response.json()) as { status: string; outputs: { n?: unknown } };
+      if (body.status !== "succeeded" || Number(body.outputs.n) !== expected)
+        throw new Error(`run failed: ${JSON.stringify(body)}`);
+      return performance.now() - started;
+    };
+    /** `CLIENTS` callers back to back for `seconds`; every answer checked. */
+    const rate = async (id: string, expected = 1) => {
+      let runs = 0;
+      const latencies: number[] = [];
+      const until = performance.now() + seconds * 1000;
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          while (performance.now() < until) {
+            latencies.push(await runOnce(id, expected));
+            runs++;
+          }
+        }),
+      );
+      return { perSecond: runs / seconds, latencies };
+    };
+
+    const rows: string[] = [];
+    // The same API, engine and recording without a Code node: the ceiling the sandbox is measured under.
+    const passThrough = await create("no code", codeWorkflow("javascript", 0));
+    for (let i = 0; i < 5; i++) await runOnce(passThrough, 0);
+    const ceiling = await rate(passThrough, 0);
+    rows.push(
+      `| none (Start → End, baseline) | ${ceiling.perSecond.toFixed(1)} | ${pair(ceiling.latencies)} | – | – | – |`,
+    );
+    for (const language of ["javascript", "python"] as const) {
+      const single = await create(`${language} single`, codeWorkflow(language, 1));
+      const chain = await create(`${language} chain`, codeWorkflow(language, CHAIN_LENGTH));
+      for (let i = 0; i < 5; i++) await runOnce(single, 1);
+      const throughput = await rate(single);
+      await runOnce(chain, CHAIN_LENGTH);
+      const chainLatencies: number[] = [];
+      for (let i = 0; i < CHAIN_RUNS; i++) chainLatencies.push(await runOnce(chain, CHAIN_LENGTH));
+      const perCall = language === "javascript" ? inProcessJavaScript(100_000) : inProcessPython(100_000);
+      const target = language === "javascript" ? 100 : 60;
+      const chainP50 = percentile(chainLatencies, 50);
+      rows.push(
+        `| ${language} | ${throughput.perSecond.toFixed(1)} ${throughput.perSecond >= target ? "✓" : "✗"} (≥ ${target}) | ${pair(throughput.latencies)} | ${(1000 / perCall).toFixed(0)} | ${fmt(chainP50)}${language === "javascript" ? ` ${chainP50 <= 250 ? "✓" : "✗"} (≤ 250)` : ""} | ${(perCall * CHAIN_LENGTH).toFixed(3)} |`,
+      );
+    }
+    console.log(
+      `\n## Code-node workflows through the API — ${availableParallelism()} cores (load average ${loadavg()[0]?.toFixed(1)}), PGlite, every run recorded and billed\n`,
+    );
+    console.log(
+      `| language | Start → Code → End runs/s @${CLIENTS} clients | its latency p50 / p95 ms | same main in-process, calls/s (bare runtime) | ${CHAIN_LENGTH}-Code-node chain p50 ms (1 client) | same ${CHAIN_LENGTH} calls in-process, ms |`,
+    );
+    console.log("|---|---|---|---|---|---|");
+    for (const row of rows) console.log(row);
+    console.log(
+      `\nIn-process: main called in a loop by this Node.js (a vm context) or by one python3, no sandbox, no engine, no database: what n8n-style in-process execution costs at best. ` +
+        `Runs/s: ${CLIENTS} callers back to back for ${seconds} s through POST /api/workflows/{id}/runs; chain: ${CHAIN_RUNS} sequential runs.`,
+    );
+  } finally {
+    await builder.stop();
+  }
+}
+
+const deadline = setTimeout(() => {
+  console.error("sandbox bench: gave up after 8 minutes");
+  process.exit(1);
+}, 480_000);
+deadline.unref();
+if (part === "all" || part === "roundtrips") await roundTrips();
+if (part === "all" || part === "tenants") await tenants();
+if (part === "all" || part === "workflows") await workflows();

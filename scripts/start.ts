@@ -1,67 +1,90 @@
-// `npm start`: both services on this machine with their embedded databases.
-// Each runs in its own process (each PGlite is one in-process connection); Ctrl-C stops both.
-// The builder is a merchant of the payment service: both get the same secret key (PAYMENTS_SECRET_KEY,
-// or one generated once into DATA_DIR), the payment service makes sure that merchant exists, and the
-// builder registers its webhook endpoint there itself.
-import { type ChildProcess, spawn } from "node:child_process";
+// `npm start`: both services on this machine with their embedded databases, from the compiled
+// bundles (rebuilt first only when their sources changed). `npm run dev` runs the TypeScript sources
+// through the tsx loader instead, next to the studio's Vite dev server.
+// Each service runs in its own process (each PGlite is one in-process connection) under a supervisor:
+// one that exits unexpectedly is started again with backoff while the other keeps serving; Ctrl-C
+// stops both. The builder is a merchant of the payment service: both get the same secret key
+// (PAYMENTS_SECRET_KEY, or one generated once into DATA_DIR), the payment service makes sure that
+// merchant exists, and the builder registers its webhook endpoint there itself.
+// Run by Node's own type stripping (no loader, so a warm start loads no compiler).
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { newSecretToken, readOrCreateSecretFile } from "@app/core";
+import { buildIfStale, compiledEntry, root, SERVICE_ENTRIES, type ServiceName } from "./build.ts";
+import { type ServiceProcess, Supervisor } from "./supervisor.ts";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const { values: options } = parseArgs({ options: { dev: { type: "boolean", default: false } } });
+const isDev = options.dev;
+
 const dataDir = resolve(process.env.DATA_DIR || "./data");
 const paymentsSecretKey =
   process.env.PAYMENTS_SECRET_KEY ||
   readOrCreateSecretFile(join(dataDir, "payments_secret_key"), () => newSecretToken("sk_test"));
 const shared = { ...process.env, DATA_DIR: dataDir, PAYMENTS_SECRET_KEY: paymentsSecretKey };
-const services = [
-  {
-    name: "payments",
-    entry: "apps/payments/src/server.ts",
-    // The builder's webhook endpoint is on this machine's loopback, which the service refuses by default.
-    env: { ...shared, PAYMENTS_ALLOW_PRIVATE_WEBHOOKS: process.env.PAYMENTS_ALLOW_PRIVATE_WEBHOOKS || "1" },
-  },
-  { name: "builder", entry: "apps/builder/src/server.ts", env: shared },
-];
 
-const children = new Map<string, ChildProcess>();
-let isStopping = false;
+if (!isDev) {
+  try {
+    await buildIfStale();
+  } catch (error) {
+    console.error(`The build failed: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}
 
-for (const service of services) {
-  const child = spawn(process.execPath, ["--import", "tsx", service.entry], {
+function serviceProcess(name: ServiceName, env: NodeJS.ProcessEnv): ServiceProcess {
+  const source = join(root, SERVICE_ENTRIES[name].dir, "src", "server.ts");
+  return {
+    name,
+    command: process.execPath,
+    args: isDev ? ["--import", "tsx", source] : ["--enable-source-maps", compiledEntry(name)],
+    env,
     cwd: root,
-    env: service.env,
-    stdio: "inherit",
-  });
-  children.set(service.name, child);
-  child.on("exit", (code, signal) => {
-    children.delete(service.name);
-    if (!isStopping) {
-      console.error(`${service.name} exited (${signal ?? `code ${code}`}); stopping the others.`);
-      stopAll(code ?? 1);
-    } else if (children.size === 0) {
-      process.exit(process.exitCode ?? 0);
-    }
+  };
+}
+
+const services: ServiceProcess[] = [
+  serviceProcess("payments", {
+    ...shared,
+    // The builder's webhook endpoint is on this machine's loopback, which the service refuses by default.
+    PAYMENTS_ALLOW_PRIVATE_WEBHOOKS: process.env.PAYMENTS_ALLOW_PRIVATE_WEBHOOKS || "1",
+  }),
+  serviceProcess("builder", shared),
+];
+if (isDev) {
+  services.push({
+    name: "studio",
+    command: process.execPath,
+    args: [join(root, "node_modules/vite/bin/vite.js")],
+    // Its proxy sends /api to the builder on PORT.
+    env: process.env,
+    cwd: join(root, "apps/studio"),
   });
 }
+
+// Beyond the services' own drain (SHUTDOWN_TIMEOUT_SECONDS) and their workers' stop.
+const shutdownSeconds = Number(process.env.SHUTDOWN_TIMEOUT_SECONDS || 10);
+const supervisor = new Supervisor({
+  services,
+  log: (line) => console.error(`[start] ${line}`),
+  stopGraceMs: ((Number.isFinite(shutdownSeconds) ? shutdownSeconds : 10) + 20) * 1000,
+});
+supervisor.start();
 
 console.log(
-  `Starting: builder and studio on http://localhost:${process.env.PORT ?? 3000}, ` +
-    `payment service on http://localhost:${process.env.PAYMENTS_PORT ?? 4000}. Ctrl-C stops both.`,
+  `Starting: builder${isDev ? "" : " and studio"} on http://localhost:${process.env.PORT ?? 3000}, ` +
+    `payment service on http://localhost:${process.env.PAYMENTS_PORT ?? 4000}` +
+    `${isDev ? ", studio dev server on http://localhost:5173" : ""}. Ctrl-C stops ${isDev ? "all" : "both"}.`,
 );
 
-function stopAll(exitCode: number) {
+let isStopping = false;
+async function stop(exitCode: number) {
   if (isStopping) return;
   isStopping = true;
-  process.exitCode = exitCode;
-  if (children.size === 0) process.exit(exitCode);
-  for (const child of children.values()) child.kill("SIGTERM");
-  // A service that does not stop in time is killed; its embedded database recovers on the next start.
-  setTimeout(() => {
-    for (const child of children.values()) child.kill("SIGKILL");
-    process.exit(exitCode || 1);
-  }, 10_000).unref();
+  const code = await supervisor.stop();
+  process.exit(exitCode || code);
 }
 
-process.on("SIGINT", () => stopAll(0));
-process.on("SIGTERM", () => stopAll(0));
+void supervisor.failed.then((code) => stop(code));
+process.on("SIGINT", () => void stop(0));
+process.on("SIGTERM", () => void stop(0));
+process.on("SIGHUP", () => void stop(0));

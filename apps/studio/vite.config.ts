@@ -1,11 +1,13 @@
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { precompress } from "./precompress.ts";
 
 // In `npm run dev` the API runs on the builder's port; the built app is served by the builder itself.
 const apiTarget = `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 
 export default defineConfig({
-  plugins: [react()],
+  // Brotli and gzip copies of every text file, served by the builder by Accept-Encoding.
+  plugins: [react(), precompress()],
   server: {
     port: 5173,
     proxy: {

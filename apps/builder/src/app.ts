@@ -29,6 +29,10 @@ import { createGenerationFeature } from "./generation/generation-feature.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
 import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
+import { MCP_ENDPOINT_PATH, type McpEndpoint, registerMcpEndpointDocs } from "./mcp/mcp-endpoint.ts";
+import { createMcpFeature } from "./mcp/mcp-feature.ts";
+import { OAUTH_CALLBACK_PATH } from "./mcp/mcp-oauth.ts";
+import { builderMetrics } from "./metrics.ts";
 import { providerRoutes } from "./providers/routes.ts";
 import { sandboxCodeCapability } from "./sandbox/capabilities.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
@@ -54,6 +58,8 @@ const PUBLIC_API_PATHS = [
   "/api/replicate/webhook",
   // So does the payment service (X-Service-Signature).
   BILLING_WEBHOOK_PATH,
+  // An MCP server's authorization server sends the person back here; the state proves the right.
+  OAUTH_CALLBACK_PATH,
 ] as const;
 
 export interface BuilderApp {
@@ -80,6 +86,8 @@ export function createBuilderApp(input: Deps): BuilderApp {
     return runner;
   };
   const generation = createGenerationFeature(given);
+  const mcp = createMcpFeature(given);
+  given.mcpExposure = mcp.exposure;
   // The sandbox and the workflow runner serve agents' code and workflow tools as well as Code nodes;
   // what the caller passes explicitly wins (tests swap in their own).
   const deps: Deps = {
@@ -87,18 +95,28 @@ export function createBuilderApp(input: Deps): BuilderApp {
     agentTools: {
       ...(given.sandbox ? { code: sandboxCodeRunner(given.sandbox, given) } : {}),
       workflows: workflowToolRunner(given, getRunner),
+      mcp: mcp.tools,
       ...given.agentTools,
     },
     workflowCapabilities: {
       ...(given.sandbox ? { code: sandboxCodeCapability(given.sandbox, given) } : {}),
       generation: generation.capability,
+      mcp: mcp.tools,
       ...given.workflowCapabilities,
     },
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
   const knowledge = createKnowledgeFeature(deps);
   const billing = createBillingFeature(deps);
-  const app = createRoutes(deps, runner, knowledge.routes, generation, billing.routes);
+  const app = createRoutes(
+    deps,
+    runner,
+    knowledge.routes,
+    generation,
+    billing.routes,
+    mcp.serverRoutes,
+    mcp.serve(deps, getRunner),
+  );
   return {
     app,
     start: async () => {
@@ -113,6 +131,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
       await generation.worker.stop();
       await knowledge.worker.stop();
       await getRunner().stop();
+      await mcp.stop();
       // Last, so events the workers above committed while stopping still go out.
       await events.stop();
     },
@@ -125,6 +144,8 @@ function createRoutes(
   knowledge: ReturnType<typeof createKnowledgeFeature>["routes"],
   generation: ReturnType<typeof createGenerationFeature>,
   billing: ReturnType<typeof createBillingFeature>["routes"],
+  mcpServers: ReturnType<typeof createMcpFeature>["serverRoutes"],
+  mcpEndpoint: McpEndpoint,
 ) {
   const { config, logger } = deps;
   const auth = createAuth({
@@ -136,7 +157,9 @@ function createRoutes(
   });
 
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const metrics = builderMetrics(deps);
   app.use(requestId());
+  app.use(metrics.middleware);
   app.use(requestLogger(logger));
   app.onError(errorHandler(logger));
   app.notFound(notFoundHandler);
@@ -147,6 +170,8 @@ function createRoutes(
       await deps.db.execute(sql`select 1`);
     }),
   );
+
+  app.get("/metrics", metrics.handler);
 
   app.use("/api/auth/*", betterAuthErrorFields());
   const jsonBodyLimit = limitBody(JSON_BODY_LIMIT_BYTES);
@@ -173,6 +198,9 @@ function createRoutes(
   app.route("/api/billing", billing);
   app.route("/api/webhooks", webhookRoutes(deps));
   app.route("/api/events", eventRoutes(deps));
+  app.route("/api/mcp-servers", mcpServers);
+  app.on(["GET", "POST", "DELETE"], MCP_ENDPOINT_PATH, (c) => mcpEndpoint.handle(c));
+  registerMcpEndpointDocs(app.openAPIRegistry);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

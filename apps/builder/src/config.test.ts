@@ -25,6 +25,20 @@ describe("loadConfig", () => {
     expect(config.allowPrivateUrls).toBe(false);
   });
 
+  it("leaves the sandbox's pool and queue to its defaults, and reads them when set", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cfg-"));
+    expect(loadConfig({ DATA_DIR: dir }).sandbox).toEqual({});
+    expect(
+      loadConfig({
+        DATA_DIR: dir,
+        SANDBOX_CONCURRENCY: "8",
+        SANDBOX_WORKSPACE_CONCURRENCY: "2",
+        SANDBOX_QUEUE_TIMEOUT_MS: "5000",
+      }).sandbox,
+    ).toEqual({ concurrency: 8, perWorkspaceConcurrency: 2, queueTimeoutMs: 5000 });
+    expect(() => loadConfig({ DATA_DIR: dir, SANDBOX_CONCURRENCY: "0" })).toThrow("SANDBOX_CONCURRENCY");
+  });
+
   it("generates SECRET_KEY once into the data directory with mode 0600 and reuses it", () => {
     const dir = mkdtempSync(join(tmpdir(), "cfg-"));
     const first = loadConfig({ DATA_DIR: dir }).secretKey;

@@ -130,7 +130,13 @@ const envSchema = z.object({
   BILLING_PACKS: jsonVariable(packsInput).optional(),
   BILLING_PRICES: jsonVariable(pricesInput).optional(),
   AUTH_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** The code sandbox's pool, per-workspace quota and queue timeout; unset, the sandbox's defaults. */
+  SANDBOX_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  SANDBOX_WORKSPACE_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  SANDBOX_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
   ...s3Variables.shape,
 });
 
@@ -166,7 +172,13 @@ export type BuilderConfig = {
     prices: PriceTable;
   };
   auth: { signInPerMinute: number };
+  /** Unset fields take the sandbox's defaults (pool = cores, a workspace half of it, 30 s queue). */
+  sandbox: { concurrency?: number; perWorkspaceConcurrency?: number; queueTimeoutMs?: number };
   logLevel: string | undefined;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>`; otherwise it is open, like most exporters. */
+  metricsToken: string | undefined;
+  /** How long a stop waits for requests and streams in flight before cutting them. */
+  shutdownGraceMs: number;
   /** Server-wide provider keys by provider id, from the variables the providers' own SDKs read. */
   providerKeys: Record<string, string>;
 };
@@ -226,7 +238,16 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
       prices: e.BILLING_PRICES ? mergePrices(DEFAULT_PRICES, e.BILLING_PRICES) : DEFAULT_PRICES,
     },
     auth: { signInPerMinute: e.AUTH_SIGN_IN_PER_MINUTE },
+    sandbox: {
+      ...(e.SANDBOX_CONCURRENCY === undefined ? {} : { concurrency: e.SANDBOX_CONCURRENCY }),
+      ...(e.SANDBOX_WORKSPACE_CONCURRENCY === undefined
+        ? {}
+        : { perWorkspaceConcurrency: e.SANDBOX_WORKSPACE_CONCURRENCY }),
+      ...(e.SANDBOX_QUEUE_TIMEOUT_MS === undefined ? {} : { queueTimeoutMs: e.SANDBOX_QUEUE_TIMEOUT_MS }),
+    },
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
+    shutdownGraceMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     providerKeys: providerKeysFrom(presentVariables(env)),
   };
 }

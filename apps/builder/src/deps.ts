@@ -4,9 +4,10 @@ import type { Sandbox } from "@app/sandbox";
 import type { AgentToolPorts } from "./agents/ports.ts";
 import type { BuilderConfig } from "./config.ts";
 import type { BuilderDb } from "./db/index.ts";
+import type { EventDeliverySettings } from "./events/delivery-settings.ts";
 import type { DeliveryNotifier } from "./events/emit-event.ts";
-import type { EventDeliverySettings } from "./events/event-delivery.ts";
 import type { GenerationSettings } from "./generation/generation-context.ts";
+import type { McpSettings } from "./mcp/mcp-settings.ts";
 import type { AiSettings } from "./providers/settings.ts";
 import type { Storage } from "./storage/storage.ts";
 import type { WorkflowCapabilities } from "./workflows/capabilities.ts";
@@ -29,6 +30,8 @@ export interface Deps {
   storage?: Storage;
   /** Polling, size and cache limits of generation; absent, the defaults. */
   generation?: Partial<GenerationSettings>;
+  /** Timeouts and limits of MCP client connections; absent, the defaults. */
+  mcp?: Partial<McpSettings>;
   /** Whether and how this process delivers webhooks; absent, the defaults (inline). */
   eventDelivery?: Partial<EventDeliverySettings>;
   /**
@@ -37,6 +40,11 @@ export interface Deps {
    * instead of after the heartbeat timeout.
    */
   isSoleProcess?: boolean;
+  /**
+   * Told when the agents or workflows a workspace serves over MCP may have changed, so open MCP
+   * sessions get a list-changed notification; set by `createBuilderApp`.
+   */
+  mcpExposure?: { changed(workspaceId: string): void };
   /** Wakes the webhook delivery engine after events are committed; set by `createBuilderApp`. */
   deliveries?: DeliveryNotifier;
 }

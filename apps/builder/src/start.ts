@@ -31,7 +31,7 @@ export async function startBuilder(
     dataDir: `${config.dataDir}/builder/db`,
     cacheMegabytes: config.embeddedDbCacheMegabytes,
   });
-  const sandbox = await openSandbox(logger);
+  const sandbox = await openSandbox(logger, config.sandbox);
   const clock = overrides.clock ?? systemClock;
   const search = knowledgeSearch({ db: database.db, clock, config });
   const deps: Deps = {
@@ -60,8 +60,10 @@ export async function startBuilder(
   return {
     server,
     deps,
+    // Drains, then lets go: requests and streams in flight finish (bounded), the workers stop and
+    // give back what they claimed, and only then does the database close under them.
     stop: async () => {
-      await server.close();
+      await server.close({ graceMs: config.shutdownGraceMs });
       await builder.stop();
       await sandbox?.close();
       await database.close();

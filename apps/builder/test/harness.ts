@@ -44,7 +44,10 @@ export async function startTestBuilder(
     /** The builder's logger; by default one that logs nothing unless LOG_LEVEL is set. */
     logger?: Logger;
     deps?: Partial<
-      Pick<Deps, "ai" | "agentTools" | "workflowCapabilities" | "sandbox" | "generation" | "eventDelivery">
+      Pick<
+        Deps,
+        "ai" | "agentTools" | "workflowCapabilities" | "sandbox" | "generation" | "eventDelivery" | "mcp"
+      >
     >;
   } = {},
 ): Promise<TestBuilder> {
@@ -75,6 +78,7 @@ export async function startTestBuilder(
     ...(options.deps?.sandbox ? { sandbox: options.deps.sandbox } : {}),
     ...(options.deps?.generation ? { generation: options.deps.generation } : {}),
     ...(options.deps?.eventDelivery ? { eventDelivery: options.deps.eventDelivery } : {}),
+    ...(options.deps?.mcp ? { mcp: options.deps.mcp } : {}),
   };
   let builder = createBuilderApp(deps);
   await builder.start();

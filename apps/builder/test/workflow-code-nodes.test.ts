@@ -110,6 +110,66 @@ describe("Code nodes run in the sandbox", () => {
     expect(result.error?.message).toContain("line 3");
   });
 
+  it("runs a run's Code nodes on one sandbox session, closed when the run ends", async () => {
+    const step = (id: string, from: string) => ({
+      id,
+      type: "code",
+      position: { x: 0, y: 0 },
+      data: {
+        language: "javascript",
+        code: "function main(inputs) {\n  return { n: inputs.n + 1, seen: typeof globalThis.mark };\n}\n",
+        inputs: [{ name: "n", value: from }],
+        outputs: [
+          { name: "n", type: "number" },
+          { name: "seen", type: "string" },
+        ],
+      },
+    });
+    const graph = {
+      nodes: [
+        {
+          id: "start",
+          type: "start",
+          position: { x: 0, y: 0 },
+          data: { inputs: [{ name: "n", type: "number", required: true }] },
+        },
+        step("one", "{{start.n}}"),
+        step("two", "{{one.n}}"),
+        step("three", "{{two.n}}"),
+        {
+          id: "done",
+          type: "end",
+          position: { x: 0, y: 0 },
+          data: { outputs: [{ name: "n", value: "{{three.n}}" }] },
+        },
+      ],
+      edges: [
+        { id: "e1", source: "start", target: "one" },
+        { id: "e2", source: "one", target: "two" },
+        { id: "e3", source: "two", target: "three" },
+        { id: "e4", source: "three", target: "done" },
+      ],
+    };
+    const created = await builder.request("/api/workflows", {
+      method: "POST",
+      cookie,
+      json: { name: "chain", graph },
+    });
+    const { id } = (await created.json()) as { id: string };
+    const before = sandbox.stats();
+    const response = await builder.request(`/api/workflows/${id}/runs`, {
+      method: "POST",
+      cookie,
+      json: { inputs: { n: 1 } },
+    });
+    const result = (await response.json()) as { status: string; outputs: unknown };
+    expect(result).toMatchObject({ status: "succeeded", outputs: { n: 4 } });
+    const after = sandbox.stats();
+    // The second and third nodes ran on the process the first one started.
+    expect(after.reused - before.reused).toBe(2);
+    expect(after.held).toBe(0);
+  });
+
   it("fails the node when an output has the wrong type", async () => {
     const result = await run("javascript", "function main() { return { total: 'five', label: 'js' }; }\n");
     expect(result.status).toBe("failed");

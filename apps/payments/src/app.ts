@@ -20,6 +20,7 @@ import { eventRoutes } from "./events/routes.ts";
 import { declareIdempotency, idempotency } from "./idempotency/idempotency.ts";
 import { balanceRoutes } from "./ledger/routes.ts";
 import { requireSecretKey } from "./merchants/auth.ts";
+import { paymentsMetrics } from "./metrics.ts";
 import { paymentRoutes, paymentTestHelperRoutes } from "./payments/routes.ts";
 import { payoutRoutes, payoutTestHelperRoutes } from "./payouts/routes.ts";
 import { refundRoutes, refundTestHelperRoutes } from "./refunds/routes.ts";
@@ -36,7 +37,9 @@ const PUBLIC_V1_PATHS = new Set(["/v1/openapi.json"]);
  */
 export function createPaymentsApp(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const metrics = paymentsMetrics(deps);
   app.use(requestId());
+  app.use(metrics.middleware);
   app.use(requestLogger(deps.logger));
   app.onError(errorHandler(deps.logger));
   app.notFound(notFoundHandler);
@@ -46,6 +49,7 @@ export function createPaymentsApp(deps: Deps) {
       await deps.db.execute(sql`select 1`);
     }),
   );
+  app.get("/metrics", metrics.handler);
   // Every route, the checkout's and dashboard's forms too: the input guard reads bodies whole.
   app.use(limitBody(JSON_BODY_LIMIT_BYTES));
   app.use(guardInput());

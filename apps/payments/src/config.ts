@@ -51,6 +51,8 @@ const envSchema = z.object({
         .min(1),
     ),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
 });
 
 export interface PaymentsConfig {
@@ -74,6 +76,10 @@ export interface PaymentsConfig {
   /** ISO 4217 codes the API accepts (`PAYMENTS_CURRENCIES`). */
   currencies: string[];
   logLevel: string | undefined;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>`; otherwise it is open, like most exporters. */
+  metricsToken: string | undefined;
+  /** How long a stop waits for requests in flight before cutting them. */
+  shutdownGraceMs: number;
 }
 
 /**
@@ -103,5 +109,7 @@ export function loadPaymentsConfig(env: Record<string, string | undefined>): Pay
     publicUrl: (e.PAYMENTS_PUBLIC_URL ?? `http://localhost:${e.PAYMENTS_PORT}`).replace(/\/$/, ""),
     currencies: e.PAYMENTS_CURRENCIES,
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
+    shutdownGraceMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
   };
 }

@@ -44,8 +44,10 @@ export async function startPayments(
     server,
     deps,
     engine,
+    // Drains, then lets go: requests in flight finish (bounded), deliveries in flight are recorded
+    // (their leases released), and only then does the database close under them.
     stop: async () => {
-      await server.close();
+      await server.close({ graceMs: config.shutdownGraceMs });
       await jobs.stop();
       await engine?.stop();
       await database.close();

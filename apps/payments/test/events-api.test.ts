@@ -19,8 +19,15 @@ beforeAll(async () => {
     if (i % 4 === 0)
       await payments.request(`/v1/test_helpers/payments/${payment.id}/fail`, { method: "POST", key });
   }
-  const all = await json<EventList>(await payments.request("/v1/events?limit=100", { key }));
-  ids = all.data.map((event) => event.id).reverse();
+  // An event is listed once every older transaction of the database cluster has ended, and on a
+  // shared server other test files' transactions may still be open: wait for all 15 to show.
+  const deadline = Date.now() + 20_000;
+  do {
+    const all = await json<EventList>(await payments.request("/v1/events?limit=100", { key }));
+    ids = all.data.map((event) => event.id).reverse();
+    if (ids.length >= 15) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  } while (Date.now() < deadline);
 });
 afterAll(() => payments?.stop());
 

@@ -69,18 +69,15 @@ async function connect(from: Locator, to: Locator) {
   await page.mouse.up();
 }
 
-/** HTML5 drag and drop from the palette onto the canvas, at (x, y) inside the canvas. */
+/** Drags a palette entry onto the canvas at (x, y) inside it, with the real mouse (HTML5 drag and drop). */
 async function dropNode(type: string, x: number, y: number) {
   const canvas = await page.getByTestId("canvas").boundingBox();
-  if (!canvas) throw new Error("no canvas");
-  const dataTransfer = await page.evaluateHandle(() => new DataTransfer());
-  await page.getByTestId(`palette-${type}`).dispatchEvent("dragstart", { dataTransfer });
-  await page
-    .getByTestId("canvas")
-    .dispatchEvent("dragover", { dataTransfer, clientX: canvas.x + x, clientY: canvas.y + y });
-  await page
-    .getByTestId("canvas")
-    .dispatchEvent("drop", { dataTransfer, clientX: canvas.x + x, clientY: canvas.y + y });
+  const entry = await page.getByTestId(`palette-${type}`).boundingBox();
+  if (!canvas || !entry) throw new Error("no canvas or palette entry");
+  await page.mouse.move(entry.x + entry.width / 2, entry.y + entry.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(canvas.x + x, canvas.y + y, { steps: 8 });
+  await page.mouse.up();
 }
 
 const sourceHandle = (id: string, handle?: string) =>

@@ -4,9 +4,11 @@ import { AgentEditor } from "./agents/AgentEditor.tsx";
 import { AgentsPage } from "./agents/AgentsPage.tsx";
 import { AuthPage } from "./auth/AuthPage.tsx";
 import { useSession } from "./auth/session.ts";
+import { ConnectionBanner } from "./layout/ConnectionBanner.tsx";
 import { Shell } from "./layout/Shell.tsx";
 import { match, navigate, usePath } from "./router.ts";
-import { ErrorBox, Loading } from "./ui/ui.tsx";
+import { PageBoundary } from "./ui/PageBoundary.tsx";
+import { Loading, QueryError } from "./ui/ui.tsx";
 import { WorkflowsPage } from "./workflows/WorkflowsPage.tsx";
 
 // The editor (React Flow) is the heaviest screen: loaded only when opened. The other screens
@@ -14,6 +16,7 @@ import { WorkflowsPage } from "./workflows/WorkflowsPage.tsx";
 const WorkflowEditor = lazy(() =>
   import("./workflows/WorkflowEditor.tsx").then((m) => ({ default: m.WorkflowEditor })),
 );
+const RunsPage = lazy(() => import("./workflows/RunsPage.tsx").then((m) => ({ default: m.RunsPage })));
 const KnowledgePage = lazy(() =>
   import("./knowledge/KnowledgePage.tsx").then((m) => ({ default: m.KnowledgePage })),
 );
@@ -35,7 +38,7 @@ export function App() {
   const session = useSession();
 
   if (session.isPending) return <Loading what="your session" />;
-  if (session.error) return <ErrorBox error={session.error} />;
+  if (session.error) return <QueryError query={session} />;
   const isSignedIn = Boolean(session.data);
 
   if (!isSignedIn) {
@@ -43,13 +46,25 @@ export function App() {
       queueMicrotask(() => navigate("/sign-in", { replace: true }));
       return null;
     }
-    return <AuthPage mode={path === "/sign-up" ? "sign-up" : "sign-in"} />;
+    return (
+      <>
+        <ConnectionBanner />
+        <AuthPage mode={path === "/sign-up" ? "sign-up" : "sign-in"} />
+      </>
+    );
   }
   if (PUBLIC_PATHS.includes(path) || path === "/") {
     queueMicrotask(() => navigate("/agents", { replace: true }));
     return null;
   }
-  return <Shell>{route(path)}</Shell>;
+  return (
+    <>
+      <ConnectionBanner />
+      <Shell>
+        <PageBoundary key={path}>{route(path)}</PageBoundary>
+      </Shell>
+    </>
+  );
 }
 
 function route(path: string) {
@@ -67,6 +82,9 @@ function route(path: string) {
     );
   }
   if (path === "/workflows") return <WorkflowsPage />;
+  const workflowRuns = match("/workflows/:id/runs", path);
+  if (workflowRuns?.id)
+    return lazyPage(<RunsPage key={workflowRuns.id} workflowId={workflowRuns.id} />, "runs");
   const workflow = match("/workflows/:id", path);
   if (workflow?.id) return lazyPage(<WorkflowEditor key={workflow.id} id={workflow.id} />, "the editor");
   if (path === "/knowledge") return lazyPage(<KnowledgePage />, "knowledge bases");

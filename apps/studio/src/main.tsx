@@ -11,7 +11,12 @@ const queryClient = new QueryClient({
       // A 4xx will not get better by asking again.
       retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2,
       refetchOnWindowFocus: false,
+      // TanStack's default ("online") pauses requests while the browser reports itself offline,
+      // which left lists on "Loading…" with nothing to say why; failing fast shows the error and
+      // its retry, and the offline banner explains it.
+      networkMode: "always",
     },
+    mutations: { networkMode: "always", retry: false },
   },
 });
 

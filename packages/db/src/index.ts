@@ -7,4 +7,4 @@ export {
 } from "./connect.ts";
 export { newestFirst, type PageRequest } from "./pagination.ts";
 export { executePrepared, preparedPerDb } from "./prepared.ts";
-export { type Binder, Bindings, inline, writeTogether } from "./write-together.ts";
+export { writeTogether } from "./write-together.ts";

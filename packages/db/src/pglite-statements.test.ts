@@ -1,6 +1,6 @@
 import { PGlite, types } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { withNamedStatements } from "./pglite-statements.ts";
+import { hasExclusiveRunners, withNamedStatements } from "./pglite-statements.ts";
 
 let pg: PGlite;
 let client: PGlite;
@@ -103,5 +103,26 @@ describe("withNamedStatements", () => {
     const [result] = await client.exec("select 1 as one");
     expect(result?.rows).toEqual([{ one: 1 }]);
     expect(client.closed).toBe(false);
+  });
+
+  it("finds the PGlite internals it leans on in the installed PGlite", () => {
+    // When an upgrade renames them, the fallback below keeps working but this path is lost: look here.
+    expect(hasExclusiveRunners(pg)).toBe(true);
+  });
+
+  it("falls back to PGlite's public query when those internals are absent", async () => {
+    const withoutInternals = new Proxy(pg, {
+      get: (target, property) => {
+        if (property === "_runExclusiveQuery") return undefined;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const fallback = withNamedStatements(withoutInternals, CACHE_SIZE);
+    expect(fallback).toBe(withoutInternals);
+    const before = await preparedCount();
+    const { rows } = await fallback.query("select body from notes where id = $1 and body <> 'x'", ["n2"]);
+    expect(rows).toEqual([{ body: "second" }]);
+    expect(await preparedCount()).toBe(before);
   });
 });

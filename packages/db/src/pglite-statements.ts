@@ -33,11 +33,14 @@ interface NamedStatement {
  *
  * It leans on PGlite's mutexes (`_runExclusiveTransaction`, `_runExclusiveQuery`, declared in its
  * typings for its subclasses) so a query never runs between the statements of another caller's
- * transaction; `pglite-statements.test.ts` pins that down for upgrades.
+ * transaction; `pglite-statements.test.ts` pins that down for upgrades. A PGlite without them gets its
+ * public `query` unchanged (`hasExclusiveRunners`).
  *
  * @example const db = drizzle({ client: withNamedStatements(await PGlite.create(dir)) });
  */
 export function withNamedStatements(pg: PGlite, cacheSize = STATEMENT_CACHE_SIZE): PGlite {
+  // A PGlite release without these internals still works, only slower: its public `query` as is.
+  if (!hasExclusiveRunners(pg)) return pg;
   const statements = new Map<string, NamedStatement>();
   let nextName = 0;
 
@@ -103,7 +106,7 @@ export function withNamedStatements(pg: PGlite, cacheSize = STATEMENT_CACHE_SIZE
         ]),
         { syncToFs: false },
       );
-      // PGlite would copy its 300-odd parsers under the caller's on every call (0.1 ms); layered on
+      // PGlite would copy its 300-odd parsers under the caller's on every call (see docs/architecture.md); layered on
       // them instead, PGlite's own stay live (it adds array types later) and nothing is copied.
       const parsers = options?.parsers ? layeredParsers(options.parsers) : pg.parsers;
       return parse.parseResults(messages, parsers, {
@@ -162,6 +165,14 @@ export function withNamedStatements(pg: PGlite, cacheSize = STATEMENT_CACHE_SIZE
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+}
+
+/** Whether this PGlite has the internals this path leans on (declared for subclasses, not public API). */
+export function hasExclusiveRunners(pg: PGlite): boolean {
+  const internals = pg as unknown as Record<string, unknown>;
+  return ["_runExclusiveQuery", "_runExclusiveTransaction", "_checkReady", "execProtocol"].every(
+    (name) => typeof internals[name] === "function",
+  );
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

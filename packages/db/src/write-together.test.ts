@@ -3,7 +3,7 @@ import { integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrationsFolder } from "./test-migrations.ts";
 import { createTestDatabase } from "./testing.ts";
-import { Bindings, writeTogether } from "./write-together.ts";
+import { writeTogether } from "./write-together.ts";
 
 const folders = pgTable("folders", { id: text("id").primaryKey(), files: integer("files").notNull() });
 const files = pgTable("files", {
@@ -66,67 +66,5 @@ describe("writeTogether", () => {
 
   it("does nothing for no writes", async () => {
     await expect(writeTogether(database.db, [])).resolves.toBeUndefined();
-  });
-
-  describe("with bindings", () => {
-    const record = (rows: (typeof events.$inferInsert)[], folderFiles: number) => {
-      const { db } = database;
-      const bindings = new Bindings();
-      return writeTogether(
-        db,
-        [
-          db.insert(events).values(rows.map((row) => bindings.row(row))),
-          db
-            .update(folders)
-            .set({ files: sql`${sql.param(bindings.value(folderFiles), folders.files)}` })
-            .where(eq(folders.id, bindings.value("f1"))),
-        ],
-        { name: "record_events", bindings },
-      );
-    };
-
-    it("fills the statement built for the first call with each call's values, through the columns' encoders", async () => {
-      const at = new Date("2026-03-04T05:06:07.089Z");
-      await record([{ id: "e1", payload: { n: 1 }, at }], 10);
-      await record([{ id: "e2", payload: [2, "two"], at, note: "second" }], 11);
-      await record([{ id: "e3", payload: { n: 3 }, at: new Date(at.getTime() + 1) }], 12);
-      expect(await database.db.select().from(events).orderBy(events.id)).toEqual([
-        { id: "e1", payload: { n: 1 }, at, note: "none" },
-        { id: "e2", payload: [2, "two"], at, note: "second" },
-        { id: "e3", payload: { n: 3 }, at: new Date(at.getTime() + 1), note: "none" },
-      ]);
-      expect(await database.db.select().from(folders)).toEqual([{ id: "f1", files: 12 }]);
-    });
-
-    it("builds another statement for another shape (more rows)", async () => {
-      const at = new Date("2026-03-05T00:00:00Z");
-      await record(
-        [
-          { id: "e4", payload: {}, at },
-          { id: "e5", payload: {}, at },
-        ],
-        20,
-      );
-      expect(await database.db.select({ id: events.id }).from(events).where(eq(events.at, at))).toEqual([
-        { id: "e4" },
-        { id: "e5" },
-      ]);
-    });
-
-    it("refuses a write with a value that bypassed the bindings, which the kept statement would replay", async () => {
-      const { db } = database;
-      const bindings = new Bindings();
-      await expect(
-        writeTogether(
-          db,
-          [
-            db.insert(events).values(bindings.row({ id: "e6", payload: {}, at: new Date() })),
-            db.update(folders).set({ files: 99 }).where(eq(folders.id, "f1")),
-          ],
-          { name: "unbound", bindings },
-        ),
-      ).rejects.toThrow(/did not go through its bindings/);
-      expect(await db.select().from(events).where(eq(events.id, "e6"))).toEqual([]);
-    });
   });
 });

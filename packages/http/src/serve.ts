@@ -5,7 +5,12 @@ import { type ServerType, serve } from "@hono/node-server";
 export interface RunningServer {
   port: number;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections and resolves once every connection has ended. Requests and
+   * streams in flight get up to `graceMs` to finish (idle keep-alive connections close at once);
+   * whatever is still open then is cut. Without `graceMs`, everything is cut at once (tests).
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 /**
@@ -28,16 +33,38 @@ export function listen(
         resolve({
           port: info.port,
           url: `http://${host}:${info.port}`,
-          close: () =>
+          close: ({ graceMs = 0 } = {}) =>
             new Promise<void>((done) => {
               if (!server) return done();
-              server.close(() => done());
-              if ("closeAllConnections" in server) server.closeAllConnections();
+              const http = server;
+              const cutAll = () => {
+                if ("closeAllConnections" in http) http.closeAllConnections();
+              };
+              const closeIdle = () => {
+                if ("closeIdleConnections" in http) http.closeIdleConnections();
+              };
+              const timer = graceMs > 0 ? setTimeout(cutAll, graceMs) : undefined;
+              // A keep-alive connection whose request finishes during the grace period turns idle
+              // and would otherwise stay open until its client lets go (seconds): sweep them.
+              const sweep = graceMs > 0 ? setInterval(closeIdle, 50) : undefined;
+              http.close(() => {
+                clearTimeout(timer);
+                clearInterval(sweep);
+                done();
+              });
+              closeIdle();
+              if (graceMs <= 0) cutAll();
             }),
         });
       },
     );
     server.on("error", onError);
+    // Longer than the idle timeout of the proxies and clients in front (60 s for most load
+    // balancers, 4 s for Node's fetch): the client, not the server, ends an idle keep-alive
+    // connection, so a request is never sent on a socket the server is closing at that moment.
+    const http = server as { keepAliveTimeout?: number; headersTimeout?: number };
+    http.keepAliveTimeout = 65_000;
+    http.headersTimeout = 66_000;
   });
 }
 
@@ -90,10 +117,16 @@ export async function runService<TConfig>(service: ServiceDefinition<TConfig>): 
   }
   let isStopping = false;
   const stop = async () => {
+    // npm passes a terminal's Ctrl-C on to the process that already got it: one stop only.
     if (isStopping) return;
     isStopping = true;
-    await running.stop();
-    process.exit(0);
+    try {
+      await running.stop();
+      process.exit(0);
+    } catch (error) {
+      console.error(`${service.name}: the stop failed:`, error);
+      process.exit(1);
+    }
   };
   process.on("SIGINT", () => void stop());
   process.on("SIGTERM", () => void stop());

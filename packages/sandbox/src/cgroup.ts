@@ -11,6 +11,8 @@ export interface RunCgroup {
   path: string;
   adopt(pid: number): void;
   wasOomKilled(): boolean;
+  /** OOM kills in this cgroup so far: a resident sandbox compares them before and after a node. */
+  oomKills(): number;
   remove(): Promise<void>;
 }
 
@@ -133,12 +135,15 @@ export function createRunCgroup(
       writeFileSync(join(path, "cgroup.procs"), String(pid));
     },
     wasOomKilled() {
+      return this.oomKills() > 0;
+    },
+    oomKills() {
       try {
         const events = readFileSync(join(path, "memory.events"), "utf8");
         const match = /^oom_kill (\d+)$/m.exec(events);
-        return match ? Number(match[1]) > 0 : false;
+        return match ? Number(match[1]) : 0;
       } catch {
-        return false;
+        return 0;
       }
     },
     async remove() {

@@ -9,6 +9,7 @@ export {
   type RuntimesReport,
   Sandbox,
   type SandboxOptions,
+  type SandboxSession,
   type SandboxStats,
   SandboxUnavailableError,
 } from "./sandbox.ts";

@@ -111,6 +111,24 @@ describe("python", () => {
 });
 
 describe("javascript", () => {
+  it("runs on the services' pinned Node.js, bound read-only, not the host's /usr/bin/node", async () => {
+    const result = await run(
+      "javascript",
+      source(
+        "const fs = require('node:fs');",
+        "function main() {",
+        "  let writable = true;",
+        "  try { fs.appendFileSync(process.execPath, ''); } catch { writable = false; }",
+        "  return { version: process.version, exe: process.execPath, writable };",
+        "}",
+      ),
+    );
+    expect(result.error, result.stderr).toBeNull();
+    // vitest runs on the pinned runtime (npm scripts put node_modules/.bin first), as the services do.
+    expect(result.output).toEqual({ version: process.version, exe: "/runtime/node", writable: false });
+    expect(process.versions.node.split(".")[0]).toBe("24");
+  });
+
   it("runs main (async allowed) and keeps the user's prints out of the result", async () => {
     const result = await run(
       "javascript",
@@ -286,6 +304,26 @@ describe("compile errors", () => {
     const missing = await run("go", source("package main", "", "func Helper() {}"));
     expect(missing.error?.kind).toBe("compile");
     expect(missing.error?.message).toContain("func Main(inputs map[string]any) (map[string]any, error)");
+  });
+
+  it("go: cgo is refused with a message that says so, not a compiler error about the code's names", async () => {
+    const result = await run(
+      "go",
+      source(
+        "package main",
+        "",
+        "// #include <stdlib.h>",
+        'import "C"',
+        "",
+        "func Main(inputs map[string]any) (map[string]any, error) {",
+        '\treturn map[string]any{"n": int(C.abs(-1))}, nil',
+        "}",
+      ),
+    );
+    expect(result.output).toBeNull();
+    expect(result.error).toMatchObject({ kind: "compile", line: 4 });
+    expect(result.error?.message).toContain('cgo (import "C") is not supported');
+    expect(result.stderr).toContain("main.go:4");
   });
 
   it("rust: a clear result with the user's line, not an exception", async () => {

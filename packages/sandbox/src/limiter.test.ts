@@ -1,61 +1,155 @@
 import { describe, expect, it } from "vitest";
-import { Limiter, SandboxBusyError, SandboxClosedError } from "./limiter.ts";
+import { Limiter, type LimiterTimers, SandboxBusyError, SandboxClosedError } from "./limiter.ts";
+
+/** Timers that fire only when the test moves the clock. */
+function manualTimers() {
+  let now = 0;
+  const pending = new Set<{ at: number; callback: () => void }>();
+  const timers: LimiterTimers = {
+    setTimeout: (callback, ms) => {
+      const timer = { at: now + ms, callback };
+      pending.add(timer);
+      return timer;
+    },
+    clearTimeout: (handle) => {
+      pending.delete(handle as { at: number; callback: () => void });
+    },
+    now: () => now,
+  };
+  const advance = (ms: number) => {
+    now += ms;
+    for (const timer of [...pending].sort((a, b) => a.at - b.at)) {
+      if (timer.at > now) continue;
+      pending.delete(timer);
+      timer.callback();
+    }
+  };
+  return { timers, advance };
+}
+
+function limiter(options: Partial<ConstructorParameters<typeof Limiter>[0]> = {}) {
+  const clock = manualTimers();
+  return {
+    ...clock,
+    limiter: new Limiter({
+      concurrency: 2,
+      perTenant: 2,
+      queueTimeoutMs: 30_000,
+      queuePerTenant: 100,
+      timers: clock.timers,
+      ...options,
+    }),
+  };
+}
+
+/** Records the order in which queued acquisitions are granted. */
+function track(order: string[], label: string, acquiring: Promise<() => void>) {
+  return acquiring.then((release) => {
+    order.push(label);
+    return release;
+  });
+}
 
 describe("Limiter", () => {
-  it("lets `concurrency` holders in and queues the rest in order", async () => {
-    const limiter = new Limiter(2, 5_000);
-    const first = await limiter.acquire();
-    const second = await limiter.acquire();
-    const order: number[] = [];
-    const third = limiter.acquire().then((release) => {
-      order.push(3);
-      return release;
-    });
-    const fourth = limiter.acquire().then((release) => {
-      order.push(4);
-      return release;
-    });
-    expect(limiter.active).toBe(2);
-    expect(limiter.queued).toBe(2);
+  it("lets `concurrency` holders in and queues the rest of one tenant in order", async () => {
+    const { limiter: pool } = limiter();
+    const first = await pool.acquire("a");
+    const second = await pool.acquire("a");
+    const order: string[] = [];
+    const third = track(order, "a3", pool.acquire("a"));
+    const fourth = track(order, "a4", pool.acquire("a"));
+    expect(pool.active).toBe(2);
+    expect(pool.queued).toBe(2);
     first();
     (await third)();
     second();
     (await fourth)();
-    expect(order).toEqual([3, 4]);
-    expect(limiter.active).toBe(0);
-    expect(limiter.maxActive).toBe(2);
+    expect(order).toEqual(["a3", "a4"]);
+    expect(pool.active).toBe(0);
+    expect(pool.maxActive).toBe(2);
   });
 
-  it("gives up on a queued caller after the queue timeout", async () => {
-    const limiter = new Limiter(1, 20);
-    const release = await limiter.acquire();
-    await expect(limiter.acquire()).rejects.toBeInstanceOf(SandboxBusyError);
-    expect(limiter.queued).toBe(0);
+  it("keeps a tenant at its quota, so another tenant starts at once while the first floods", async () => {
+    const { limiter: pool } = limiter({ concurrency: 2, perTenant: 1 });
+    const flooding = await pool.acquire("flood");
+    const order: string[] = [];
+    const queuedFlood = Array.from({ length: 5 }, (_, i) => track(order, `flood${i}`, pool.acquire("flood")));
+    expect(pool.tenant("flood")).toEqual({ active: 1, queued: 5 });
+    // The second slot is free and the flooder is at its quota: the light tenant is not queued at all.
+    const light = await pool.acquire("light");
+    expect(pool.active).toBe(2);
+    light();
+    flooding();
+    (await queuedFlood[0])?.();
+    expect(order).toEqual(["flood0"]);
+    for (const waiting of queuedFlood.slice(1)) (await waiting)();
+  });
+
+  it("serves waiting tenants round robin: a newcomer waits for one release, not for the flood's queue", async () => {
+    const { limiter: pool } = limiter({ concurrency: 2, perTenant: 2 });
+    const holders = [await pool.acquire("flood"), await pool.acquire("flood")];
+    const order: string[] = [];
+    const flood = Array.from({ length: 4 }, (_, i) => track(order, `flood${i}`, pool.acquire("flood")));
+    const light = track(order, "light", pool.acquire("light"));
+    holders[0]?.();
+    // The flood was first in line; the next slot goes to the light tenant, not to flood1.
+    const flood0 = await flood[0];
+    holders[1]?.();
+    const lightRelease = await light;
+    expect(order).toEqual(["flood0", "light"]);
+    flood0?.();
+    lightRelease();
+    for (const waiting of flood.slice(1)) (await waiting)?.();
+    expect(order).toEqual(["flood0", "light", "flood1", "flood2", "flood3"]);
+  });
+
+  it("refuses a caller that waited past the queue timeout with a Retry-After, and keeps the queue intact", async () => {
+    const { limiter: pool, advance } = limiter({ concurrency: 1, perTenant: 1, queueTimeoutMs: 10_000 });
+    const release = await pool.acquire("a");
+    const waiting = pool.acquire("a");
+    advance(9_999);
+    expect(pool.queued).toBe(1);
+    advance(1);
+    const error = await waiting.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SandboxBusyError);
+    expect(error).toMatchObject({ waitedMs: 10_000, retryAfterSeconds: 5 });
+    expect(pool.queued).toBe(0);
     release();
-    (await limiter.acquire())();
+    (await pool.acquire("a"))();
+  });
+
+  it("refuses at once a tenant that already has `queuePerTenant` callers waiting, not the others", async () => {
+    const { limiter: pool } = limiter({ concurrency: 1, perTenant: 1, queuePerTenant: 2 });
+    const release = await pool.acquire("a");
+    const queued = [pool.acquire("a"), pool.acquire("a")];
+    await expect(pool.acquire("a")).rejects.toMatchObject({ name: "SandboxBusyError", waitedMs: 0 });
+    const other = pool.acquire("b");
+    expect(pool.tenant("b").queued).toBe(1);
+    release();
+    for (const waiting of [queued[0], other, queued[1]]) (await waiting)?.();
   });
 
   it("withdraws a queued caller whose signal aborts", async () => {
-    const limiter = new Limiter(1, 5_000);
-    const release = await limiter.acquire();
+    const { limiter: pool } = limiter({ concurrency: 1, perTenant: 1 });
+    const release = await pool.acquire("a");
     const controller = new AbortController();
-    const waiting = limiter.acquire(controller.signal);
+    const waiting = pool.acquire("b", controller.signal);
     controller.abort(new Error("caller gone"));
     await expect(waiting).rejects.toThrow("caller gone");
-    expect(limiter.queued).toBe(0);
+    expect(pool.queued).toBe(0);
     release();
-    expect(limiter.active).toBe(0);
+    expect(pool.active).toBe(0);
   });
 
   it("ignores a second release and rejects waiters on close", async () => {
-    const limiter = new Limiter(1, 5_000);
-    const release = await limiter.acquire();
-    const waiting = limiter.acquire();
-    limiter.close();
+    const { limiter: pool } = limiter({ concurrency: 1, perTenant: 1 });
+    const release = await pool.acquire("a");
+    const waiting = pool.acquire("a");
+    pool.close();
     await expect(waiting).rejects.toBeInstanceOf(SandboxClosedError);
     release();
     release();
-    expect(limiter.active).toBe(0);
-    await expect(limiter.acquire()).rejects.toBeInstanceOf(SandboxClosedError);
+    expect(pool.active).toBe(0);
+    await expect(pool.acquire("a")).rejects.toBeInstanceOf(SandboxClosedError);
   });
 });

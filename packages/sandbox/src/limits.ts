@@ -27,6 +27,8 @@ export interface ProcessLimits {
   memoryBytes: number;
   /** RLIMIT_AS: runtimes reserve address space they never touch, so this is memory plus headroom. */
   addressSpaceBytes: number;
+  /** RLIMIT_DATA when no cgroup is in use: memory plus what the runtime reserves writable but never fills. */
+  dataBytes: number;
   /** RLIMIT_NPROC (threads count too), or pids.max with a cgroup. */
   processes: number;
   openFiles: number;
@@ -45,6 +47,30 @@ const ADDRESS_SPACE_HEADROOM: Record<Language, number> = {
 };
 
 /**
+ * Writable reservations RLIMIT_DATA counts although they hold no user data: Node 24's V8 reserves its
+ * JIT code range (512 MiB) read-write at start (measured: it aborts with "Failed to reserve virtual
+ * memory for CodeRange" under 580 MiB of RLIMIT_DATA, and starts at 24 MiB of heap above that).
+ */
+const DATA_HEADROOM: Record<Language, number> = {
+  python: 0,
+  javascript: 512 * MiB,
+  go: 0,
+  rust: 0,
+};
+
+/**
+ * A JavaScript process runs the nodes of one run in turn, and RLIMIT_CPU counts them all: it is
+ * replaced once it has used this much (resident.ts), so each node still gets its full CPU time.
+ * Python forks each node, whose count starts at zero.
+ */
+export const RESIDENT_CPU_HEADROOM_SECONDS: Record<Language, number> = {
+  python: 0,
+  javascript: 2,
+  go: 0,
+  rust: 0,
+};
+
+/**
  * The limits of a user program's run.
  *
  * @example runLimits("python", { timeoutMs: 10_000, memoryMb: 256 }).memoryBytes // 268435456
@@ -57,9 +83,10 @@ export function runLimits(
   return {
     wallMs: chosen.timeoutMs,
     // Two busy threads spend CPU time twice as fast as the wall clock; the wall timer stays the real limit.
-    cpuSeconds: Math.ceil(chosen.timeoutMs / 1000) * 2 + 1,
+    cpuSeconds: Math.ceil(chosen.timeoutMs / 1000) * 2 + 1 + RESIDENT_CPU_HEADROOM_SECONDS[language],
     memoryBytes,
     addressSpaceBytes: memoryBytes + ADDRESS_SPACE_HEADROOM[language],
+    dataBytes: memoryBytes + DATA_HEADROOM[language],
     // Node starts ~11 threads and Go one per P plus a few; a fork bomb stops here.
     processes: 32,
     openFiles: 256,
@@ -81,6 +108,7 @@ export function compileLimits(wallMs: number): ProcessLimits {
     cpuSeconds: Math.ceil(wallMs / 1000) * 2 + 1,
     memoryBytes: GiB,
     addressSpaceBytes: 4 * GiB,
+    dataBytes: GiB,
     processes: 256,
     openFiles: 1024,
     fileSizeBytes: 256 * MiB,
@@ -108,6 +136,6 @@ export function prlimitArgs(limits: ProcessLimits, options: { memoryByRlimit: bo
   ];
   // With a cgroup, memory.max covers the whole tree, including page cache and tmpfs pages,
   // so RLIMIT_DATA would only make runtimes fail earlier than the user asked for.
-  if (options.memoryByRlimit) args.push(`--data=${limits.memoryBytes}`);
+  if (options.memoryByRlimit) args.push(`--data=${limits.dataBytes}`);
   return args;
 }

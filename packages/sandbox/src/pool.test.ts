@@ -120,6 +120,71 @@ describe("the pool", () => {
     }
   });
 
+  it("keeps a flooding workspace to its share: another workspace's run starts at once and succeeds", async () => {
+    const finished: string[] = [];
+    const SLEEP = "import time\ndef main(inputs):\n    time.sleep(3)\n    return {'i': inputs['i']}\n";
+    const flood = Array.from({ length: 2 }, (_, i) =>
+      sandbox
+        .run({ workspaceId: "wsp_flood", language: "python", code: SLEEP, input: { i } })
+        .then((result) => {
+          finished.push(`flood${i}`);
+          return result;
+        }),
+    );
+    expect(await eventually(() => sandbox.stats().active === 1 && sandbox.stats().queued === 1)).toBe(true);
+    const light = await sandbox.run({
+      workspaceId: "wsp_light",
+      language: "python",
+      code: "def main(inputs):\n    return {'ok': 1}\n",
+      input: {},
+    });
+    finished.push("light");
+    expect(light.output).toEqual({ ok: 1 });
+    // The pool has 2 slots and a workspace's share is 1: the flood holds one, the light run took the other.
+    expect(finished).toEqual(["light"]);
+    for (const result of await Promise.all(flood)) expect(result.error).toBeNull();
+  });
+
+  it("serves waiting workspaces in turn: with the pool full, a newcomer waits for one run, not the flood's queue", async () => {
+    const shared = await createSandbox({
+      uidBase: UID_BASE + 4200,
+      concurrency: 2,
+      perWorkspaceConcurrency: 2,
+      warmPerLanguage: 1,
+    });
+    try {
+      const finished: string[] = [];
+      const SLEEP = "import time\ndef main(inputs):\n    time.sleep(1)\n    return {}\n";
+      const flood = Array.from({ length: 6 }, (_, i) =>
+        shared
+          .run({ workspaceId: "wsp_flood", language: "python", code: SLEEP, input: {} })
+          .then((result) => {
+            finished.push(`flood${i}`);
+            return result;
+          }),
+      );
+      expect(await eventually(() => shared.stats().active === 2 && shared.stats().queued === 4)).toBe(true);
+      const light = shared
+        .run({
+          workspaceId: "wsp_light",
+          language: "python",
+          code: "def main(inputs):\n    return {}\n",
+          input: {},
+        })
+        .then((result) => {
+          finished.push("light");
+          return result;
+        });
+      expect((await light).error).toBeNull();
+      await Promise.all(flood);
+      // A FIFO would have run the light workspace after all six; here it took the first slot freed.
+      expect(finished.indexOf("light")).toBeLessThan(finished.indexOf("flood3"));
+      expect(finished.indexOf("light")).toBeGreaterThan(0);
+    } finally {
+      await shared.close();
+    }
+  });
+
   it("stops a run whose caller aborts, and rejects with the abort reason", async () => {
     const controller = new AbortController();
     const running = sandbox.run({

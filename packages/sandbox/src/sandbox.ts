@@ -16,7 +16,7 @@ import { BinaryCache, binaryKey } from "./binary-cache.ts";
 import { createRunCgroup, detectLimitMechanism, type LimitMechanism } from "./cgroup.ts";
 import { ensurePrivateDir, type HostTools, probeHost } from "./host.ts";
 import { GO_WARM_UP_PROGRAM, go, goWarmUpMarker } from "./languages/go.ts";
-import { javascript } from "./languages/javascript.ts";
+import { installNodeRuntime, javascript, pinnedNodeBinary } from "./languages/javascript.ts";
 import { python } from "./languages/python.ts";
 import { rust } from "./languages/rust.ts";
 import type {
@@ -36,6 +36,7 @@ import {
   runLimits,
 } from "./limits.ts";
 import { reapOrphans } from "./orphans.ts";
+import { ResidentRunner } from "./resident.ts";
 import { type RunError, type RunResult, toRunResult } from "./result.ts";
 import { type ProcessOutcome, SandboxedProcess, type SandboxSpec } from "./sandboxed-process.ts";
 import { seccompFilter } from "./seccomp.ts";
@@ -45,10 +46,14 @@ import { WarmPool } from "./warm-pool.ts";
 export interface SandboxOptions {
   /** Toolchain caches and compiled binaries. Default: /var/cache/app-sandbox as root, else $TMPDIR/app-sandbox-<uid>. */
   cacheDir?: string;
-  /** Runs at once; more wait in a queue. Default: the number of cores. */
+  /** Runs at once across all workspaces (the pool); more wait in a queue. Default: the number of cores. */
   concurrency?: number;
+  /** Runs at once of one workspace. Default: half the pool, at least 1, so one workspace never holds all of it (from 2 slots on). */
+  perWorkspaceConcurrency?: number;
   /** How long a run may wait for a slot before SandboxBusyError. Default 30 s. */
   queueTimeoutMs?: number;
+  /** Runs one workspace may have waiting; one more is refused at once with SandboxBusyError. Default 64. */
+  queuePerWorkspace?: number;
   /** Pre-started runners per language (interpreters, or sandboxes waiting for a cached binary). Default: `concurrency`; 0 turns the pools off. */
   warmPerLanguage?: number;
   /** Wall-time limit of a compile. Default 30 s. */
@@ -65,6 +70,8 @@ export interface SandboxOptions {
 }
 
 export interface RunRequest {
+  /** Whose run this is: the pool is shared fairly between workspaces (quota, round robin). Runs without one share one queue. */
+  workspaceId?: string | undefined;
   language: Language;
   code: string;
   /** The object handed to main; must be a JSON object. */
@@ -73,6 +80,17 @@ export interface RunRequest {
   memoryMb?: number;
   /** Aborting withdraws a queued run or stops a running one; `run` then rejects with the signal's reason. */
   signal?: AbortSignal | undefined;
+}
+
+/**
+ * The code nodes of one workflow run (see `Sandbox.session`): they share the run's sandbox processes
+ * and are scheduled like any run of its workspace.
+ */
+export interface SandboxSession {
+  /** Runs one node's code; the same contract as `Sandbox.run`. */
+  run(request: Omit<RunRequest, "workspaceId">): Promise<RunResult>;
+  /** Ends the session: its processes are killed (a Python zygote may be kept for the workspace's next run). */
+  close(): void;
 }
 
 export interface LanguageRuntime {
@@ -102,6 +120,7 @@ export interface RuntimesReport {
     outputBytes: number;
   };
   concurrency: number;
+  perWorkspaceConcurrency: number;
   queueTimeoutMs: number;
   languages: LanguageRuntime[];
 }
@@ -110,6 +129,8 @@ export interface SandboxStats {
   /** Warm runners started and waiting, per language. */
   warm: Partial<Record<Language, number>>;
   runs: number;
+  /** Runs on a resident runner a session or the workspace already had (no sandbox started for them). */
+  reused: number;
   warmStarts: number;
   coldStarts: number;
   compiles: number;
@@ -117,6 +138,10 @@ export interface SandboxStats {
   active: number;
   queued: number;
   maxActive: number;
+  /** Idle resident runners kept by open sessions for their run's next node. */
+  held: number;
+  /** Idle Python zygotes kept for their workspace's next run. */
+  parked: number;
 }
 
 /** The host cannot isolate code (no bwrap, no namespaces); nothing runs unconfined instead. */
@@ -130,7 +155,9 @@ export class LanguageUnavailableError extends Error {
 }
 
 const DEFINITIONS: Record<Language, LanguageDefinition> = { python, javascript, go, rust };
-const RUNNER_FILES = ["runner.py", "runner.cjs", "wrapper.go", "wrapper.rs"] as const;
+const RUNNER_FILES = ["runner.py", "zygote.py", "runner.cjs", "wrapper.go", "wrapper.rs"] as const;
+/** How long a workspace's idle Python zygote is kept for its next run. */
+const PARKED_IDLE_MS = 60_000;
 const MAX_CODE_BYTES = 512 * 1024;
 const MAX_INPUT_BYTES = 1024 * 1024;
 const UID_RANGE = 1024;
@@ -220,6 +247,9 @@ async function runUntilAborted(runner: SandboxedProcess, input: string, chosen: 
   }
 }
 
+/** The idle resident runner a session keeps per language between its nodes. */
+type HeldRunners = Map<Language, ResidentRunner>;
+
 type CompileOutcome =
   | { isCompiled: true; path: string; durationMs: number }
   | { isCompiled: false; result: RunResult };
@@ -232,11 +262,20 @@ type CompileOutcome =
  */
 export class Sandbox {
   readonly #options: Required<
-    Pick<SandboxOptions, "concurrency" | "queueTimeoutMs" | "warmPerLanguage" | "compileTimeoutMs">
+    Pick<
+      SandboxOptions,
+      "concurrency" | "perWorkspaceConcurrency" | "queueTimeoutMs" | "warmPerLanguage" | "compileTimeoutMs"
+    >
   >;
   readonly #logger: SandboxOptions["logger"];
   readonly #limiter: Limiter;
-  readonly #stats = { runs: 0, warmStarts: 0, coldStarts: 0, compiles: 0, cacheHits: 0 };
+  readonly #stats = { runs: 0, reused: 0, warmStarts: 0, coldStarts: 0, compiles: 0, cacheHits: 0 };
+  /** Idle Python zygotes per workspace, newest last: they never ran user code, so a later run of the same workspace may use them. */
+  readonly #parked = new Map<string, { runner: ResidentRunner; timer: NodeJS.Timeout }[]>();
+  /** Idle resident runners held by open sessions, across all sessions. */
+  #heldBySessions = 0;
+  /** The held runners of sessions already closed: a node that ends after its session does not refill them. */
+  readonly #closedSessions = new WeakSet<HeldRunners>();
   readonly #live = new Set<SandboxedProcess>();
   readonly #warm = new Map<Language, WarmPool>();
   /** The slot directory of each warm binary runner. */
@@ -257,14 +296,24 @@ export class Sandbox {
 
   private constructor(options: SandboxOptions) {
     const concurrency = options.concurrency ?? availableParallelism();
+    const perWorkspaceConcurrency = Math.min(
+      concurrency,
+      options.perWorkspaceConcurrency ?? Math.max(1, Math.ceil(concurrency / 2)),
+    );
     this.#options = {
       concurrency,
+      perWorkspaceConcurrency,
       queueTimeoutMs: options.queueTimeoutMs ?? 30_000,
       warmPerLanguage: options.warmPerLanguage ?? concurrency,
       compileTimeoutMs: options.compileTimeoutMs ?? 30_000,
     };
     this.#logger = options.logger;
-    this.#limiter = new Limiter(concurrency, this.#options.queueTimeoutMs);
+    this.#limiter = new Limiter({
+      concurrency,
+      perTenant: perWorkspaceConcurrency,
+      queueTimeoutMs: this.#options.queueTimeoutMs,
+      queuePerTenant: options.queuePerWorkspace ?? 64,
+    });
     const uidBase = options.uidBase ?? 1_500_000_000;
     this.#compileUid = uidBase;
     this.#uids = new UidPool(uidBase + 1, UID_RANGE);
@@ -314,6 +363,16 @@ export class Sandbox {
       cacheDir,
       compileUid: host.tools.isRoot ? this.#compileUid : undefined,
     };
+    if (this.#toolchains.get("javascript")?.isAvailable) {
+      try {
+        this.#context.nodeRuntime = installNodeRuntime(cacheDir, pinnedNodeBinary());
+      } catch (error) {
+        this.#toolchains.set("javascript", {
+          isAvailable: false,
+          reason: `the pinned Node.js could not be installed for the sandbox: ${(error as Error).message}`,
+        });
+      }
+    }
 
     let smoke: { exitCode: number | null; stderr: string };
     try {
@@ -401,7 +460,11 @@ export class Sandbox {
    *
    * @example await sandbox.run({ language: "python", code: "def main(i):\n    return {'n': i['n'] + 1}", input: { n: 1 } })
    */
-  async run(request: RunRequest): Promise<RunResult> {
+  run(request: RunRequest): Promise<RunResult> {
+    return this.#run(request, undefined);
+  }
+
+  async #run(request: RunRequest, held: HeldRunners | undefined): Promise<RunResult> {
     if (this.#isClosed) throw new SandboxUnavailableError("The sandbox is shut down.");
     const { language, code, input } = request;
     if (!LANGUAGES.includes(language)) return invalidInput(`language must be one of ${LANGUAGES.join(", ")}`);
@@ -433,20 +496,50 @@ export class Sandbox {
     }
 
     const { signal } = request;
-    const release = await this.#limiter.acquire(signal);
+    const workspaceId = request.workspaceId ?? "";
+    const release = await this.#limiter.acquire(workspaceId, signal);
     try {
       this.#stats.runs++;
       const chosen = { timeoutMs: timeout.value, memoryMb: memory.value, signal };
       const definition = DEFINITIONS[language];
       const result =
         definition.kind === "interpreted"
-          ? await this.#runInterpreted(language, JSON.stringify({ code, input }), chosen)
+          ? await this.#runInterpreted(language, JSON.stringify({ code, input }), chosen, workspaceId, held)
           : await this.#runCompiled(definition, toolchain.version, code, inputJson, chosen);
       signal?.throwIfAborted();
       return result;
     } finally {
       release();
     }
+  }
+
+  /**
+   * A session for the code nodes of one workflow run: per language one resident sandbox runs the
+   * run's nodes in turn, each in a fresh process (Python, forked from a zygote that never runs user
+   * code) or a fresh V8 context (JavaScript, in a Node.js process that lives for this run only).
+   * Every limit holds per node; a node that hits one takes its process down and the next node starts
+   * a new one. Close it when the run ends.
+   *
+   * @example const session = sandbox.session("wsp_1"); try { await session.run({ language: "javascript", code, input }); } finally { session.close(); }
+   */
+  session(workspaceId: string): SandboxSession {
+    const held: HeldRunners = new Map();
+    let isClosed = false;
+    return {
+      run: (request) => {
+        if (isClosed) return Promise.reject(new SandboxUnavailableError("The sandbox session is closed."));
+        return this.#run({ ...request, workspaceId }, held);
+      },
+      close: () => {
+        isClosed = true;
+        this.#closedSessions.add(held);
+        for (const [language, runner] of held) {
+          this.#heldBySessions--;
+          this.#release(language, runner, workspaceId, undefined);
+        }
+        held.clear();
+      },
+    };
   }
 
   /**
@@ -471,6 +564,7 @@ export class Sandbox {
         outputBytes: OUTPUT_LIMIT_BYTES,
       },
       concurrency: this.#options.concurrency,
+      perWorkspaceConcurrency: this.#options.perWorkspaceConcurrency,
       queueTimeoutMs: this.#options.queueTimeoutMs,
       languages: LANGUAGES.map((language) => {
         const probe = this.#toolchains.get(language);
@@ -530,6 +624,8 @@ export class Sandbox {
       active: this.#limiter.active,
       queued: this.#limiter.queued,
       maxActive: this.#limiter.maxActive,
+      held: this.#heldBySessions,
+      parked: [...this.#parked.values()].reduce((sum, list) => sum + list.length, 0),
     };
   }
 
@@ -539,6 +635,13 @@ export class Sandbox {
     this.#isClosed = true;
     this.#limiter.close();
     for (const pool of this.#warm.values()) pool.close();
+    for (const parked of this.#parked.values()) {
+      for (const { runner, timer } of parked) {
+        clearTimeout(timer);
+        runner.kill();
+      }
+    }
+    this.#parked.clear();
     const closing = [...this.#live].map((child) => {
       child.kill();
       return child.closed;
@@ -592,20 +695,110 @@ export class Sandbox {
       command: definition.command(limits),
       limits,
       env: definition.env(limits),
-      readOnlyBinds: [[this.#context.assetsDir, "/sandbox"]],
+      readOnlyBinds: [
+        [this.#context.assetsDir, "/sandbox"],
+        ...(definition.runtimeBinds?.(this.#context) ?? []),
+      ],
     };
   }
 
-  async #runInterpreted(language: Language, request: string, chosen: ChosenLimits): Promise<RunResult> {
+  async #runInterpreted(
+    language: Language,
+    request: string,
+    chosen: ChosenLimits,
+    workspaceId: string,
+    held: HeldRunners | undefined,
+  ): Promise<RunResult> {
     const limits = runLimits(language, chosen);
-    let runner = fitsWarmLimits(chosen) ? this.#warm.get(language)?.take() : undefined;
-    if (runner) this.#stats.warmStarts++;
-    else {
-      runner = this.#start(this.#interpreterSpec(language, limits));
-      this.#stats.coldStarts++;
+    const isDefault = fitsWarmLimits(chosen);
+    let runner: ResidentRunner | undefined;
+    const mine = isDefault ? held?.get(language) : undefined;
+    if (mine) {
+      held?.delete(language);
+      this.#heldBySessions--;
+      // Held idle, it may have died since (killed, or out of CPU headroom): then the node starts afresh.
+      if (mine.isUsable) {
+        runner = mine;
+        this.#stats.reused++;
+      } else mine.kill();
     }
-    const outcome = await runUntilAborted(runner, request, chosen);
+    if (!runner && isDefault && language === "python") {
+      runner = this.#unpark(workspaceId);
+      if (runner) this.#stats.reused++;
+    }
+    if (!runner) {
+      const warm = isDefault ? this.#warm.get(language)?.take() : undefined;
+      if (warm) this.#stats.warmStarts++;
+      else this.#stats.coldStarts++;
+      runner = new ResidentRunner(warm ?? this.#start(this.#interpreterSpec(language, limits)), limits);
+    }
+    const outcome = await runner.execute(request, chosen.timeoutMs, chosen.signal);
+    this.#release(language, runner, workspaceId, isDefault ? held : undefined, isDefault);
     return toRunResult(outcome, { timeoutMs: chosen.timeoutMs, durationMs: outcome.durationMs });
+  }
+
+  /**
+   * Where a resident runner goes after a node: back to its session for the run's next node; a Python
+   * zygote (it never ran user code) to its workspace's parking for a later run; anything else, or a
+   * runner that a limit stopped, is killed.
+   */
+  #release(
+    language: Language,
+    runner: ResidentRunner,
+    workspaceId: string,
+    held: HeldRunners | undefined,
+    isDefault = true,
+  ): void {
+    if (!runner.isUsable || !isDefault || this.#isClosed) {
+      runner.kill();
+      return;
+    }
+    const isHeldOpen = held !== undefined && !this.#closedSessions.has(held);
+    if (isHeldOpen && !held.has(language) && this.#heldBySessions < this.#options.concurrency * 4) {
+      held.set(language, runner);
+      this.#heldBySessions++;
+      return;
+    }
+    if (language === "python") this.#park(workspaceId, runner);
+    else runner.kill();
+  }
+
+  #park(workspaceId: string, runner: ResidentRunner): void {
+    const parked = this.#parked.get(workspaceId) ?? [];
+    const total = [...this.#parked.values()].reduce((sum, list) => sum + list.length, 0);
+    // Idle zygotes cost memory, not CPU: a few per slot, across all workspaces.
+    if (parked.length >= this.#options.perWorkspaceConcurrency || total >= this.#options.concurrency * 4) {
+      runner.kill();
+      return;
+    }
+    const entry = {
+      runner,
+      timer: setTimeout(() => {
+        const list = this.#parked.get(workspaceId);
+        const index = list?.indexOf(entry) ?? -1;
+        if (list && index >= 0) list.splice(index, 1);
+        if (list?.length === 0) this.#parked.delete(workspaceId);
+        runner.kill();
+      }, PARKED_IDLE_MS),
+    };
+    entry.timer.unref();
+    parked.push(entry);
+    this.#parked.set(workspaceId, parked);
+  }
+
+  #unpark(workspaceId: string): ResidentRunner | undefined {
+    const parked = this.#parked.get(workspaceId);
+    while (parked && parked.length > 0) {
+      const entry = parked.pop();
+      if (!entry) break;
+      clearTimeout(entry.timer);
+      if (entry.runner.isUsable) {
+        if (parked.length === 0) this.#parked.delete(workspaceId);
+        return entry.runner;
+      }
+    }
+    this.#parked.delete(workspaceId);
+    return undefined;
   }
 
   async #runCompiled(
@@ -678,6 +871,16 @@ export class Sandbox {
   #compile(definition: CompiledLanguage, version: string, code: string): Promise<CompileOutcome> {
     const binaries = this.#binaries;
     if (!binaries) throw new SandboxUnavailableError(this.#unavailableReason ?? "not initialised");
+    const refused = definition.refuseSource?.(code);
+    if (refused) {
+      const error: RunError = {
+        kind: "compile",
+        message: refused.message,
+        ...(refused.line === undefined ? {} : { line: refused.line }),
+      };
+      const result = { ...invalidInput(""), stderr: refused.stderr, error };
+      return Promise.resolve({ isCompiled: false, result });
+    }
     const key = binaryKey([...definition.cacheKeyParts(version), this.#assetsHash, code]);
     const cached = binaries.get(key);
     if (cached) {

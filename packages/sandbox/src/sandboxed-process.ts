@@ -39,6 +39,14 @@ export interface ProcessOutcome {
 
 const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
 
+/** Where a resident process's output goes instead of being collected for one run (see resident.ts). */
+export interface ProcessListener {
+  stdout(chunk: Buffer): void;
+  stderr(chunk: Buffer): void;
+  /** fd 3 after the readiness byte. */
+  result(chunk: Buffer): void;
+}
+
 /**
  * The bwrap arguments of a spec: new user, pid, net, ipc, uts and cgroup namespaces; only /usr
  * (read-only) and the given binds from the host; sized tmpfs on /tmp and /dev/shm; an empty
@@ -177,6 +185,7 @@ export class SandboxedProcess {
   #hasExited = false;
   #isRunning = false;
   #spawnError: Error | undefined;
+  #listener: ProcessListener | undefined;
 
   private constructor(child: ChildProcess, spec: SandboxSpec) {
     this.#child = child;
@@ -199,8 +208,12 @@ export class SandboxedProcess {
     const [stdin, stdout, stderr, result] = [pipes[0], pipes[1], pipes[2], pipes[3]];
     // The child may die before reading its input; that shows in the outcome, not as an EPIPE crash.
     (stdin as Writable | null)?.on("error", () => {});
-    (stdout as Readable | null)?.on("data", (chunk: Buffer) => this.#collectOutput(this.#stdout, chunk));
-    (stderr as Readable | null)?.on("data", (chunk: Buffer) => this.#collectOutput(this.#stderr, chunk));
+    (stdout as Readable | null)?.on("data", (chunk: Buffer) =>
+      this.#listener ? this.#listener.stdout(chunk) : this.#collectOutput(this.#stdout, chunk),
+    );
+    (stderr as Readable | null)?.on("data", (chunk: Buffer) =>
+      this.#listener ? this.#listener.stderr(chunk) : this.#collectOutput(this.#stderr, chunk),
+    );
     (result as Readable | null)?.on("data", (chunk: Buffer) => this.#collectResult(chunk));
   }
 
@@ -259,6 +272,40 @@ export class SandboxedProcess {
 
   get uid(): number | undefined {
     return this.#spec.uid;
+  }
+
+  /**
+   * Makes this a resident process: its output goes to `listener` and `send` writes requests, for
+   * as long as it lives (instead of `run`, which sends one input and waits for the end).
+   */
+  attach(listener: ProcessListener): void {
+    if (this.#isRunning) throw new Error("the process already runs");
+    this.#isRunning = true;
+    this.#listener = listener;
+  }
+
+  /**
+   * Resolves true once the program inside has sent its readiness byte (see `run`), false when the
+   * tree ended before.
+   */
+  async whenStarted(): Promise<boolean> {
+    await Promise.race([this.#ready, this.#closed]);
+    return this.#hasSignalledReady && !this.#hasExited;
+  }
+
+  /** Writes to a resident process's stdin (after `whenStarted`). */
+  send(data: string | Buffer): void {
+    if (!this.#listener) throw new Error("send needs an attached process");
+    if (!this.#hasExited) (this.#child.stdin as Writable | null)?.write(data);
+  }
+
+  get hasExited(): boolean {
+    return this.#hasExited;
+  }
+
+  /** OOM kills in the sandbox's cgroup so far (0 without one). */
+  oomKills(): number {
+    return this.#spec.cgroup?.oomKills() ?? 0;
   }
 
   /** Resolves when the process tree is gone, however it ended. */
@@ -344,6 +391,10 @@ export class SandboxedProcess {
       // The readiness byte is protocol, not result.
       if (chunk[0] === 0x0a) chunk = chunk.subarray(1);
       if (chunk.length === 0) return;
+    }
+    if (this.#listener) {
+      this.#listener.result(chunk);
+      return;
     }
     if (this.#isResultTooLarge) return;
     this.#resultBytes += chunk.length;

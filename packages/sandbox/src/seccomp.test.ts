@@ -37,6 +37,8 @@ describe.each(["x64", "arm64"] as const)("the seccomp policy on %s", (arch) => {
       "bpf",
       "io_uring_setup",
       "memfd_create",
+      "msgget",
+      "semget",
       "userfaultfd",
     ]) {
       expect(verdict(arch, name), name).toBe(EPERM);

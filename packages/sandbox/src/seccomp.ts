@@ -102,6 +102,8 @@ const SYSCALLS: Record<string, Record<SeccompArch, number | undefined>> = {
   fanotify_init: { x64: 300, arm64: 262 },
   shmget: { x64: 29, arm64: 194 },
   shmat: { x64: 30, arm64: 196 },
+  msgget: { x64: 68, arm64: 186 },
+  semget: { x64: 64, arm64: 190 },
 };
 
 /**
@@ -147,6 +149,10 @@ export const DENIED_SYSCALLS = [
   "userfaultfd",
   "shmget",
   "shmat",
+  // System V queues and semaphores outlive their process in the sandbox's IPC namespace: a Python
+  // node could leave data in one for the zygote's next node.
+  "msgget",
+  "semget",
   "kexec_load",
   "kexec_file_load",
   "init_module",

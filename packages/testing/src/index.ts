@@ -7,6 +7,7 @@ export {
   startFakeEmbeddings,
 } from "./fake-embeddings.ts";
 export { startFakeGoogle } from "./fake-google.ts";
+export { type FakeMcp, type FakeMcpCall, type FakeMcpOptions, startFakeMcp } from "./fake-mcp.ts";
 export {
   type FakeMessage,
   type FakeProvider,
@@ -19,6 +20,7 @@ export {
   isAfterToolResult,
   lastUserText,
 } from "./fake-model.ts";
+export type { FakeAuthorization } from "./fake-oauth.ts";
 export { startFakeOpenAI } from "./fake-openai.ts";
 export {
   FAKE_REPLICATE_MODELS,

@@ -254,3 +254,37 @@ export async function endpointDeliveryStats(
   }
   return out;
 }
+
+/** Deliveries waiting (pending or retrying) and parked (failed after every retry), service-wide. */
+export interface DeliveryQueue {
+  state: "pending" | "parked";
+  count: number;
+  /** Seconds since the oldest of them was created; 0 when there are none. */
+  oldestAgeSeconds: number;
+}
+
+/**
+ * The delivery queue across all owners, for the services' `/metrics`. Parked deliveries count
+ * until replayed or pruned (`DELIVERY_RETENTION_MS`). One grouped scan of the deliveries table per
+ * scrape: cheap at the retained volume of one machine; scrape less often on a large PostgreSQL.
+ *
+ * @example const queue = await deliveryQueue(db, clock.now());
+ */
+export async function deliveryQueue(db: WebhooksDb, now: Date): Promise<DeliveryQueue[]> {
+  const rows = rowsOf<{ state: "pending" | "parked"; count: string; oldest: Date | string | null }>(
+    await db.execute(sql`
+      select case when status = 'failed' then 'parked' else 'pending' end as state,
+        count(*)::text as count, min(created_at) as oldest
+      from webhook_deliveries where status in ('pending', 'retrying', 'failed')
+      group by 1`),
+  );
+  return (["pending", "parked"] as const).map((state) => {
+    const row = rows.find((candidate) => candidate.state === state);
+    const oldest = row?.oldest ? new Date(row.oldest).getTime() : now.getTime();
+    return {
+      state,
+      count: Number(row?.count ?? 0),
+      oldestAgeSeconds: Math.max(0, (now.getTime() - oldest) / 1000),
+    };
+  });
+}

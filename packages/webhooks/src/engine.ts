@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Clock, unixSeconds } from "@app/core";
+import { type Clock, pollLoop, unixSeconds } from "@app/core";
 import { executePrepared } from "@app/db";
 import { type SQL, sql } from "drizzle-orm";
 import type { WebhooksDb } from "./db.ts";
@@ -85,11 +85,6 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const onError = options.onError ?? (() => {});
 
-  let isRunning = false;
-  let loop: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  // A wake that arrives while the loop is busy claiming must not be lost until the next poll.
-  let isWakeRequested = false;
   let inFlight = 0;
   const settled = new Set<Promise<void>>();
   let slotFreed: (() => void) | undefined;
@@ -297,63 +292,34 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     return attempts;
   }
 
-  function sleep(ms: number): Promise<void> {
-    if (isWakeRequested) {
-      isWakeRequested = false;
-      return Promise.resolve();
+  /** One round: wait for half the slots, then claim what is due into the free ones. */
+  async function fillSlots(): Promise<"busy" | "idle"> {
+    // Waiting for half the slots to free up before claiming again: claiming one row per finished
+    // delivery would cost a query per delivery under load.
+    if (inFlight >= concurrency || (inFlight > 0 && concurrency - inFlight < Math.ceil(concurrency / 2))) {
+      await new Promise<void>((resolve) => {
+        slotFreed = () => {
+          slotFreed = undefined;
+          resolve();
+        };
+      });
+      return "busy";
     }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
+    const batch = await claim(concurrency - inFlight);
+    for (const claimed of batch) dispatch(claimed);
+    return batch.length === 0 ? "idle" : "busy";
   }
 
-  async function run(): Promise<void> {
-    while (isRunning) {
-      // Wait for half the slots to free up before claiming again: claiming one row per finished
-      // delivery would cost a query per delivery under load.
-      if (inFlight >= concurrency || (inFlight > 0 && concurrency - inFlight < Math.ceil(concurrency / 2))) {
-        await new Promise<void>((resolve) => {
-          slotFreed = () => {
-            slotFreed = undefined;
-            resolve();
-          };
-        });
-        continue;
-      }
-      let batch: Claimed[] = [];
-      isWakeRequested = false;
-      try {
-        batch = await claim(concurrency - inFlight);
-      } catch (error) {
-        onError(error);
-      }
-      for (const claimed of batch) dispatch(claimed);
-      if (batch.length === 0) await sleep(pollIntervalMs);
-    }
-  }
+  const loop = pollLoop({ work: fillSlots, minIdleMs: pollIntervalMs, onError });
 
   return {
     runDue,
-    start() {
-      if (isRunning) return;
-      isRunning = true;
-      loop = run();
-    },
-    wake() {
-      isWakeRequested = true;
-      wakeUp?.();
-    },
+    start: loop.start,
+    wake: loop.wake,
     async stop() {
-      isRunning = false;
-      wakeUp?.();
+      const stopped = loop.stop();
       slotFreed?.();
-      await loop;
+      await stopped;
       await drain();
     },
   };

@@ -2,7 +2,9 @@ export { rowsOf, type WebhooksDb } from "./db.ts";
 export {
   type AttemptRow,
   DELIVERY_RETENTION_MS,
+  type DeliveryQueue,
   type DeliveryRow,
+  deliveryQueue,
   endpointDeliveryStats,
   findDelivery,
   listDeliveries,

@@ -61,10 +61,18 @@ export const llmDataSchema = z.object({
     .describe("JSON Schema of a structured answer; the node then also outputs `json`"),
 });
 
+/** The entry point the sandbox calls in each language, for the API's descriptions (docs/workflows.md). */
+export const CODE_ENTRY_POINTS =
+  "Source code that defines the entry point of its language: Python `def main(inputs: dict) -> dict` " +
+  "(async allowed); JavaScript `function main(inputs)` returning an object (async allowed); " +
+  "Go `func Main(inputs map[string]any) (map[string]any, error)` (`package main` optional); " +
+  "Rust `fn main_fn(inputs: serde_json::Value) -> Result<serde_json::Value, String>` (not `fn main`, " +
+  "which the sandbox's wrapper defines). The returned object must be a JSON object.";
+
 export const codeDataSchema = z.object({
   title: titleSchema,
   language: z.enum(["python", "javascript", "go", "rust"]),
-  code: z.string().min(1).max(100_000).describe("Source code; never template-resolved"),
+  code: z.string().min(1).max(100_000).describe(`${CODE_ENTRY_POINTS} Never template-resolved.`),
   inputs: z
     .array(z.object({ name: identifierSchema, value: z.unknown().describe("A template or a literal") }))
     .max(100)

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { FetchFunction } from "../outbound/outbound-fetch.ts";
 import type { AgentTool } from "./contract.ts";
 import { callHttpTool } from "./http-tool.ts";
+import { addMcpTools } from "./mcp-agent-tools.ts";
 import { type AgentToolPorts, citationJson } from "./ports.ts";
 
 const CODE_TOOL_TIMEOUT_MS = 10_000;
@@ -25,9 +26,14 @@ type ToolOutput = Record<string, unknown>;
  * The AI SDK tools of an agent. A tool that fails answers `{ error }` to the model rather than
  * failing the turn: the model can say so or try something else, as a person would.
  *
- * @example const tools = buildAgentTools(agent.tools, context);
+ * MCP servers are listed before the turn (from this process's recent listing when there is one).
+ *
+ * @example const tools = await buildAgentTools(agent.tools, context);
  */
-export function buildAgentTools(definitions: readonly AgentTool[], context: ToolContext): ToolSet {
+export async function buildAgentTools(
+  definitions: readonly AgentTool[],
+  context: ToolContext,
+): Promise<ToolSet> {
   const tools: ToolSet = {};
   for (const definition of definitions) {
     switch (definition.type) {
@@ -102,6 +108,14 @@ export function buildAgentTools(definitions: readonly AgentTool[], context: Tool
               });
               return { outputs };
             }),
+        });
+        break;
+      case "mcp":
+        await addMcpTools(tools, definition, {
+          source: context.ports.mcp,
+          workspaceId: context.workspaceId,
+          signal: context.signal,
+          validated: validatedSchema,
         });
         break;
     }

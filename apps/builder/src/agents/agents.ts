@@ -1,6 +1,6 @@
 import { type Clock, newId } from "@app/core";
-import { type PageRequest, preparedPerDb } from "@app/db";
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { newestFirst, type PageRequest } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { AgentTool, CreateAgentInput, UpdateAgentInput } from "./contract.ts";
 import { agents } from "./schema.ts";
@@ -19,6 +19,7 @@ export function toAgentJson(row: AgentRow) {
     tools: row.tools as AgentTool[],
     knowledge_base_ids: row.knowledgeBaseIds,
     memory_turns: row.memoryTurns,
+    mcp_exposed: row.mcpExposed,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -44,6 +45,7 @@ export async function createAgent(
       tools: input.tools,
       knowledgeBaseIds: input.knowledge_base_ids,
       memoryTurns: input.memory_turns,
+      mcpExposed: input.mcp_exposed,
       createdAt: now,
       updatedAt: now,
     })
@@ -66,34 +68,15 @@ export async function findAgent(
   return row;
 }
 
-const listFirstPage = preparedPerDb((db: BuilderDb) =>
-  db
-    .select()
-    .from(agents)
-    .where(eq(agents.workspaceId, sql.placeholder("workspaceId")))
-    .orderBy(desc(agents.id))
-    .limit(sql.placeholder("limit"))
-    .prepare("agents_first_page"),
-);
-
-const listPageAfter = preparedPerDb((db: BuilderDb) =>
-  db
-    .select()
-    .from(agents)
-    .where(
-      and(eq(agents.workspaceId, sql.placeholder("workspaceId")), lt(agents.id, sql.placeholder("cursor"))),
-    )
-    .orderBy(desc(agents.id))
-    .limit(sql.placeholder("limit"))
-    .prepare("agents_page_after"),
-);
-
 /** Newest first; fetches `limit + 1` rows so the caller can tell whether more exist. */
 export function listAgents(db: BuilderDb, workspaceId: string, page: PageRequest) {
-  const limit = page.limit + 1;
-  return page.cursor
-    ? listPageAfter(db).execute({ workspaceId, cursor: page.cursor, limit })
-    : listFirstPage(db).execute({ workspaceId, limit });
+  const newest = newestFirst(agents.id, page);
+  return db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.workspaceId, workspaceId), newest.olderThanCursor))
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }
 
 export async function updateAgent(
@@ -114,12 +97,30 @@ export async function updateAgent(
       ...(input.tools === undefined ? {} : { tools: input.tools }),
       ...(input.knowledge_base_ids === undefined ? {} : { knowledgeBaseIds: input.knowledge_base_ids }),
       ...(input.memory_turns === undefined ? {} : { memoryTurns: input.memory_turns }),
+      ...(input.mcp_exposed === undefined ? {} : { mcpExposed: input.mcp_exposed }),
       updatedAt: clock.now(),
     })
     .where(and(eq(agents.id, id), eq(agents.workspaceId, workspaceId)))
     .returning();
   return row;
 }
+
+/**
+ * The workspace's agents marked `mcp_exposed`, oldest first (the order their tools are listed in).
+ *
+ * @example const exposed = await listExposedAgents(db, "ws_1");
+ */
+export function listExposedAgents(db: BuilderDb, workspaceId: string) {
+  return db
+    .select({ id: agents.id, name: agents.name, description: agents.description })
+    .from(agents)
+    .where(and(eq(agents.workspaceId, workspaceId), eq(agents.mcpExposed, true)))
+    .orderBy(agents.id)
+    .limit(MAX_EXPOSED);
+}
+
+/** An MCP client lists every tool at once: a bound keeps that answer small. */
+const MAX_EXPOSED = 200;
 
 export async function deleteAgent(db: BuilderDb, workspaceId: string, id: string): Promise<boolean> {
   const deleted = await db

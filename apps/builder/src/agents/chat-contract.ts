@@ -20,6 +20,12 @@ export const toolCallSchema = z
     input: z.unknown(),
     output: z.unknown(),
     is_error: z.boolean(),
+    duration_ms: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .openapi({ description: "From the model's call to the tool's result" }),
   })
   .openapi("ToolCall");
 

@@ -22,9 +22,9 @@ import {
   conversationSchema,
   messageSchema,
 } from "./chat-contract.ts";
-import { ChatErrors } from "./chat-errors.ts";
 import { toConversationJson, toMessageJson } from "./conversation-json.ts";
 import { deleteConversation } from "./delete-conversation.ts";
+import { AgentErrors } from "./errors.ts";
 import { findConversation } from "./find-conversation.ts";
 import { findTurnContext } from "./find-turn-context.ts";
 import { listConversations } from "./list-conversations.ts";
@@ -71,11 +71,7 @@ const listConversationsRoute = createRoute({
  *
  * @example registerChatRoutes(router, deps);
  */
-export function registerChatRoutes(
-  router: OpenAPIHono<AppEnv>,
-  deps: Deps,
-  agentNotFound: () => ApiError,
-): void {
+export function registerChatRoutes(router: OpenAPIHono<AppEnv>, deps: Deps): void {
   router.openapi(chatRoute, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
     const body = c.req.valid("json");
@@ -83,7 +79,7 @@ export function registerChatRoutes(
       agentId: c.req.valid("param").id,
       conversationId: body.conversation_id,
     });
-    if (!context) throw agentNotFound();
+    if (!context) throw AgentErrors.AGENT_NOT_FOUND();
     const prepared = await prepareAgentTurn(deps, workspaceId, context, body);
     const events = runAgentTurn(deps, prepared, c.req.raw.signal);
     const isStreaming = (c.req.header("accept") ?? "").includes("text/event-stream");
@@ -132,7 +128,7 @@ export function registerChatRoutes(
   router.openapi(listConversationsRoute, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
     const agent = await findAgent(deps.db, workspaceId, c.req.valid("param").id);
-    if (!agent) throw agentNotFound();
+    if (!agent) throw AgentErrors.AGENT_NOT_FOUND();
     const query = c.req.valid("query");
     const rows = await listConversations(deps.db, workspaceId, agent.id, query);
     return c.json(toPage(rows, query.limit, toConversationJson), 200);
@@ -184,13 +180,13 @@ export function conversationRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();
   router.openapi(getConversationRoute, async (c) => {
     const row = await findConversation(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
-    if (!row) throw ChatErrors.CONVERSATION_NOT_FOUND();
+    if (!row) throw AgentErrors.CONVERSATION_NOT_FOUND();
     return c.json(toConversationJson(row), 200);
   });
   router.openapi(listMessagesRoute, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
     const conversation = await findConversation(deps.db, workspaceId, c.req.valid("param").id);
-    if (!conversation) throw ChatErrors.CONVERSATION_NOT_FOUND();
+    if (!conversation) throw AgentErrors.CONVERSATION_NOT_FOUND();
     const query = c.req.valid("query");
     const rows = await listMessages(deps.db, workspaceId, conversation.id, query);
     return c.json(toPage(rows, query.limit, toMessageJson), 200);
@@ -201,7 +197,7 @@ export function conversationRoutes(deps: Deps) {
       c.get("principal").workspaceId,
       c.req.valid("param").id,
     );
-    if (!isDeleted) throw ChatErrors.CONVERSATION_NOT_FOUND();
+    if (!isDeleted) throw AgentErrors.CONVERSATION_NOT_FOUND();
     return c.body(null, 204);
   });
   return router;

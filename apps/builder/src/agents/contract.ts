@@ -1,4 +1,5 @@
 import { patchBody } from "@app/http";
+import { CODE_ENTRY_POINTS } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
 import { PROVIDER_IDS } from "../providers/catalogue.ts";
 
@@ -17,7 +18,7 @@ export const agentToolSchema = z
       name: toolName,
       description: z.string().max(1000).default(""),
       language: z.enum(["python", "javascript", "go", "rust"]),
-      code: z.string().min(1).max(100_000),
+      code: z.string().min(1).max(100_000).openapi({ description: CODE_ENTRY_POINTS }),
       parameters: parametersSchema,
     }),
     z.object({
@@ -35,6 +36,36 @@ export const agentToolSchema = z
       description: z.string().max(1000).default(""),
       workflow_id: z.string().max(64),
     }),
+    z.object({
+      type: z.literal("mcp"),
+      server_id: z
+        .string()
+        .max(64)
+        .openapi({ description: "An MCP server of the workspace (/api/mcp-servers)" }),
+      prefix: z
+        .string()
+        .regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,31}$/, "must start with a letter and use letters, digits, _ or -")
+        .optional()
+        .openapi({ description: "Put before each tool's name, so two servers' tools cannot clash" }),
+      tools: z
+        .array(
+          z.object({
+            name: z.string().min(1).max(128).openapi({ description: "The tool's name on the server" }),
+            description: z
+              .string()
+              .max(1000)
+              .optional()
+              .openapi({ description: "What the model reads instead of the server's description" }),
+            fixed_arguments: z.record(z.string().max(128), z.unknown()).optional().openapi({
+              description:
+                "Parameters fixed to a value: hidden from the model and always sent as given; the others are left to the model",
+            }),
+          }),
+        )
+        .max(100)
+        .optional()
+        .openapi({ description: "The tools offered to the model; absent, all the server lists" }),
+    }),
   ])
   .openapi("AgentTool");
 
@@ -45,6 +76,8 @@ const toolList = z
   .superRefine((tools, ctx) => {
     const seen = new Set<string>();
     tools.forEach((tool, index) => {
+      // An MCP server's tool names are known only when the turn lists them (clashes are renamed then).
+      if (tool.type === "mcp") return;
       const name = tool.type === "knowledge_search" ? "knowledge_search" : tool.name;
       if (seen.has(name))
         ctx.addIssue({ code: "custom", path: [index, "name"], message: `duplicate tool name ${name}` });
@@ -70,6 +103,9 @@ export const createAgentBody = z
     tools: toolList.default([]),
     knowledge_base_ids: z.array(z.string().max(64)).max(32).default([]),
     memory_turns: z.number().int().min(0).max(100).default(10),
+    mcp_exposed: z.boolean().default(false).openapi({
+      description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
+    }),
   })
   .openapi("CreateAgentRequest");
 
@@ -85,6 +121,7 @@ export const updateAgentBody = patchBody(
       tools: toolList,
       knowledge_base_ids: z.array(z.string().max(64)).max(32),
       memory_turns: z.number().int().min(0).max(100),
+      mcp_exposed: z.boolean(),
     })
     .partial(),
 ).openapi("UpdateAgentRequest");
@@ -101,6 +138,7 @@ export const agentSchema = z
     tools: z.array(agentToolSchema),
     knowledge_base_ids: z.array(z.string()),
     memory_turns: z.number().int(),
+    mcp_exposed: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -10,6 +10,8 @@ export interface ToolCallSummary {
   input: unknown;
   output: unknown;
   is_error: boolean;
+  /** From the call to its result; absent on turns stored before it was recorded. */
+  duration_ms?: number | null;
 }
 
 export function toConversationJson(row: ConversationRow) {

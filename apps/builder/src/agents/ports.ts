@@ -65,8 +65,46 @@ export interface WorkflowRunner {
   }): Promise<Record<string, unknown>>;
 }
 
+/** A tool of an MCP server as the server lists it. */
+export interface McpToolInfo {
+  name: string;
+  title?: string | undefined;
+  description: string;
+  /** JSON Schema of the arguments. */
+  inputSchema: Record<string, unknown>;
+}
+
+/** What one MCP tool call answered, already cut to the size limit. */
+export interface McpToolOutcome {
+  text: string;
+  structured?: unknown;
+  isError: boolean;
+  durationMs: number;
+}
+
+/** A workspace's MCP server opened for one turn or node: its tools and a way to call them. */
+export interface McpToolset {
+  serverName: string;
+  tools: McpToolInfo[];
+  /** Why the server could not be listed now; `tools` are then the ones it listed last. */
+  unavailable?: string | undefined;
+  /** Throws (with a message naming the server and the fix) when the server cannot be reached. */
+  call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpToolOutcome>;
+}
+
+/** Tools of the workspace's MCP servers (src/mcp). */
+export interface McpToolSource {
+  /** Undefined when the workspace has no such server. */
+  open(request: {
+    workspaceId: string;
+    serverId: string;
+    signal: AbortSignal;
+  }): Promise<McpToolset | undefined>;
+}
+
 export interface AgentToolPorts {
   code?: CodeRunner;
   knowledge?: KnowledgeSearch;
   workflows?: WorkflowRunner;
+  mcp?: McpToolSource;
 }

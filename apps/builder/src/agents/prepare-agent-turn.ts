@@ -3,8 +3,8 @@ import { requireCredits } from "../billing/meter.ts";
 import { accessFromCredential, type ResolvedAccess } from "../credentials/resolve-provider-access.ts";
 import type { Deps } from "../deps.ts";
 import type { AgentRow } from "./agents.ts";
-import { ChatErrors } from "./chat-errors.ts";
 import type { ConversationRow } from "./conversation-json.ts";
+import { AgentErrors } from "./errors.ts";
 import type { TurnContext } from "./find-turn-context.ts";
 import { newConversation } from "./new-conversation.ts";
 
@@ -41,7 +41,7 @@ export async function prepareAgentTurn(
   const access = await accessFromCredential(deps, agent.provider, credential);
   if (request.conversation_id) {
     if (continued?.conversation.id !== request.conversation_id) {
-      throw ChatErrors.CONVERSATION_NOT_FOUND({ param: "conversation_id" });
+      throw AgentErrors.CONVERSATION_NOT_FOUND({ param: "conversation_id" });
     }
     const { conversation, history, lastAt } = continued;
     return {

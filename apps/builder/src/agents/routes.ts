@@ -1,6 +1,5 @@
 import {
   createRouter,
-  defineErrors,
   errorResponses,
   idParam,
   jsonContent,
@@ -15,10 +14,7 @@ import { createAgent, deleteAgent, findAgent, listAgents, toAgentJson, updateAge
 import { registerChatRoutes } from "./chat-routes.ts";
 import { checkAgentReferences } from "./check-agent-references.ts";
 import { agentSchema, createAgentBody, updateAgentBody } from "./contract.ts";
-
-export const AgentErrors = defineErrors({
-  AGENT_NOT_FOUND: { status: 404, message: "No agent with this id." },
-});
+import { AgentErrors } from "./errors.ts";
 
 const listRoute = createRoute({
   method: "get",
@@ -88,6 +84,7 @@ export function agentRoutes(deps: Deps) {
     const input = c.req.valid("json");
     await checkAgentReferences(deps, c.get("principal").workspaceId, input);
     const row = await createAgent(deps, c.get("principal").workspaceId, input);
+    if (row.mcpExposed) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toAgentJson(row), 201);
   });
   router.openapi(getRoute, async (c) => {
@@ -97,17 +94,19 @@ export function agentRoutes(deps: Deps) {
   });
   router.openapi(updateRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const input = c.req.valid("json");
-    await checkAgentReferences(deps, c.get("principal").workspaceId, input);
-    const row = await updateAgent(deps, c.get("principal").workspaceId, id, input);
+    const body = c.req.valid("json");
+    await checkAgentReferences(deps, c.get("principal").workspaceId, body);
+    const row = await updateAgent(deps, c.get("principal").workspaceId, id, body);
     if (!row) throw AgentErrors.AGENT_NOT_FOUND();
+    if (row.mcpExposed || body.mcp_exposed !== undefined) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toAgentJson(row), 200);
   });
   router.openapi(deleteRoute, async (c) => {
     const isDeleted = await deleteAgent(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
     if (!isDeleted) throw AgentErrors.AGENT_NOT_FOUND();
+    deps.mcpExposure?.changed(c.get("principal").workspaceId);
     return c.body(null, 204);
   });
-  registerChatRoutes(router, deps, () => AgentErrors.AGENT_NOT_FOUND());
+  registerChatRoutes(router, deps);
   return router;
 }

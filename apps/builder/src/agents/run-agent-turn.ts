@@ -1,5 +1,6 @@
 import { newId } from "@app/core";
 import { writeTogether } from "@app/db";
+import { agentTurnsTotal } from "@app/observability";
 import {
   type LanguageModelUsage,
   type ModelMessage,
@@ -86,7 +87,7 @@ export async function* runAgentTurn(
   let isUsageRecorded = false;
   try {
     yield { event: "conversation", data: toConversationJson(conversation) };
-    const tools = buildAgentTools(agent.tools as AgentTool[], {
+    const tools = await buildAgentTools(agent.tools as AgentTool[], {
       ports: deps.agentTools,
       workspaceId: turn.workspaceId,
       knowledgeBaseIds: agent.knowledgeBaseIds,
@@ -117,6 +118,7 @@ export async function* runAgentTurn(
     });
     let text = "";
     const toolCalls = new Map<string, ToolCallSummary>();
+    const toolStarts = new Map<string, number>();
     for await (const part of result.fullStream) {
       switch (part.type) {
         case "text-delta":
@@ -124,6 +126,7 @@ export async function* runAgentTurn(
           yield { event: "text_delta", data: { text: part.text } };
           break;
         case "tool-call":
+          toolStarts.set(part.toolCallId, performance.now());
           toolCalls.set(part.toolCallId, {
             id: part.toolCallId,
             name: part.toolName,
@@ -139,7 +142,9 @@ export async function* runAgentTurn(
             part.type === "tool-error" || hasErrorKey(part.type === "tool-result" ? part.output : null);
           const output = part.type === "tool-result" ? part.output : { error: errorText(part.error) };
           const call = toolCalls.get(part.toolCallId);
-          if (call) Object.assign(call, { output, is_error: isError });
+          const started = toolStarts.get(part.toolCallId);
+          const durationMs = started === undefined ? null : Math.round(performance.now() - started);
+          if (call) Object.assign(call, { output, is_error: isError, duration_ms: durationMs });
           yield {
             event: "tool_result",
             data: { id: part.toolCallId, name: part.toolName, output, is_error: isError },
@@ -183,7 +188,7 @@ export async function* runAgentTurn(
         finishReason: finish,
         createdAt: assistantAt,
       },
-      (binder) => modelCallWrites(deps, origin, meter.settle(), binder),
+      modelCallWrites(deps, origin, meter.settle()),
     );
     isUsageRecorded = true;
     return {
@@ -206,6 +211,15 @@ export async function* runAgentTurn(
     throw error;
   } finally {
     clearTimeout(timer);
+    agentTurnsTotal.inc({
+      outcome: isUsageRecorded
+        ? "completed"
+        : deadline.signal.aborted
+          ? "timeout"
+          : signal.aborted
+            ? "aborted"
+            : "failed",
+    });
     if (!isUsageRecorded) {
       // A client may have seen the new conversation's id (the first event): it stays, empty.
       const writes = [

@@ -3,7 +3,13 @@ import type { CodeLanguage, CodeRunner } from "./ports.ts";
 
 /** The part of `@app/sandbox`'s `Sandbox` code tools use, stated here so agents do not own its lifecycle. */
 export interface SandboxLike {
-  run(request: { language: CodeLanguage; code: string; input: unknown; timeoutMs?: number }): Promise<{
+  run(request: {
+    workspaceId: string;
+    language: CodeLanguage;
+    code: string;
+    input: unknown;
+    timeoutMs?: number;
+  }): Promise<{
     output: Record<string, unknown> | null;
     stdout: string;
     stderr: string;
@@ -21,7 +27,7 @@ export interface SandboxLike {
 export function sandboxCodeRunner(sandbox: SandboxLike, deps: MeterDeps): CodeRunner {
   return {
     async runCode({ workspaceId, language, code, input, timeoutMs }) {
-      const result = await sandbox.run({ language, code, input, timeoutMs });
+      const result = await sandbox.run({ workspaceId, language, code, input, timeoutMs });
       await chargeSandboxRun(deps, {
         workspaceId,
         durationMs: result.durationMs,

@@ -1,6 +1,6 @@
 import { toStorable } from "@app/core";
-import { type Binder, Bindings, inline, writeTogether } from "@app/db";
-import { eq, type SQLWrapper, sql } from "drizzle-orm";
+import { writeTogether } from "@app/db";
+import { eq, type SQLWrapper } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { ConversationRow, MessageRow } from "./conversation-json.ts";
 import { conversations, messages } from "./schema.ts";
@@ -10,30 +10,27 @@ export type NewMessage = typeof messages.$inferInsert;
 /**
  * Stores a finished turn in one statement: the user's message and the agent's answer (so memory
  * never sees half a turn), the conversation (a new one, or an existing one's new `updated_at`),
- * and `also`, the turn's other writes (its model calls and their charge), their values through
- * the binder it is given. Answers the two messages as stored. Every turn writes the same shape, so
- * the statement is built once (see `writeTogether`).
+ * and `also`, the turn's other writes (its model calls and their charge). Answers the two messages
+ * as stored.
  *
- * @example const [user, assistant] = await saveTurn(db, { conversation, isNew: false }, userMessage, assistantMessage, (binder) => modelCallWrites(deps, origin, calls, binder));
+ * @example const [user, assistant] = await saveTurn(db, { conversation, isNew: false }, userMessage, assistantMessage, modelCallWrites(deps, origin, calls));
  */
 export async function saveTurn(
   db: BuilderDb,
   turn: { conversation: ConversationRow; isNew: boolean },
   user: NewMessage,
   assistant: NewMessage,
-  also: (binder: Binder) => readonly SQLWrapper[] = () => [],
+  also: readonly SQLWrapper[] = [],
 ): Promise<[MessageRow, MessageRow]> {
   // The answer and its tool results come from a model and from tools: made storable (U+FFFD for
   // NUL and lone surrogates) so the turn is always saved, and answered as saved.
   const userRow = toStorable(user);
   const assistantRow = toStorable(assistant);
-  const bindings = new Bindings();
-  const writes = [
-    conversationWrite(db, turn.conversation, turn.isNew, assistant.createdAt, bindings),
-    db.insert(messages).values([bindings.row(userRow), bindings.row(assistantRow)]),
-    ...also(bindings),
-  ];
-  await writeTogether(db, writes, { name: "save_turn", bindings });
+  await writeTogether(db, [
+    conversationWrite(db, turn.conversation, turn.isNew, assistant.createdAt),
+    db.insert(messages).values([userRow, assistantRow]),
+    ...also,
+  ]);
   return [storedMessage(userRow), storedMessage(assistantRow)];
 }
 
@@ -48,15 +45,9 @@ export function conversationWrite(
   conversation: ConversationRow,
   isNew: boolean,
   updatedAt: Date,
-  binder: Binder = inline,
 ): SQLWrapper {
-  if (isNew) return db.insert(conversations).values(binder.row({ ...conversation, updatedAt }));
-  // Written through the column's encoder, as `set` does with a plain value.
-  const updated = sql`${sql.param(binder.value(updatedAt), conversations.updatedAt)}`;
-  return db
-    .update(conversations)
-    .set({ updatedAt: updated })
-    .where(eq(conversations.id, binder.value(conversation.id)));
+  if (isNew) return db.insert(conversations).values({ ...conversation, updatedAt });
+  return db.update(conversations).set({ updatedAt }).where(eq(conversations.id, conversation.id));
 }
 
 /** The row an insert of `message` stores: the columns it leaves out take their defaults. */

@@ -1,4 +1,13 @@
-import { doublePrecision, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
 import { workspaces } from "../workspaces/schema.ts";
 
 export const agents = pgTable(
@@ -17,6 +26,8 @@ export const agents = pgTable(
     tools: jsonb("tools").$type<unknown[]>().notNull().default([]),
     knowledgeBaseIds: jsonb("knowledge_base_ids").$type<string[]>().notNull().default([]),
     memoryTurns: integer("memory_turns").notNull().default(10),
+    /** Served as a tool of the workspace's MCP endpoint (/api/mcp). */
+    mcpExposed: boolean("mcp_exposed").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -1,5 +1,6 @@
 import { newId } from "@app/core";
-import { type Binder, inline, newestFirst, type PageRequest } from "@app/db";
+import { newestFirst, type PageRequest } from "@app/db";
+import { creditsSpentTotal } from "@app/observability";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { creditBalances, creditLedger, type LedgerKind } from "./schema.ts";
@@ -38,23 +39,26 @@ export async function appendLedgerEntries(
  *
  * @example await writeTogether(db, [db.insert(modelCalls).values(rows), ledgerInsert(db, charges)]);
  */
-export function ledgerInsert(db: BuilderDb, entries: readonly LedgerEntry[], binder: Binder = inline) {
+export function ledgerInsert(db: BuilderDb, entries: readonly LedgerEntry[]) {
+  for (const entry of entries) {
+    if (entry.kind === "usage" && entry.credits < 0) {
+      creditsSpentTotal.inc({ meter: String(entry.details?.meter ?? "other") }, -entry.credits);
+    }
+  }
   return db
     .insert(creditLedger)
     .values(
-      entries.map((entry) =>
-        binder.row({
-          id: newId("led", entry.createdAt.getTime()),
-          workspaceId: entry.workspaceId,
-          kind: entry.kind,
-          credits: entry.credits,
-          description: entry.description,
-          reference: entry.reference,
-          orderId: entry.orderId ?? null,
-          details: entry.details ?? {},
-          createdAt: entry.createdAt,
-        }),
-      ),
+      entries.map((entry) => ({
+        id: newId("led", entry.createdAt.getTime()),
+        workspaceId: entry.workspaceId,
+        kind: entry.kind,
+        credits: entry.credits,
+        description: entry.description,
+        reference: entry.reference,
+        orderId: entry.orderId ?? null,
+        details: entry.details ?? {},
+        createdAt: entry.createdAt,
+      })),
     )
     .onConflictDoNothing({ target: creditLedger.reference });
 }

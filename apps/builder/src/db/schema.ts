@@ -9,6 +9,7 @@ export * from "../files/schema.ts";
 export * from "../generation/schema.ts";
 export * from "../keys/schema.ts";
 export * from "../knowledge/schema.ts";
+export * from "../mcp/schema.ts";
 export * from "../usage/schema.ts";
 export * from "../workflows/schema.ts";
 export * from "../workspaces/schema.ts";

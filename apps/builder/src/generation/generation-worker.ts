@@ -1,4 +1,4 @@
-import { newId } from "@app/core";
+import { newId, pollLoop } from "@app/core";
 import { eq } from "drizzle-orm";
 import { claimGeneration } from "./claim-generation.ts";
 import type { GenerationContext } from "./generation-context.ts";
@@ -23,52 +23,29 @@ export interface GenerationWorker {
 export function createGenerationWorker(context: GenerationContext): GenerationWorker {
   const owner = newId("wrk");
   const lease = { owner, leaseMs: context.settings.leaseMs };
-  let isRunning = false;
-  let loop: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let wakeUp: (() => void) | undefined;
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      wakeUp = () => {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      };
-      timer = setTimeout(wakeUp, ms);
-    });
-
-  const run = async () => {
-    let idleMs = MIN_IDLE_MS;
-    while (isRunning) {
-      try {
-        const generation = await claimGeneration(context, lease);
-        if (generation) {
-          idleMs = MIN_IDLE_MS;
-          await pollGeneration(context, generation, owner);
-          continue;
-        }
-      } catch (error) {
-        if (!isRunning) break;
-        context.logger.error({ err: error }, "generation polling failed");
-      }
-      await sleep(idleMs);
-      idleMs = Math.min(context.settings.maxIdleMs, idleMs * 2);
-    }
-  };
+  let isStarted = false;
+  const loop = pollLoop({
+    work: async () => {
+      const generation = await claimGeneration(context, lease);
+      if (!generation) return "idle";
+      await pollGeneration(context, generation, owner);
+      return "busy";
+    },
+    minIdleMs: MIN_IDLE_MS,
+    maxIdleMs: context.settings.maxIdleMs,
+    onError: (error) => context.logger.error({ err: error }, "generation polling failed"),
+  });
 
   return {
     async start() {
       // Runs without a server-wide token too: workspaces' own Replicate credentials start generations.
-      if (isRunning) return;
-      isRunning = true;
-      loop = run();
+      isStarted = true;
+      loop.start();
     },
     async stop() {
-      if (!isRunning) return;
-      isRunning = false;
-      wakeUp?.();
-      await loop;
+      if (!isStarted) return;
+      isStarted = false;
+      await loop.stop();
       await context.db
         .update(generations)
         .set({ leaseOwner: null, leaseExpiresAt: null })

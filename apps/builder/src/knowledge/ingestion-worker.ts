@@ -1,4 +1,4 @@
-import { type Clock, newId } from "@app/core";
+import { type Clock, newId, pollLoop } from "@app/core";
 import type { Logger } from "@app/http";
 import { and, eq } from "drizzle-orm";
 import type { BuilderConfig } from "../config.ts";
@@ -71,28 +71,8 @@ export function createIngestionWorker(
   const settings = { ...DEFAULT_INGESTION_OPTIONS, ...options };
   const owner = newId("wrk");
   const lease = { owner, leaseMs: settings.leaseMs };
-  let isRunning = false;
-  let loop: Promise<void> | undefined;
+  let isStarted = false;
   let current: AbortController | undefined;
-  let wakeUp: (() => void) | undefined;
-  let isWoken = false;
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (isWoken || !isRunning) {
-        isWoken = false;
-        resolve();
-        return;
-      }
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        isWoken = false;
-        resolve();
-      }
-      wakeUp = done;
-    });
 
   const runOne = async (document: DocumentRow) => {
     const controller = new AbortController();
@@ -125,37 +105,28 @@ export function createIngestionWorker(
     }
   };
 
-  const run = async () => {
-    let idleMs = MIN_IDLE_MS;
-    while (isRunning) {
-      let document: DocumentRow | undefined;
-      try {
-        document = await claimDocument(deps, lease);
-      } catch (error) {
-        deps.logger.error({ err: error }, "claiming a document failed");
-      }
-      if (document) {
-        idleMs = MIN_IDLE_MS;
-        await runOne(document);
-        continue;
-      }
-      await sleep(idleMs);
-      idleMs = Math.min(settings.maxIdleMs, idleMs * 2);
-    }
-  };
+  const loop = pollLoop({
+    work: async () => {
+      const document = await claimDocument(deps, lease);
+      if (!document) return "idle";
+      await runOne(document);
+      return "busy";
+    },
+    minIdleMs: MIN_IDLE_MS,
+    maxIdleMs: settings.maxIdleMs,
+    onError: (error) => deps.logger.error({ err: error }, "claiming a document failed"),
+  });
 
   return {
     async start() {
-      if (isRunning) return;
-      isRunning = true;
-      loop = run();
+      isStarted = true;
+      loop.start();
     },
     async stop() {
-      if (!isRunning) return;
-      isRunning = false;
+      if (!isStarted) return;
+      isStarted = false;
       current?.abort();
-      wakeUp?.();
-      await loop;
+      await loop.stop();
       // Give the document back now rather than after the lease expires, so a restart resumes it at once.
       await deps.db
         .update(knowledgeDocuments)
@@ -163,10 +134,7 @@ export function createIngestionWorker(
         .where(eq(knowledgeDocuments.leaseOwner, owner))
         .catch(() => undefined);
     },
-    wake() {
-      isWoken = true;
-      wakeUp?.();
-    },
+    wake: loop.wake,
   };
 }
 

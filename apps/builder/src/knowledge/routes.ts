@@ -32,8 +32,9 @@ import { toChunkJson, toDocumentJson, toKnowledgeBaseJson } from "./knowledge-js
 import { listChunks } from "./list-chunks.ts";
 import { listDocuments } from "./list-documents.ts";
 import { listKnowledgeBases } from "./list-knowledge-bases.ts";
-import type { ProgressEvent, ProgressEvents } from "./progress-events.ts";
+import type { ProgressEvents } from "./progress-events.ts";
 import { searchKnowledge } from "./search-knowledge.ts";
+import { streamDocumentProgress } from "./stream-document-progress.ts";
 import { uploadDocument } from "./upload-document.ts";
 
 /** The upload route reads its own (multipart, streamed) body, so the app's JSON body limit skips it. */
@@ -48,9 +49,6 @@ const chunkListQuery = z.object({
     .optional()
     .openapi({ param: { name: "cursor", in: "query" } }),
 });
-
-/** How often the progress stream looks at the document; the worker may run in another process. */
-const PROGRESS_POLL_MS = 250;
 
 /**
  * The files of the builder: the storage Deps carries (opened and checked by `startBuilder`), else
@@ -305,56 +303,7 @@ export function knowledgeRoutes(
     const requestId = c.get("requestId");
     return eventStream(
       c,
-      async (stream, signal) => {
-        const pending: ProgressEvent[] = [];
-        let nudge: (() => void) | undefined;
-        const unsubscribe = events.subscribe(first.id, (event) => {
-          pending.push(event);
-          nudge?.();
-        });
-        signal.addEventListener("abort", () => nudge?.(), { once: true });
-        let last = "";
-        const send = async (document: ReturnType<typeof toDocumentJson>) => {
-          const state = `${document.status}:${document.progress}:${document.attempts}`;
-          if (state === last) return;
-          last = state;
-          await stream.send("document", document);
-        };
-        const isFinished = (status: string) => status === "ready" || status === "failed";
-        try {
-          let row = first;
-          await send(toDocumentJson(row));
-          while (!signal.aborted && !isFinished(row.status)) {
-            const event = pending.shift();
-            if (event && !isFinished(event.status)) {
-              // Events from this process's worker carry each step; the rest of the row is as last read.
-              await send({ ...toDocumentJson(row), status: event.status, progress: event.progress });
-              continue;
-            }
-            if (!event) {
-              await new Promise<void>((resolve) => {
-                const timer = setTimeout(resolve, PROGRESS_POLL_MS);
-                nudge = () => {
-                  clearTimeout(timer);
-                  resolve();
-                };
-              });
-              nudge = undefined;
-              if (pending.length > 0) continue;
-            }
-            // Polling (or a final event): the database has the whole row, and workers of other processes.
-            const next = await findDocument(deps.db, workspaceId, row.id);
-            if (!next) {
-              await stream.send("deleted", { id: row.id });
-              return;
-            }
-            row = next;
-            await send(toDocumentJson(row));
-          }
-        } finally {
-          unsubscribe();
-        }
-      },
+      (stream, signal) => streamDocumentProgress({ db: deps.db, events }, workspaceId, first, stream, signal),
       (error) => deps.logger.error({ request_id: requestId, err: error }, "document event stream failed"),
     );
   });

@@ -1,16 +1,19 @@
 import type { Logger } from "@app/http";
-import { createSandbox, type Sandbox } from "@app/sandbox";
+import { createSandbox, type Sandbox, type SandboxOptions } from "@app/sandbox";
 
 /**
  * The builder's one sandbox, with Go's build cache and Rust's prebuilt crates prepared in the
  * background. A host that cannot isolate code still starts the builder: the sandbox reports why
  * at /api/sandbox/runtimes and refuses runs (it never runs code unconfined).
  *
- * @example const sandbox = await openSandbox(logger); ... await sandbox?.close();
+ * @example const sandbox = await openSandbox(logger, config.sandbox); ... await sandbox?.close();
  */
-export async function openSandbox(logger: Logger): Promise<Sandbox | undefined> {
+export async function openSandbox(
+  logger: Logger,
+  settings: Pick<SandboxOptions, "concurrency" | "perWorkspaceConcurrency" | "queueTimeoutMs"> = {},
+): Promise<Sandbox | undefined> {
   try {
-    const sandbox = await createSandbox({ logger });
+    const sandbox = await createSandbox({ ...settings, logger });
     const report = sandbox.runtimes();
     if (!report.isAvailable) logger.warn({ reason: report.reason }, "code sandbox unavailable");
     else void sandbox.warmUp();

@@ -11,6 +11,7 @@ import {
   SandboxClosedError,
   SandboxUnavailableError,
 } from "@app/sandbox";
+import { CODE_ENTRY_POINTS } from "@app/workflow";
 import { createRoute, z } from "@hono/zod-openapi";
 import { chargeSandboxRun, requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
@@ -19,7 +20,10 @@ import type { AppEnv } from "../env.ts";
 export const SandboxErrors = defineErrors({
   SANDBOX_UNAVAILABLE: { status: 503, message: "The code sandbox is not available on this server." },
   LANGUAGE_UNAVAILABLE: { status: 503, message: "This language is not installed on this server." },
-  SANDBOX_BUSY: { status: 503, message: "Every sandbox slot is busy; try again shortly." },
+  SANDBOX_BUSY: {
+    status: 429,
+    message: "The sandbox is busy with this workspace's other runs; retry after the Retry-After seconds.",
+  },
 });
 
 const { timeoutMs, memoryMb } = RUN_LIMIT_BOUNDS;
@@ -27,7 +31,7 @@ const { timeoutMs, memoryMb } = RUN_LIMIT_BOUNDS;
 export const runSandboxBody = z
   .object({
     language: z.enum(LANGUAGES),
-    code: z.string().min(1).max(100_000),
+    code: z.string().min(1).max(100_000).openapi({ description: CODE_ENTRY_POINTS }),
     input: z.record(z.string(), z.unknown()).openapi({ example: { name: "Ada" } }),
     timeout_ms: z
       .number()
@@ -86,7 +90,8 @@ export const runtimesSchema = z
       default_memory_mb: z.number().int(),
       output_limit_bytes: z.number().int(),
     }),
-    concurrency: z.number().int(),
+    concurrency: z.number().int().openapi({ description: "Runs at once across all workspaces" }),
+    workspace_concurrency: z.number().int().openapi({ description: "Runs at once of one workspace" }),
     queue_timeout_ms: z.number().int(),
     languages: z.array(
       z.object({
@@ -106,14 +111,15 @@ const runRoute = createRoute({
   method: "post",
   path: "/run",
   tags: ["sandbox"],
-  summary: "Run code's main(input) in the sandbox",
+  summary: "Run a program's entry point (main, Main or main_fn) in the sandbox with `input`",
   description:
     "Errors in the code (compile, runtime, timeout, memory, output) are a 200 with `error` set; only host problems are 503.",
   request: { body: { required: true, content: json(runSandboxBody) } },
   responses: {
     200: { description: "The run's result", content: json(runResultSchema) },
     // 402: out of credits (with BILLING_ENFORCE=1); the run's time is billed either way.
-    ...errorResponses(400, 401, 402, 413, 422, 503),
+    // 429: this workspace's runs waited past the queue timeout (or too many are waiting), with Retry-After.
+    ...errorResponses(400, 401, 402, 413, 422, 429, 503),
   },
 });
 
@@ -154,6 +160,7 @@ function toRuntimesJson(report: RuntimesReport) {
       output_limit_bytes: report.limits.outputBytes,
     },
     concurrency: report.concurrency,
+    workspace_concurrency: report.perWorkspaceConcurrency,
     queue_timeout_ms: report.queueTimeoutMs,
     languages: report.languages.map((entry) => ({
       language: entry.language,
@@ -178,6 +185,7 @@ const NOT_CONFIGURED = {
     output_limit_bytes: 0,
   },
   concurrency: 0,
+  workspace_concurrency: 0,
   queue_timeout_ms: 0,
   languages: LANGUAGES.map((language) => ({
     language,
@@ -188,12 +196,21 @@ const NOT_CONFIGURED = {
   })),
 };
 
-/** Host problems become 503s in the error shape; anything the code did wrong is already in the result. */
-function toApiError(error: unknown, deps: Pick<Deps, "logger">): unknown {
+/**
+ * A full queue is a 429 for the workspace that filled it; host problems are 503s; anything the code
+ * did wrong is already in the result.
+ */
+function toApiError(error: unknown, deps: Pick<Deps, "logger">, workspaceId: string): unknown {
   if (error instanceof SandboxBusyError) {
-    // Worth an operator's attention: the pool is too small for the load.
-    deps.logger.warn({ waited_ms: error.waitedMs }, "sandbox queue timeout");
-    return SandboxErrors.SANDBOX_BUSY({ message: error.message, headers: { "Retry-After": "1" } });
+    // Expected under load, so not an "unhandled error"; frequent ones mean the pool is too small.
+    deps.logger.warn(
+      { workspace_id: workspaceId, waited_ms: error.waitedMs, retry_after_s: error.retryAfterSeconds },
+      "sandbox capacity refusal",
+    );
+    return SandboxErrors.SANDBOX_BUSY({
+      message: error.message,
+      headers: { "Retry-After": String(error.retryAfterSeconds) },
+    });
   }
   if (error instanceof LanguageUnavailableError)
     return SandboxErrors.LANGUAGE_UNAVAILABLE({ message: error.message });
@@ -222,6 +239,7 @@ export function sandboxRoutes(
     let result: RunResult;
     try {
       result = await sandbox.run({
+        workspaceId,
         language: body.language,
         code: body.code,
         input: body.input,
@@ -229,7 +247,7 @@ export function sandboxRoutes(
         ...(body.memory_mb === undefined ? {} : { memoryMb: body.memory_mb }),
       });
     } catch (error) {
-      throw toApiError(error, deps);
+      throw toApiError(error, deps, workspaceId);
     }
     await chargeSandboxRun(deps, {
       workspaceId,

@@ -1,5 +1,6 @@
 import { type Clock, newId } from "@app/core";
-import { type Binder, inline, writeTogether } from "@app/db";
+import { writeTogether } from "@app/db";
+import { modelTokensTotal } from "@app/observability";
 import type { SQLWrapper } from "drizzle-orm";
 import { ledgerInsert } from "../billing/ledger.ts";
 import { modelCallCharges } from "../billing/meter.ts";
@@ -34,7 +35,7 @@ export async function recordModelCalls(
 
 /**
  * The writes of `recordModelCalls` without running them, for `writeTogether` with the work's own
- * writes (a chat turn stores its messages in the same statement), their values through `binder`.
+ * writes (a chat turn stores its messages in the same statement).
  *
  * @example await writeTogether(db, [...turnWrites, ...modelCallWrites(deps, origin, meter.settle())]);
  */
@@ -42,7 +43,6 @@ export function modelCallWrites(
   deps: RecordDeps,
   origin: ModelCallOrigin,
   calls: readonly ModelCallRecord[],
-  binder: Binder = inline,
 ): SQLWrapper[] {
   if (calls.length === 0) return [];
   const rows = calls.map((call) => ({
@@ -60,8 +60,12 @@ export function modelCallWrites(
     createdAt: call.startedAt,
   }));
   const charges = modelCallCharges(deps.config.billing.prices, origin.workspaceId, rows);
+  for (const row of rows) {
+    modelTokensTotal.inc({ provider: row.provider, direction: "input" }, row.inputTokens);
+    modelTokensTotal.inc({ provider: row.provider, direction: "output" }, row.outputTokens);
+  }
   return [
-    deps.db.insert(modelCalls).values(rows.map((row) => binder.row(row))),
-    ...(charges.length > 0 ? [ledgerInsert(deps.db, charges, binder)] : []),
+    deps.db.insert(modelCalls).values(rows),
+    ...(charges.length > 0 ? [ledgerInsert(deps.db, charges)] : []),
   ];
 }

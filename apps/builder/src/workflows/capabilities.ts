@@ -1,17 +1,32 @@
-import type { KnowledgeSearch } from "../agents/ports.ts";
+import type { KnowledgeSearch, McpToolSource } from "../agents/ports.ts";
 
 /**
  * What workflow nodes use from parts of the builder that a deployment may lack (the sandbox needs
  * bubblewrap; knowledge bases). A node whose capability is absent fails with a clear code.
  */
+export interface CodeRunRequest {
+  workspaceId: string;
+  language: "python" | "javascript" | "go" | "rust";
+  code: string;
+  input: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+export interface CodeRunOutput {
+  output: Record<string, unknown>;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+}
+
 export interface CodeCapability {
-  run(request: {
-    workspaceId: string;
-    language: "python" | "javascript" | "go" | "rust";
-    code: string;
-    input: Record<string, unknown>;
-    signal: AbortSignal;
-  }): Promise<{ output: Record<string, unknown>; stdout: string; stderr: string; durationMs: number }>;
+  run(request: CodeRunRequest): Promise<CodeRunOutput>;
+  /**
+   * The Code nodes of one workflow run, sharing that run's sandbox processes (a fresh process or
+   * interpreter state per node all the same); `close` when the run ends. Without it, each node runs
+   * on its own.
+   */
+  openRun?(workspaceId: string): { run(request: CodeRunRequest): Promise<CodeRunOutput>; close(): void };
 }
 
 /** Image (and video) generation on Replicate; resolves when the generation has finished. */
@@ -35,4 +50,6 @@ export interface WorkflowCapabilities {
   /** The same retrieval agents use (knowledge/knowledge-ports.ts). */
   knowledge?: KnowledgeSearch | undefined;
   generation?: GenerationCapability | undefined;
+  /** The workspace's MCP servers (src/mcp), for the `mcp_tool` tool. */
+  mcp?: McpToolSource | undefined;
 }

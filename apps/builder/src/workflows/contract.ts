@@ -12,6 +12,9 @@ export const createWorkflowBody = z
     name: z.string().trim().min(1).max(200),
     description: z.string().max(5000).default(""),
     graph: graphSchema,
+    mcp_exposed: z.boolean().default(false).openapi({
+      description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
+    }),
   })
   .openapi("CreateWorkflowRequest");
 
@@ -21,6 +24,7 @@ export const updateWorkflowBody = patchBody(
       name: z.string().trim().min(1).max(200),
       description: z.string().max(5000),
       graph: graphSchema,
+      mcp_exposed: z.boolean(),
     })
     .partial(),
 ).openapi("UpdateWorkflowRequest");
@@ -34,6 +38,7 @@ export const workflowSchema = z
     trigger_url: z
       .string()
       .openapi({ description: "POST a JSON body here to start a run (the URL is the secret)" }),
+    mcp_exposed: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
   })

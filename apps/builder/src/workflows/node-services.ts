@@ -12,6 +12,7 @@ import { checkNestingDepth } from "./nesting.ts";
 import type { NodeServices, WorkflowRunner } from "./runs/workflow-runner.ts";
 import { currentTimeTool, httpRequestTool } from "./tools/builtin-tools.ts";
 import { generateImageTool } from "./tools/generate-image-tool.ts";
+import { mcpTool } from "./tools/mcp-tool.ts";
 import { defineTool, ToolRegistry, z } from "./tools/registry.ts";
 import { runAgentTool } from "./tools/run-agent-tool.ts";
 import { findWorkflow } from "./workflows.ts";
@@ -33,9 +34,11 @@ export function createNodeServices(
     httpRequestTool(fetch, secrets),
     generateImageTool(capabilities.generation),
     runAgentTool(deps),
+    mcpTool(capabilities.mcp),
     defineTool({
       name: "run_code",
-      description: "Runs Python, JavaScript, Go or Rust in the sandbox: `main(inputs)` returns an object.",
+      description:
+        "Runs Python, JavaScript, Go or Rust in the sandbox. Entry points: Python `def main(inputs)`, JavaScript `function main(inputs)`, Go `func Main(inputs map[string]any) (map[string]any, error)`, Rust `fn main_fn(inputs: serde_json::Value) -> Result<serde_json::Value, String>`; each returns an object.",
       outputs: ["result", "stdout"],
       args: z.object({
         language: z.enum(["python", "javascript", "go", "rust"]),
@@ -119,15 +122,20 @@ export function createNodeServices(
 
   return {
     tools,
-    executors: (workspaceId, depth): NodeExecutors => ({
-      http: httpNodeExecutor(fetch, secrets(workspaceId)),
-      code: codeNodeExecutor(capabilities.code, workspaceId),
-      llm: llmNodeExecutor(
-        (request) => generateForWorkspace(deps, { ...request, source: "workflow_llm" }),
-        capabilities.knowledge,
-        workspaceId,
-      ),
-      tool: tools.executor(workspaceId, depth),
-    }),
+    executors: (workspaceId, depth) => {
+      // One sandbox session per run: its Code nodes share the run's sandbox processes.
+      const code = capabilities.code?.openRun?.(workspaceId);
+      const executors: NodeExecutors = {
+        http: httpNodeExecutor(fetch, secrets(workspaceId)),
+        code: codeNodeExecutor(code ?? capabilities.code, workspaceId),
+        llm: llmNodeExecutor(
+          (request) => generateForWorkspace(deps, { ...request, source: "workflow_llm" }),
+          capabilities.knowledge,
+          workspaceId,
+        ),
+        tool: tools.executor(workspaceId, depth),
+      };
+      return { executors, close: () => code?.close() };
+    },
   };
 }

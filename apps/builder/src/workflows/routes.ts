@@ -74,7 +74,7 @@ export const runSchema = z
     id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
     workflow_id: z.string(),
     status: z.enum(["running", "succeeded", "failed", "cancelled"]),
-    trigger: z.enum(["api", "hook", "tool"]),
+    trigger: z.enum(["api", "hook", "tool", "mcp"]),
     inputs: z.record(z.string(), z.unknown()),
     outputs: z.record(z.string(), z.unknown()).nullable(),
     error: z.object({ code: z.string(), message: z.string(), node_id: z.string().optional() }).nullable(),
@@ -293,6 +293,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     const body = c.req.valid("json");
     await checkGraph(c, body.graph);
     const row = await createWorkflow(deps, c.get("principal").workspaceId, body);
+    if (row.mcpExposed) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toWorkflowJson(row, urls), 201);
   });
   router.openapi(routes.validate, async (c) => {
@@ -324,11 +325,13 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     if (body.graph) await checkGraph(c, body.graph);
     const row = await updateWorkflow(deps, c.get("principal").workspaceId, c.req.valid("param").id, body);
     if (!row) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
+    if (row.mcpExposed || body.mcp_exposed !== undefined) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toWorkflowJson(row, urls), 200);
   });
   router.openapi(routes.remove, async (c) => {
     const isDeleted = await deleteWorkflow(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
     if (!isDeleted) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
+    deps.mcpExposure?.changed(c.get("principal").workspaceId);
     return c.body(null, 204);
   });
   router.openapi(routes.exportWorkflow, async (c) => {

@@ -14,13 +14,15 @@ export const workflows = pgTable(
     graph: jsonb("graph").$type<WorkflowGraph>().notNull(),
     /** Bumped to rotate the inbound trigger URL; the token itself is derived, never stored. */
     triggerVersion: integer("trigger_version").notNull().default(1),
+    /** Served as a tool of the workspace's MCP endpoint (/api/mcp). */
+    mcpExposed: boolean("mcp_exposed").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index("workflows_workspace_idx").on(table.workspaceId, table.id)],
 );
 
-export type RunTrigger = "api" | "hook" | "tool";
+export type RunTrigger = "api" | "hook" | "tool" | "mcp";
 
 export const workflowRuns = pgTable(
   "workflow_runs",
@@ -77,3 +79,6 @@ export const workflowNodeRuns = pgTable(
   },
   (table) => [primaryKey({ columns: [table.runId, table.nodeId] })],
 );
+
+export type RunRow = typeof workflowRuns.$inferSelect;
+export type NodeRunRow = typeof workflowNodeRuns.$inferSelect;

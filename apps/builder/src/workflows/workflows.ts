@@ -16,6 +16,7 @@ export function toWorkflowJson(row: WorkflowRow, context: { publicUrl: string; s
     description: row.description,
     graph: row.graph,
     trigger_url: `${context.publicUrl}/api/hooks/${triggerToken(context.secretKey, row.id, row.triggerVersion)}`,
+    mcp_exposed: row.mcpExposed,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -25,7 +26,8 @@ export function toWorkflowJson(row: WorkflowRow, context: { publicUrl: string; s
 export async function createWorkflow(
   { db, clock }: { db: BuilderDb; clock: Clock },
   workspaceId: string,
-  input: CreateWorkflowInput,
+  // An imported document carries no exposure: it starts unexposed.
+  input: Omit<CreateWorkflowInput, "mcp_exposed"> & { mcp_exposed?: boolean },
 ): Promise<WorkflowRow> {
   const now = clock.now();
   const [row] = await db
@@ -36,6 +38,7 @@ export async function createWorkflow(
       name: input.name,
       description: input.description,
       graph: input.graph,
+      mcpExposed: input.mcp_exposed ?? false,
       createdAt: now,
       updatedAt: now,
     })
@@ -85,6 +88,7 @@ export async function updateWorkflow(
       ...(input.name === undefined ? {} : { name: input.name }),
       ...(input.description === undefined ? {} : { description: input.description }),
       ...(input.graph === undefined ? {} : { graph: input.graph }),
+      ...(input.mcp_exposed === undefined ? {} : { mcpExposed: input.mcp_exposed }),
       updatedAt: clock.now(),
     })
     .where(and(eq(workflows.id, id), eq(workflows.workspaceId, workspaceId)))
@@ -105,6 +109,23 @@ export async function rotateTrigger(
     .returning();
   return row;
 }
+
+/**
+ * The workspace's workflows marked `mcp_exposed`, oldest first (the order their tools are listed in).
+ *
+ * @example const exposed = await listExposedWorkflows(db, "ws_1");
+ */
+export function listExposedWorkflows(db: BuilderDb, workspaceId: string) {
+  return db
+    .select()
+    .from(workflows)
+    .where(and(eq(workflows.workspaceId, workspaceId), eq(workflows.mcpExposed, true)))
+    .orderBy(workflows.id)
+    .limit(MAX_EXPOSED);
+}
+
+/** An MCP client lists every tool at once: a bound keeps that answer small. */
+const MAX_EXPOSED = 200;
 
 export async function deleteWorkflow(db: BuilderDb, workspaceId: string, id: string): Promise<boolean> {
   const deleted = await db

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { api, type Page } from "../api/client.ts";
 import { postEventStream } from "../api/sse.ts";
-import { Button, ErrorBox } from "../ui/ui.tsx";
+import { Button, ErrorBox, QueryError } from "../ui/ui.tsx";
 
 interface ToolCall {
   id: string;
@@ -160,6 +160,7 @@ export function AgentChat({ agentId }: { agentId: string }) {
         ))}
         <div ref={bottom} />
       </div>
+      <QueryError query={conversations} />
       <ErrorBox error={error} />
       <form className="chat-input" onSubmit={send}>
         <textarea

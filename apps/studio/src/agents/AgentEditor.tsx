@@ -1,7 +1,15 @@
 import { type FormEvent, useEffect, useState } from "react";
-import { ApiError } from "../api/client.ts";
 import { navigate } from "../router.ts";
-import { Button, ErrorBox, Field, Loading, PageHeader } from "../ui/ui.tsx";
+import {
+  Button,
+  ErrorBox,
+  Field,
+  FormError,
+  fieldErrors,
+  Loading,
+  PageHeader,
+  QueryError,
+} from "../ui/ui.tsx";
 import { type AgentInput, useAgent, useDeleteAgent, useProviders, useSaveAgent } from "./queries.ts";
 
 const EMPTY: AgentInput = {
@@ -13,6 +21,8 @@ const EMPTY: AgentInput = {
   temperature: null,
   memory_turns: 10,
 };
+
+const FIELDS = ["name", "description", "provider", "model", "instructions", "temperature", "memory_turns"];
 
 export function AgentEditor({ id }: { id?: string }) {
   const agent = useAgent(id);
@@ -26,10 +36,10 @@ export function AgentEditor({ id }: { id?: string }) {
   }, [agent.data]);
 
   if (id && agent.isPending) return <Loading what="the agent" />;
-  if (id && agent.error) return <ErrorBox error={agent.error} />;
+  if (id && agent.error) return <QueryError query={agent} />;
 
   const provider = providers.data?.data.find((p) => p.id === form.provider);
-  const error = save.error instanceof ApiError ? save.error : undefined;
+  const error = fieldErrors(save.error);
   const set = <K extends keyof AgentInput>(key: K, value: AgentInput[K]) =>
     setForm({ ...form, [key]: value });
 
@@ -52,7 +62,8 @@ export function AgentEditor({ id }: { id?: string }) {
   return (
     <>
       <PageHeader
-        title={id ? form.name || "Agent" : "New agent"}
+        // The saved name, not the one being typed: a failed save must not look like it took.
+        title={id ? agent.data?.name || "Agent" : "New agent"}
         actions={
           id ? (
             <Button
@@ -69,7 +80,9 @@ export function AgentEditor({ id }: { id?: string }) {
         }
       />
       <form className="card" onSubmit={submit} aria-label="Agent">
-        {error && !error.details.length ? <ErrorBox error={error} /> : null}
+        <ErrorBox error={remove.error} />
+        <QueryError query={providers} />
+        <FormError error={save.error} fields={FIELDS} />
         <Field label="Name" error={error?.fieldMessage("name")}>
           <input name="name" value={form.name} onChange={(e) => set("name", e.target.value)} required />
         </Field>

@@ -1,5 +1,5 @@
 import { navigate } from "../router.ts";
-import { Button, EmptyState, ErrorBox, Link, Loading, PageHeader } from "../ui/ui.tsx";
+import { Button, EmptyState, Link, Loading, PageHeader, QueryError } from "../ui/ui.tsx";
 import { useAgents } from "./queries.ts";
 
 export function AgentsPage() {
@@ -10,7 +10,7 @@ export function AgentsPage() {
         title="Agents"
         actions={<Button onClick={() => navigate("/agents/new")}>New agent</Button>}
       />
-      <ErrorBox error={agents.error} />
+      <QueryError query={agents} />
       {agents.isPending ? <Loading what="agents" /> : null}
       {agents.data && agents.data.data.length === 0 ? (
         <EmptyState title="No agents yet">

@@ -25,8 +25,75 @@ export class ApiError extends Error {
   }
 }
 
+/** What the user reads when no answer came back at all (server down, offline, connection cut). */
+export const UNREACHABLE_MESSAGE = "Could not reach the server. Check your connection and try again.";
+
+/** True for the failures where the server never answered, so nothing it holds was changed. */
+export function isNetworkError(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 0;
+}
+
+type ConnectionListener = (isReachable: boolean) => void;
+const connectionListeners = new Set<ConnectionListener>();
+let isServerReachable = true;
+
+function setReachable(isReachable: boolean) {
+  if (isReachable === isServerReachable) return;
+  isServerReachable = isReachable;
+  for (const listener of connectionListeners) listener(isReachable);
+}
+
+/** Follows whether the last request reached the server; the offline banner listens to it. */
+export function onConnectionChange(listener: ConnectionListener): () => void {
+  connectionListeners.add(listener);
+  return () => connectionListeners.delete(listener);
+}
+
+export function serverReachable(): boolean {
+  return isServerReachable;
+}
+
 /**
- * Calls the builder API with the session cookie; non-2xx answers throw ApiError with the server's message.
+ * `fetch` that turns "no answer" (a TypeError from the browser, whose message is a bare
+ * "Failed to fetch") into an ApiError the screens already know how to show.
+ */
+export async function request(path: string, init: RequestInit): Promise<Response> {
+  try {
+    const response = await fetch(path, init);
+    setReachable(true);
+    return response;
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    setReachable(false);
+    throw new ApiError(0, "network_error", UNREACHABLE_MESSAGE);
+  }
+}
+
+/** Reads an error answer (JSON or a proxy's HTML page) as an ApiError. */
+export function errorFromBody(status: number, text: string): ApiError {
+  let body: Partial<ApiErrorBody> | null = null;
+  try {
+    body = text ? (JSON.parse(text) as Partial<ApiErrorBody>) : null;
+  } catch {
+    // A proxy's HTML error page: the status says enough.
+  }
+  return new ApiError(
+    status,
+    body?.error?.code ?? "http_error",
+    body?.error?.message ?? statusMessage(status),
+    body?.error?.details ?? [],
+  );
+}
+
+function statusMessage(status: number): string {
+  if (status === 502 || status === 503 || status === 504)
+    return `The server is unavailable right now (${status}). Try again in a moment.`;
+  return `The server answered ${status}.`;
+}
+
+/**
+ * Calls the builder API with the session cookie; non-2xx answers throw ApiError with the server's
+ * message, and a request that got no answer throws ApiError with status 0.
  *
  * @example const agents = await api<Page<Agent>>("/api/agents");
  */
@@ -36,7 +103,7 @@ export async function api<T>(
 ): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (options.json !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(path, {
+  const response = await request(path, {
     method: options.method ?? (options.json === undefined && options.body === undefined ? "GET" : "POST"),
     headers,
     credentials: "same-origin",
@@ -44,18 +111,23 @@ export async function api<T>(
     ...(options.signal ? { signal: options.signal } : {}),
   });
   if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  const data: unknown = text ? JSON.parse(text) : null;
-  if (!response.ok) {
-    const body = data as Partial<ApiErrorBody> | null;
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    throw new ApiError(0, "network_error", UNREACHABLE_MESSAGE);
+  }
+  if (!response.ok) throw errorFromBody(response.status, text);
+  try {
+    return (text ? JSON.parse(text) : null) as T;
+  } catch {
     throw new ApiError(
       response.status,
-      body?.error?.code ?? "http_error",
-      body?.error?.message ?? `The server answered ${response.status}.`,
-      body?.error?.details ?? [],
+      "invalid_response",
+      "The server sent an answer the studio cannot read.",
     );
   }
-  return data as T;
 }
 
 export interface Page<T> {

@@ -1,3 +1,5 @@
+import { ApiError, errorFromBody, request } from "./client.ts";
+
 export interface ServerEvent {
   event: string;
   data: Record<string, unknown>;
@@ -15,21 +17,26 @@ export async function postEventStream(
   onEvent: (event: ServerEvent) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  const response = await fetch(path, {
+  const response = await request(path, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
     credentials: "same-origin",
     body: JSON.stringify(body),
     ...(signal ? { signal } : {}),
   });
-  if (!response.ok || !response.body) {
-    const error = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-    throw new Error(error?.error?.message ?? `The server answered ${response.status}.`);
-  }
+  if (!response.ok || !response.body)
+    throw errorFromBody(response.status, await response.text().catch(() => ""));
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   for (;;) {
-    const { value, done } = await reader.read();
+    let chunk: ReadableStreamReadResult<string>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new ApiError(0, "network_error", "The connection was lost before the answer finished.");
+    }
+    const { value, done } = chunk;
     if (done) break;
     buffer += value;
     let split = buffer.indexOf("\n\n");

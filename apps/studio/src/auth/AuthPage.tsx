@@ -1,7 +1,6 @@
 import { type FormEvent, useState } from "react";
-import { ApiError } from "../api/client.ts";
 import { navigate } from "../router.ts";
-import { Button, ErrorBox, Field, Link } from "../ui/ui.tsx";
+import { Button, Field, FormError, fieldErrors, Link } from "../ui/ui.tsx";
 import { useSignIn, useSignUp } from "./session.ts";
 
 /** Sign-in and sign-up share one form; `mode` picks which. */
@@ -12,7 +11,7 @@ export function AuthPage({ mode }: { mode: "sign-in" | "sign-up" }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [name, setName] = useState("");
-  const error = mutation.error instanceof ApiError ? mutation.error : undefined;
+  const error = fieldErrors(mutation.error);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -30,7 +29,7 @@ export function AuthPage({ mode }: { mode: "sign-in" | "sign-up" }) {
       >
         <h1>{mode === "sign-in" ? "Sign in" : "Create your account"}</h1>
         <p className="muted">Build agents and workflows on any AI provider.</p>
-        {error && !error.details.length ? <ErrorBox error={error} /> : null}
+        <FormError error={mutation.error} fields={["name", "email", "password"]} />
         {mode === "sign-up" ? (
           <Field label="Name" error={error?.fieldMessage("name")}>
             <input

@@ -11,6 +11,7 @@ import {
   formatDate,
   Loading,
   PageHeader,
+  QueryError,
   StatusBadge,
   type Tone,
 } from "../ui/ui.tsx";
@@ -143,7 +144,7 @@ export function BillingPage() {
   return (
     <>
       <PageHeader title="Billing" />
-      <ErrorBox error={billing.error} />
+      <QueryError query={billing} />
       {billing.isPending ? <Loading what="your balance" /> : null}
       {order ? (
         <OrderNotice

@@ -5,10 +5,12 @@ import {
   EmptyState,
   ErrorBox,
   Field,
+  fieldErrors,
   formatDate,
   Link,
   Loading,
   PageHeader,
+  QueryError,
   StatusBadge,
 } from "../ui/ui.tsx";
 import { InputFields, type InputValues, isPrimaryInput, toModelInput } from "./InputFields.tsx";
@@ -48,7 +50,11 @@ function GenerateForm() {
   const [formError, setFormError] = useState<string | null>(null);
   const inputs = useModelInputs(model);
   const generate = useGenerate();
-  const apiError = generate.error instanceof ApiError ? generate.error : undefined;
+  const apiError = fieldErrors(generate.error);
+  // Without a Replicate token the model list cannot load: that is a setup step, not an error.
+  const needsToken = [models.error, generate.error].some(
+    (error) => error instanceof ApiError && error.code === "replicate_not_configured",
+  );
 
   // Pick the first model of a new list unless the chosen one is still on it.
   useEffect(() => {
@@ -145,10 +151,10 @@ function GenerateForm() {
           ))}
         </select>
       </Field>
-      {models.isPending ? <Loading what="models" /> : null}
-      <ErrorBox error={models.error} />
+      {models.isPending && models.fetchStatus !== "idle" ? <Loading what="models" /> : null}
+      {needsToken ? null : <QueryError query={models} />}
       {inputs.isFetching && !inputs.data ? <Loading what="the model's inputs" /> : null}
-      {inputs.error ? <ErrorBox error={inputs.error} /> : null}
+      <QueryError query={inputs} />
       <InputFields
         inputs={primary}
         values={values}
@@ -170,10 +176,10 @@ function GenerateForm() {
         </details>
       ) : null}
       {formError ? <ErrorBox error={formError} /> : null}
-      {generate.error ? <ErrorBox error={generate.error} /> : null}
-      {apiError?.code === "replicate_not_configured" ? (
-        <p className="muted" data-testid="replicate-setup">
-          Add your Replicate API token in{" "}
+      {needsToken ? null : <ErrorBox error={generate.error} />}
+      {needsToken ? (
+        <p className="setup-note" data-testid="replicate-setup">
+          Image and video generation runs on Replicate and needs an API token. Add your Replicate API token in{" "}
           <Link to="/settings#credentials">Settings → Provider credentials</Link> (kind “Replicate”), or ask
           whoever runs the server to set REPLICATE_API_TOKEN.
         </p>
@@ -203,7 +209,8 @@ function Gallery({ filter, onFilter }: { filter: Kind | "all"; onFilter: (filter
           </select>
         </label>
       </div>
-      <ErrorBox error={generations.error ?? cancel.error ?? remove.error} />
+      <QueryError query={generations} />
+      <ErrorBox error={cancel.error ?? remove.error} />
       {generations.isPending ? <Loading what="generations" /> : null}
       {generations.data && all.length === 0 ? (
         <EmptyState title="Nothing generated yet">

@@ -1,5 +1,4 @@
 import { type FormEvent, Fragment, useState } from "react";
-import { ApiError } from "../api/client.ts";
 import { navigate } from "../router.ts";
 import {
   ACTIONS,
@@ -8,11 +7,14 @@ import {
   EmptyState,
   ErrorBox,
   Field,
+  FormError,
+  fieldErrors,
   formatBytes,
   formatDate,
   Link,
   Loading,
   PageHeader,
+  QueryError,
   StatusBadge,
 } from "../ui/ui.tsx";
 import { documentState } from "./document-state.ts";
@@ -41,7 +43,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
         <p>
           <Link to="/knowledge">← Knowledge bases</Link>
         </p>
-        <ErrorBox error={base.error} />
+        <QueryError query={base} />
       </>
     );
 
@@ -92,7 +94,8 @@ function Documents({ baseId, query }: { baseId: string; query: ReturnType<typeof
   return (
     <section className="card" aria-labelledby="documents-title">
       <h2 id="documents-title">Documents</h2>
-      <ErrorBox error={query.error ?? remove.error} />
+      <QueryError query={query} />
+      <ErrorBox error={remove.error} />
       {query.isPending ? <Loading what="documents" /> : null}
       {query.data && documents.length === 0 ? (
         <EmptyState title="No documents yet">
@@ -178,7 +181,7 @@ function Chunks({ documentId }: { documentId: string }) {
   const all = chunks.data?.pages.flatMap((page) => page.data) ?? [];
   return (
     <div className="chunks">
-      <ErrorBox error={chunks.error} />
+      <QueryError query={chunks} />
       {chunks.isPending ? <Loading what="chunks" /> : null}
       {chunks.data && all.length === 0 ? <p className="muted">This document has no chunks.</p> : null}
       <ol className="chunk-list">
@@ -208,7 +211,7 @@ function RetrievalTest({ baseId, readyCount }: { baseId: string; readyCount: num
   const [query, setQuery] = useState("");
   const [mode, setMode] = useState<SearchMode>("hybrid");
   const [topK, setTopK] = useState(5);
-  const error = search.error instanceof ApiError ? search.error : undefined;
+  const error = fieldErrors(search.error);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -255,11 +258,11 @@ function RetrievalTest({ baseId, readyCount }: { baseId: string; readyCount: num
             />
           </Field>
         </div>
+        <FormError error={search.error} fields={["query", "mode", "top_k"]} />
         <Button type="submit" isBusy={search.isPending}>
           Search
         </Button>
       </form>
-      {error && !error.details.length ? <ErrorBox error={error} /> : null}
       {readyCount === 0 && !search.data ? (
         <p className="muted">No document is ready yet, so nothing can be found.</p>
       ) : null}

@@ -1,8 +1,17 @@
 import { type FormEvent, useState } from "react";
 import { useProviders } from "../agents/queries.ts";
-import { ApiError } from "../api/client.ts";
 import { navigate } from "../router.ts";
-import { Button, EmptyState, ErrorBox, Field, Link, Loading, PageHeader } from "../ui/ui.tsx";
+import {
+  Button,
+  EmptyState,
+  Field,
+  FormError,
+  fieldErrors,
+  Link,
+  Loading,
+  PageHeader,
+  QueryError,
+} from "../ui/ui.tsx";
 import { useCreateKnowledgeBase, useKnowledgeBases } from "./queries.ts";
 
 const LOCAL = { provider: "local", model: "feature-hashing-v1" };
@@ -21,7 +30,7 @@ export function KnowledgePage() {
         actions={isCreating ? null : <Button onClick={() => setCreating(true)}>New knowledge base</Button>}
       />
       {isCreating ? <CreateKnowledgeBase onCancel={() => setCreating(false)} /> : null}
-      <ErrorBox error={bases.error} />
+      <QueryError query={bases} />
       {bases.isPending ? <Loading what="knowledge bases" /> : null}
       {isEmpty && !isCreating ? (
         <EmptyState title="No knowledge bases yet">
@@ -57,7 +66,7 @@ function CreateKnowledgeBase({ onCancel }: { onCancel: () => void }) {
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
   const [embedding, setEmbedding] = useState(LOCAL);
-  const error = create.error instanceof ApiError ? create.error : undefined;
+  const error = fieldErrors(create.error);
 
   const modelsOf = (provider: string) =>
     providers.data?.data
@@ -76,7 +85,10 @@ function CreateKnowledgeBase({ onCancel }: { onCancel: () => void }) {
   return (
     <form className="card form-card" onSubmit={submit} aria-label="New knowledge base">
       <h2>New knowledge base</h2>
-      {error && !error.details.length ? <ErrorBox error={error} /> : null}
+      <FormError
+        error={create.error}
+        fields={["name", "description", "embedding.provider", "embedding.model"]}
+      />
       <Field label="Name" error={error?.fieldMessage("name")}>
         <input name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
       </Field>

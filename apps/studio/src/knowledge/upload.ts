@@ -58,7 +58,8 @@ export function uploadDocument({
         ),
       );
     };
-    request.onerror = () => reject(new Error("The upload was interrupted: check your connection."));
+    request.onerror = () =>
+      reject(new ApiError(0, "network_error", "The upload was interrupted: check your connection."));
     request.onabort = () => reject(new DOMException("The upload was cancelled.", "AbortError"));
     signal.addEventListener("abort", () => request.abort(), { once: true });
     request.send(form);

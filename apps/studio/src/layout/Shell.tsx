@@ -1,7 +1,7 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { useSession, useSignOut } from "../auth/session.ts";
-import { navigate, usePath } from "../router.ts";
-import { Link } from "../ui/ui.tsx";
+import { match, navigate, usePath } from "../router.ts";
+import { ErrorBox, Link } from "../ui/ui.tsx";
 
 const SECTIONS = [
   { path: "/agents", label: "Agents" },
@@ -25,6 +25,18 @@ export function Shell({ children }: { children: ReactNode }) {
   const session = useSession();
   const signOut = useSignOut();
   const [theme, setTheme] = useState<Theme>(initialTheme);
+  // The workflow editor starts with the menu folded so the canvas gets the width; elsewhere it is
+  // open. Each remembers the user's choice.
+  const menuKey = match("/workflows/:id", path) ? "menu-editor" : "menu";
+  const [menuChoice, setMenuChoice] = useState<Record<string, string | null>>(() => ({
+    menu: localStorage.getItem("menu"),
+    "menu-editor": localStorage.getItem("menu-editor"),
+  }));
+  const isMenuOpen = (menuChoice[menuKey] ?? (menuKey === "menu" ? "open" : "closed")) === "open";
+  const setMenuOpen = (isOpen: boolean) => {
+    localStorage.setItem(menuKey, isOpen ? "open" : "closed");
+    setMenuChoice({ ...menuChoice, [menuKey]: isOpen ? "open" : "closed" });
+  };
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -32,9 +44,21 @@ export function Shell({ children }: { children: ReactNode }) {
   }, [theme]);
 
   return (
-    <div className="shell">
+    <div className={`shell${isMenuOpen ? "" : " menu-closed"}`}>
       <nav className="sidebar" aria-label="Main">
-        <div className="brand">Builder studio</div>
+        <div className="brand">
+          <span className="brand-name">Builder studio</span>
+          <button
+            type="button"
+            className="menu-toggle"
+            aria-expanded={isMenuOpen}
+            aria-label={isMenuOpen ? "Collapse the menu" : "Expand the menu"}
+            title={isMenuOpen ? "Collapse the menu" : "Expand the menu"}
+            onClick={() => setMenuOpen(!isMenuOpen)}
+          >
+            {isMenuOpen ? "«" : "»"}
+          </button>
+        </div>
         {SECTIONS.map((section) => (
           <Link
             key={section.path}
@@ -62,6 +86,7 @@ export function Shell({ children }: { children: ReactNode }) {
         >
           Sign out
         </button>
+        <ErrorBox error={signOut.error} />
       </nav>
       <main>{children}</main>
     </div>

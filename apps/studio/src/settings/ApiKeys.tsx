@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { api, type Page } from "../api/client.ts";
 import type { ApiKey } from "../api/types.ts";
-import { Button, EmptyState, ErrorBox, Field, Loading, SecretOnce } from "../ui/ui.tsx";
+import { Button, EmptyState, ErrorBox, Field, Loading, QueryError, SecretOnce } from "../ui/ui.tsx";
 
 /** API keys for scripts: created here, shown once, listed by prefix, revocable. */
 export function ApiKeys() {
@@ -34,7 +34,8 @@ export function ApiKeys() {
       <p className="muted">
         Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to call the API from scripts.
       </p>
-      <ErrorBox error={create.error ?? revoke.error ?? keys.error} />
+      <QueryError query={keys} />
+      <ErrorBox error={create.error ?? revoke.error} />
       {revealed ? (
         <SecretOnce
           message="Copy this key now; it will not be shown again."

@@ -1,16 +1,20 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useProviders } from "../agents/queries.ts";
-import { ApiError, api } from "../api/client.ts";
+import { api } from "../api/client.ts";
 import {
   ACTIONS,
   Button,
   DataTable,
   EmptyState,
   ErrorBox,
+  errorMessage,
   Field,
+  FormError,
+  fieldErrors,
   formatDate,
   Loading,
+  QueryError,
   StatusBadge,
 } from "../ui/ui.tsx";
 import { type Credential, HTTP_SECRET, REPLICATE, useCredentials } from "./credential-queries.ts";
@@ -71,12 +75,12 @@ export function Credentials() {
     } catch (error) {
       setChecks((current) => ({
         ...current,
-        [id]: { isOk: false, text: error instanceof Error ? error.message : String(error) },
+        [id]: { isOk: false, text: errorMessage(error) },
       }));
     }
   };
 
-  const error = create.error instanceof ApiError ? create.error : undefined;
+  const error = fieldErrors(create.error);
   const provider = providers.data?.data.find((candidate) => candidate.id === form.provider);
   const nameOf = (id: string) => OTHER_KINDS[id] ?? providers.data?.data.find((p) => p.id === id)?.name ?? id;
   const needsBaseUrl = provider?.requires_base_url ?? false;
@@ -96,9 +100,11 @@ export function Credentials() {
         a Replicate API token for image and video generation. They are stored encrypted and never shown again,
         only their last characters.
       </p>
-      <ErrorBox error={credentials.error ?? remove.error} />
+      <QueryError query={credentials} />
+      <QueryError query={providers} />
+      <ErrorBox error={remove.error} />
       <form onSubmit={submit} aria-label="Add a credential">
-        {error && !error.details.length ? <ErrorBox error={error} /> : null}
+        <FormError error={create.error} fields={["provider", "api_key", "base_url", "name"]} />
         <div className="row">
           <Field label="Provider" error={error?.fieldMessage("provider")}>
             <select

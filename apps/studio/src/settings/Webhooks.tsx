@@ -1,5 +1,4 @@
 import { type FormEvent, Fragment, useId, useState } from "react";
-import { ApiError } from "../api/client.ts";
 import {
   ACTIONS,
   Button,
@@ -7,8 +6,11 @@ import {
   EmptyState,
   ErrorBox,
   Field,
+  FormError,
+  fieldErrors,
   formatDate,
   Loading,
+  QueryError,
   SecretOnce,
   StatusBadge,
   type Tone,
@@ -53,7 +55,7 @@ export function Webhooks() {
         The builder POSTs events to your URL, signed with the endpoint's secret, and retries failed deliveries
         with backoff.
       </p>
-      <ErrorBox error={webhooks.error} />
+      <QueryError query={webhooks} />
       {secret ? (
         <SecretOnce
           message={`Signing secret for ${secret.url}: copy it now; it will not be shown again.`}
@@ -121,7 +123,7 @@ function WebhookForm({
 }) {
   const [form, setForm] = useState(initial);
   const [eventsError, setEventsError] = useState<string | undefined>();
-  const apiError = error instanceof ApiError ? error : undefined;
+  const apiError = fieldErrors(error);
   const isAll = form.events.includes(ALL);
 
   const toggle = (type: string, isOn: boolean) => {
@@ -142,7 +144,7 @@ function WebhookForm({
   return (
     <form className="webhook-form" onSubmit={submit} aria-label={title}>
       <h3>{title}</h3>
-      {apiError && !apiError.details.length ? <ErrorBox error={apiError} /> : null}
+      <FormError error={error} fields={["url", "description", "events"]} />
       <Field label="Endpoint URL" error={apiError?.fieldMessage("url")}>
         <input
           name="url"
@@ -321,7 +323,8 @@ function Deliveries({ webhookId }: { webhookId: string }) {
           </select>
         </label>
       </div>
-      <ErrorBox error={deliveries.error ?? replay.error} />
+      <QueryError query={deliveries} />
+      <ErrorBox error={replay.error} />
       {deliveries.isPending ? <Loading what="deliveries" /> : null}
       {deliveries.data?.data.length === 0 ? (
         <p className="muted">No deliveries{status ? ` with status ${status}` : ""} yet.</p>
@@ -392,7 +395,7 @@ function Attempts({ webhookId, deliveryId }: { webhookId: string; deliveryId: st
   const attempts = delivery.data?.attempts ?? [];
   return (
     <div className="attempts">
-      <ErrorBox error={delivery.error} />
+      <QueryError query={delivery} />
       {delivery.isPending ? <Loading what="attempts" /> : null}
       {delivery.data && attempts.length === 0 ? <p className="muted">Not attempted yet.</p> : null}
       <ol className="chunk-list">

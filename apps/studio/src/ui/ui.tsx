@@ -7,7 +7,7 @@ import {
   useId,
   useState,
 } from "react";
-import { ApiError } from "../api/client.ts";
+import { ApiError, UNREACHABLE_MESSAGE } from "../api/client.ts";
 import { navigate } from "../router.ts";
 
 export function Button({
@@ -129,14 +129,66 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
-export function ErrorBox({ error }: { error: unknown }) {
+/** What to tell the user about any thrown thing; never a bare "Failed to fetch". */
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof TypeError && /fetch|network/i.test(error.message)) return UNREACHABLE_MESSAGE;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** An error, with "Try again" when the thing that failed can be asked again (a query's refetch). */
+export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: (() => unknown) | undefined }) {
+  const [isRetrying, setRetrying] = useState(false);
   if (!error) return null;
-  const message = error instanceof ApiError || error instanceof Error ? error.message : String(error);
   return (
     <div className="error-box" role="alert">
-      {message}
+      <span>{errorMessage(error)}</span>
+      {onRetry ? (
+        <Button
+          variant="secondary"
+          isBusy={isRetrying}
+          onClick={() => {
+            setRetrying(true);
+            void Promise.resolve(onRetry()).finally(() => setRetrying(false));
+          }}
+        >
+          Try again
+        </Button>
+      ) : null}
     </div>
   );
+}
+
+/** A query's error with its retry; shows nothing while the query is fine. */
+export function QueryError({ query }: { query: { error: unknown; refetch: () => Promise<unknown> } }) {
+  return <ErrorBox error={query.error} onRetry={() => query.refetch()} />;
+}
+
+/**
+ * A form's error above its fields: everything except the 422 details the form shows beside its own
+ * fields (`fields`), so a network failure, a 5xx, or a detail on a field the form does not render
+ * is never swallowed.
+ */
+export function FormError({ error, fields }: { error: unknown; fields: string[] }) {
+  if (!error) return null;
+  if (error instanceof ApiError && error.details.length) {
+    const unshown = error.details.filter((detail) => !fields.includes(detail.path));
+    if (!unshown.length) return null;
+    return (
+      <div className="error-box" role="alert">
+        {unshown.map((detail) => (
+          <div key={detail.path}>{detail.path ? `${detail.path}: ${detail.message}` : detail.message}</div>
+        ))}
+      </div>
+    );
+  }
+  return <ErrorBox error={error} />;
+}
+
+/** The ApiError whose field messages go beside the inputs, if the error is one. */
+export function fieldErrors(error: unknown): ApiError | undefined {
+  return error instanceof ApiError ? error : undefined;
 }
 
 export function PageHeader({ title, actions }: { title: string; actions?: ReactNode }) {

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useCredentials } from "../settings/credential-queries.ts";
-import { Field } from "../ui/ui.tsx";
+import { Field, QueryError } from "../ui/ui.tsx";
 import { type Row, RowsEditor, TemplateField } from "./config-fields.tsx";
 
 type Config = Record<string, unknown>;
@@ -25,6 +25,12 @@ export function HttpConfig({
 }) {
   const auth = (config.auth as Auth | undefined) ?? { type: "none" };
   const method = String(config.method ?? "GET");
+  const body =
+    typeof config.body === "string"
+      ? config.body
+      : config.body === undefined
+        ? ""
+        : JSON.stringify(config.body, null, 2);
   // A templated method (`{{start.verb}}`, from an import or the API) stays listed, so it shows as it is.
   const methods = METHODS.includes(method) ? METHODS : [...METHODS, method];
   return (
@@ -57,13 +63,8 @@ export function HttpConfig({
       <TemplateField
         label="Body"
         multiline
-        value={
-          typeof config.body === "string"
-            ? config.body
-            : config.body === undefined
-              ? ""
-              : JSON.stringify(config.body)
-        }
+        codeLanguage={/^\s*[[{]/.test(body) || body === "" ? "json" : "text"}
+        value={body}
         variables={variables}
         onChange={(v) => set("body", v === "" ? undefined : v)}
       />
@@ -98,6 +99,7 @@ function AuthFields({ auth, onChange }: { auth: Auth; onChange: (auth: Auth) => 
   const isStored = typeof auth.credential_id === "string";
   return (
     <fieldset className="rows">
+      <QueryError query={credentials} />
       <legend>Authentication</legend>
       <Field label="Type">
         <select

@@ -1,5 +1,13 @@
 import { useProviders } from "../agents/queries.ts";
-import { Button, Field } from "../ui/ui.tsx";
+import { CodeEditor } from "../editor/CodeEditor.tsx";
+import {
+  codeAfterLanguageChange,
+  ENTRY_POINTS,
+  errorLine,
+  SANDBOX_LANGUAGES,
+  type SandboxLanguage,
+} from "../editor/languages.ts";
+import { Button, Field, QueryError } from "../ui/ui.tsx";
 import { JsonField, type Row, RowsEditor, TemplateField } from "./config-fields.tsx";
 import type { EditorNode } from "./graph.ts";
 import { HttpConfig } from "./HttpConfig.tsx";
@@ -12,11 +20,16 @@ interface Props {
   tools: { name: string; description: string }[];
   onChange: (config: Config, extra?: EditorNode["data"]["extra"]) => void;
   onDelete: () => void;
+  /** The error this node failed with in the run on screen, if it did. */
+  runError?: { code: string; message: string } | null | undefined;
 }
 
 /** The side panel: the selected node's settings, with a picker of upstream outputs for templates. */
-export function NodeConfig({ node, variables, tools, onChange, onDelete }: Props) {
+export function NodeConfig({ node, variables, tools, onChange, onDelete, runError }: Props) {
   const config = node.data.config;
+  const language = (SANDBOX_LANGUAGES as readonly string[]).includes(String(config.language))
+    ? (config.language as SandboxLanguage)
+    : "python";
   const set = (key: string, value: unknown) => onChange({ ...config, [key]: value });
   const type = node.data.apiType;
   return (
@@ -59,20 +72,36 @@ export function NodeConfig({ node, variables, tools, onChange, onDelete }: Props
       {type === "llm" ? <LlmConfig config={config} set={set} variables={variables} /> : null}
       {type === "code" ? (
         <>
-          <Field label="Language">
-            <select value={String(config.language)} onChange={(e) => set("language", e.target.value)}>
-              {["python", "javascript", "go", "rust"].map((language) => (
-                <option key={language}>{language}</option>
+          <Field label="Language" hint={`Entry point: ${ENTRY_POINTS[language]}`}>
+            <select
+              value={language}
+              onChange={(e) => {
+                const next = e.target.value as SandboxLanguage;
+                onChange({
+                  ...config,
+                  language: next,
+                  code: codeAfterLanguageChange(String(config.code ?? ""), next),
+                });
+              }}
+            >
+              {SANDBOX_LANGUAGES.map((option) => (
+                <option key={option}>{option}</option>
               ))}
             </select>
           </Field>
-          <Field label="Code">
-            <textarea
-              className="code"
-              value={String(config.code ?? "")}
-              onChange={(e) => set("code", e.target.value)}
-            />
-          </Field>
+          <CodeEditor
+            label="Code"
+            language={language}
+            value={String(config.code ?? "")}
+            onChange={(code) => set("code", code)}
+            errorLine={errorLine(runError?.message)}
+            minLines={10}
+          />
+          {runError ? (
+            <p className="field-error" role="alert" data-testid="code-run-error">
+              Last run: {runError.message}
+            </p>
+          ) : null}
           <RowsEditor
             label="Inputs"
             rows={(config.inputs as Row[]) ?? []}
@@ -153,6 +182,7 @@ function LlmConfig({
   const providers = useProviders();
   return (
     <>
+      <QueryError query={providers} />
       <div className="row">
         <Field label="Provider">
           <select value={String(config.provider)} onChange={(e) => set("provider", e.target.value)}>

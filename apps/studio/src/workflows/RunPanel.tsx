@@ -1,38 +1,45 @@
 import { useState } from "react";
 import { api } from "../api/client.ts";
-import { Button, ErrorBox, Field } from "../ui/ui.tsx";
+import { JsonTree } from "../ui/JsonTree.tsx";
+import { Button, ErrorBox, Field, Link, Loading, QueryError, StatusBadge } from "../ui/ui.tsx";
 import type { EditorNode } from "./graph.ts";
+import { type NodeRunView, RUN_TONE } from "./NodeRunInspector.tsx";
 import { type NodeRun, type Run, streamRun, useRuns } from "./queries.ts";
 
-export interface NodeRunView {
-  status: NodeRun["status"];
-  outputs?: Record<string, unknown> | null;
-  error?: { code: string; message: string } | null;
-  elapsed_ms?: number | null;
-}
+export type { NodeRunView } from "./NodeRunInspector.tsx";
 
 interface Props {
   workflowId: string;
   start: EditorNode | undefined;
   isDirty: boolean;
   onNodeState: (states: Record<string, NodeRunView>) => void;
+  /** Selects a node on the canvas, which shows its part of the run. */
+  onSelectNode: (nodeId: string) => void;
+  /** A run to show when the editor opens (`?run=` from the runs page). */
+  initialRunId?: string | null;
 }
 
-/** Inputs form, live run (nodes light up from the event stream), each node's outputs, and history. */
-export function RunPanel({ workflowId, start, isDirty, onNodeState }: Props) {
+interface RunSummary {
+  status: string;
+  outputs: unknown;
+  error: { code: string; message: string; node_id?: string } | null;
+  elapsed_ms?: number | null;
+}
+
+/**
+ * Inputs form, live run (nodes light up from the event stream, each keeps its resolved inputs and
+ * outputs for inspection), the run's result, and recent runs to reopen.
+ */
+export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode, initialRunId }: Props) {
   const declared = ((start?.data.config.inputs as { name: string; type: string }[] | undefined) ?? []).filter(
     (i) => i.name,
   );
   const [values, setValues] = useState<Record<string, string>>({});
   const [states, setStates] = useState<Record<string, NodeRunView>>({});
-  const [result, setResult] = useState<{
-    status: string;
-    outputs: unknown;
-    error: unknown;
-    elapsed_ms?: unknown;
-  } | null>(null);
+  const [result, setResult] = useState<RunSummary | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [isRunning, setRunning] = useState(false);
+  const [openedInitial, setOpenedInitial] = useState(false);
   const runs = useRuns(workflowId);
 
   const show = (next: Record<string, NodeRunView>) => {
@@ -54,12 +61,19 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState }: Props) {
       );
       await streamRun(workflowId, inputs, ({ event, data }) => {
         const nodeId = data.node_id as string | undefined;
-        if (event === "node_started" && nodeId) current = { ...current, [nodeId]: { status: "running" } };
+        if (event === "node_started" && nodeId)
+          current = {
+            ...current,
+            [nodeId]: { status: "running", inputs: data.inputs, step: data.step as number },
+          };
         if (event === "node_finished" && nodeId) {
           current = {
             ...current,
             [nodeId]: {
               status: data.status as NodeRun["status"],
+              step: data.step as number,
+              // node_finished carries no inputs: node_started did.
+              inputs: data.inputs ?? current[nodeId]?.inputs,
               outputs: data.outputs as Record<string, unknown> | null,
               error: data.error as NodeRunView["error"],
               elapsed_ms: data.elapsed_ms as number,
@@ -67,7 +81,7 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState }: Props) {
           };
         }
         if (event === "node_skipped" && nodeId) current = { ...current, [nodeId]: { status: "skipped" } };
-        if (event === "run_finished") setResult(data as never);
+        if (event === "run_finished") setResult(data as unknown as RunSummary);
         show(current);
       });
       void runs.refetch();
@@ -79,14 +93,37 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState }: Props) {
   };
 
   const openRun = async (id: string) => {
-    const stored = await api<Run>(`/api/runs/${id}`);
-    show(Object.fromEntries((stored.nodes ?? []).map((node) => [node.node_id, node])));
-    setResult(stored);
+    setError(null);
+    try {
+      const stored = await api<Run>(`/api/runs/${id}`);
+      show(Object.fromEntries((stored.nodes ?? []).map((node) => [node.node_id, node])));
+      setResult(stored);
+      setValues(
+        Object.fromEntries(
+          Object.entries(stored.inputs ?? {}).map(([name, value]) => [
+            name,
+            typeof value === "string" ? value : JSON.stringify(value),
+          ]),
+        ),
+      );
+    } catch (caught) {
+      setError(caught);
+    }
   };
+
+  if (initialRunId && !openedInitial) {
+    setOpenedInitial(true);
+    void openRun(initialRunId);
+  }
+
+  const ordered = Object.entries(states).sort(([, a], [, b]) => (a.step ?? 1e9) - (b.step ?? 1e9));
 
   return (
     <section className="run-panel card" aria-label="Run">
-      <h2>Run</h2>
+      <div className="section-header">
+        <h2>Run</h2>
+        <Link to={`/workflows/${workflowId}/runs`}>All runs</Link>
+      </div>
       {isDirty ? <p className="muted">Runs use the saved version; save first to run your changes.</p> : null}
       {declared.map((input) => (
         <Field key={input.name} label={`${input.name} (${input.type})`}>
@@ -103,42 +140,47 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState }: Props) {
       <ErrorBox error={error} />
       {result ? (
         <div className="run-result" data-testid="run-result" data-status={result.status}>
-          <strong>{result.status}</strong>
-          <pre>{JSON.stringify(result.outputs ?? result.error, null, 2)}</pre>
+          <div className="node-run-header">
+            <StatusBadge tone={RUN_TONE[result.status] ?? "neutral"}>{result.status}</StatusBadge>
+            {typeof result.elapsed_ms === "number" ? (
+              <span className="muted">{result.elapsed_ms} ms</span>
+            ) : null}
+          </div>
+          {result.error ? (
+            <p className="field-error">
+              {result.error.node_id ? `${result.error.node_id}: ` : ""}
+              {result.error.message}
+            </p>
+          ) : null}
+          {result.outputs ? <JsonTree label="Run outputs" value={result.outputs} /> : null}
         </div>
       ) : null}
-      {Object.keys(states).length > 0 ? (
-        <table className="node-runs">
-          <thead>
-            <tr>
-              <th>Node</th>
-              <th>Status</th>
-              <th>ms</th>
-              <th>Outputs</th>
-            </tr>
-          </thead>
-          <tbody>
-            {Object.entries(states).map(([id, state]) => (
-              <tr key={id}>
-                <td>{id}</td>
-                <td>{state.status}</td>
-                <td>{state.elapsed_ms ?? ""}</td>
-                <td>
-                  <code>
-                    {state.error
-                      ? `${state.error.code}: ${state.error.message}`
-                      : JSON.stringify(state.outputs ?? null)}
-                  </code>
-                </td>
-              </tr>
+      {ordered.length > 0 ? (
+        <>
+          <p className="muted">Click a node, here or on the canvas, to see what went in and out of it.</p>
+          <ol className="node-run-list">
+            {ordered.map(([id, state]) => (
+              <li key={id}>
+                <button type="button" className="node-run-item" onClick={() => onSelectNode(id)}>
+                  <code>{id}</code>
+                  <StatusBadge tone={RUN_TONE[state.status] ?? "neutral"}>{state.status}</StatusBadge>
+                  <span className="muted">
+                    {state.elapsed_ms !== undefined && state.elapsed_ms !== null
+                      ? `${state.elapsed_ms} ms`
+                      : ""}
+                  </span>
+                </button>
+              </li>
             ))}
-          </tbody>
-        </table>
+          </ol>
+        </>
       ) : null}
-      <h3>History</h3>
+      <h3>Recent runs</h3>
+      <QueryError query={runs} />
+      {runs.isPending ? <Loading what="runs" /> : null}
       {runs.data?.data.length === 0 ? <p className="muted">No runs yet.</p> : null}
       <ul className="run-history">
-        {runs.data?.data.map((entry) => (
+        {runs.data?.data.slice(0, 10).map((entry) => (
           <li key={entry.id}>
             <button type="button" className="btn btn-secondary" onClick={() => void openRun(entry.id)}>
               {new Date(entry.started_at).toLocaleTimeString()} · {entry.status}

@@ -15,7 +15,7 @@ import "@xyflow/react/dist/style.css";
 import { type DragEvent, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../api/client.ts";
 import { navigate } from "../router.ts";
-import { Button, ErrorBox, Loading } from "../ui/ui.tsx";
+import { Button, ErrorBox, Loading, QueryError } from "../ui/ui.tsx";
 import {
   type ApiGraph,
   autoLayout,
@@ -30,6 +30,7 @@ import {
   upstreamOf,
 } from "./graph.ts";
 import { NodeConfig } from "./NodeConfig.tsx";
+import { NodeRunInspector } from "./NodeRunInspector.tsx";
 import {
   type GraphIssue,
   useSaveWorkflow,
@@ -43,12 +44,37 @@ import { StepNode } from "./StepNode.tsx";
 import { useHistory } from "./useHistory.ts";
 
 const nodeTypes = { step: StepNode };
+/** Room around the graph when fitting, so edge nodes are never cut by the canvas border or controls. */
+const FIT = { padding: 0.15, minZoom: 0.02, maxZoom: 1.25 };
+/** Far enough out to see a thousand-node workflow whole. */
+const MIN_ZOOM = 0.02;
+
+type Panels = { palette: boolean; side: boolean };
+
+/** Which side panels are open, remembered across visits. */
+function useStoredPanels(): [Panels, (next: Panels) => void] {
+  const [panels, setPanels] = useState<Panels>(() => {
+    try {
+      const stored = JSON.parse(localStorage.getItem("editor-panels") ?? "null") as Partial<Panels> | null;
+      return { palette: stored?.palette ?? true, side: stored?.side ?? true };
+    } catch {
+      return { palette: true, side: true };
+    }
+  });
+  return [
+    panels,
+    (next) => {
+      setPanels(next);
+      localStorage.setItem("editor-panels", JSON.stringify(next));
+    },
+  ];
+}
 const DRAG_TYPE = "application/x-workflow-node";
 
 export function WorkflowEditor({ id }: { id: string }) {
   const workflow = useWorkflow(id);
   if (workflow.isPending) return <Loading what="the workflow" />;
-  if (workflow.error) return <ErrorBox error={workflow.error} />;
+  if (workflow.error) return <QueryError query={workflow} />;
   return (
     <ReactFlowProvider>
       <Editor workflow={workflow.data} />
@@ -67,11 +93,23 @@ function Editor({ workflow }: { workflow: Workflow }) {
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [issues, setIssues] = useState<GraphIssue[]>([]);
   const [runStates, setRunStates] = useState<Record<string, NodeRunView>>({});
+  // The runs page opens a past run here with ?run=<id>.
+  const [initialRunId] = useState(() => new URLSearchParams(window.location.search).get("run"));
   const clipboard = useRef<EditorNode[]>([]);
   const history = useHistory<Snapshot>();
   const flow = useReactFlow<EditorNode, Edge>();
   const tools = useTools();
   const save = useSaveWorkflow(workflow.id);
+  const [panels, setPanels] = useStoredPanels();
+
+  // React Flow measures moved nodes on the next render; fitting before that would frame the old
+  // positions and clip the new ones, so fit after two frames.
+  const fitSoon = useCallback(() => {
+    requestAnimationFrame(() => requestAnimationFrame(() => void flow.fitView(FIT)));
+  }, [flow]);
+  // Showing or hiding a panel resizes the canvas: frame the graph again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the panels change
+  useEffect(() => fitSoon(), [panels.palette, panels.side]);
 
   // Dragging a node changes `nodes` every frame; the API form, the unsaved-changes check and
   // validation follow a frame or more behind instead of costing every frame their work.
@@ -187,11 +225,23 @@ function Editor({ workflow }: { workflow: Workflow }) {
     }
   };
 
-  const onKeyDown = (event: React.KeyboardEvent) => {
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.defaultPrevented) return;
     const target = event.target as HTMLElement;
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName)) return;
+    // Keys pressed in a dialog, a menu or elsewhere outside the page body's editor are not ours.
+    if (target !== document.body && !target.closest(".editor")) return;
+    // Text fields and the code editor keep their own undo, select-all and clipboard.
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable) return;
     const mod = event.ctrlKey || event.metaKey;
-    if (mod && event.key.toLowerCase() === "z") {
+    if (mod && event.key.toLowerCase() === "a") {
+      event.preventDefault();
+      setNodes(nodes.map((node) => (node.selected ? node : { ...node, selected: true })));
+      setEdges(edges.map((edge) => (edge.selected ? edge : { ...edge, selected: true })));
+    } else if (event.key === "Escape") {
+      setNodes(nodes.map((node) => (node.selected ? { ...node, selected: false } : node)));
+      setEdges(edges.map((edge) => (edge.selected ? { ...edge, selected: false } : edge)));
+      setSelectedId(null);
+    } else if (mod && event.key.toLowerCase() === "z") {
       event.preventDefault();
       if (event.shiftKey) redo();
       else undo();
@@ -214,6 +264,16 @@ function Editor({ workflow }: { workflow: Workflow }) {
       change({ nodes: [...nodes.map((node) => ({ ...node, selected: false })), ...pasted], edges });
     }
   };
+
+  // On the window, so the shortcuts work right after clicking the canvas's empty pane (which
+  // takes no focus) as well as with a node focused.
+  const keyHandler = useRef(onKeyDown);
+  keyHandler.current = onKeyDown;
+  useEffect(() => {
+    const listener = (event: KeyboardEvent) => keyHandler.current(event);
+    window.addEventListener("keydown", listener);
+    return () => window.removeEventListener("keydown", listener);
+  }, []);
 
   const saveNow = () => {
     save.mutate(
@@ -246,7 +306,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
   const graphIssues = issues.filter((issue) => !issue.node_id);
 
   return (
-    <div className="editor" role="application" aria-label="Workflow editor" onKeyDown={onKeyDown}>
+    <div className="editor" role="application" aria-label="Workflow editor">
       <header className="editor-toolbar">
         <a
           href="/workflows"
@@ -274,13 +334,27 @@ function Editor({ workflow }: { workflow: Workflow }) {
           variant="secondary"
           onClick={() => {
             change({ nodes: autoLayout(nodes, edges), edges });
-            setTimeout(() => void flow.fitView(), 0);
+            fitSoon();
           }}
         >
           Auto-layout
         </Button>
-        <Button variant="secondary" onClick={() => void flow.fitView()}>
+        <Button variant="secondary" onClick={() => void flow.fitView(FIT)}>
           Zoom to fit
+        </Button>
+        <Button
+          variant="secondary"
+          aria-pressed={panels.palette}
+          onClick={() => setPanels({ ...panels, palette: !panels.palette })}
+        >
+          {panels.palette ? "Hide palette" : "Show palette"}
+        </Button>
+        <Button
+          variant="secondary"
+          aria-pressed={panels.side}
+          onClick={() => setPanels({ ...panels, side: !panels.side })}
+        >
+          {panels.side ? "Hide panel" : "Show panel"}
         </Button>
         <a className="btn btn-secondary" href={`/api/workflows/${workflow.id}/export`} download>
           Export
@@ -292,13 +366,17 @@ function Editor({ workflow }: { workflow: Workflow }) {
       {save.error && !(save.error instanceof ApiError && save.error.details.length) ? (
         <ErrorBox error={save.error} />
       ) : null}
+      <QueryError query={tools} />
       {graphIssues.length > 0 ? (
         <div className="error-box" role="alert">
           {graphIssues.map((issue) => issue.message).join(" · ")}
         </div>
       ) : null}
-      <div className="editor-body">
-        <nav className="palette card" aria-label="Node palette">
+      <div
+        className={`editor-body${panels.palette ? "" : " no-palette"}${panels.side ? "" : " no-side"}`}
+        data-testid="editor-body"
+      >
+        <nav className="palette card" aria-label="Node palette" hidden={!panels.palette}>
           {NODE_TYPES.map((entry) => (
             <button
               type="button"
@@ -340,6 +418,10 @@ function Editor({ workflow }: { workflow: Workflow }) {
             onNodeClick={(_, node) => setSelectedId(node.id)}
             onPaneClick={() => setSelectedId(null)}
             fitView
+            fitViewOptions={FIT}
+            minZoom={MIN_ZOOM}
+            // Past a few hundred nodes, drawing only what is on screen keeps panning smooth.
+            onlyRenderVisibleElements={nodes.length > 300}
             deleteKeyCode={["Backspace", "Delete"]}
             proOptions={{ hideAttribution: true }}
           >
@@ -348,7 +430,10 @@ function Editor({ workflow }: { workflow: Workflow }) {
             <MiniMap pannable zoomable />
           </ReactFlow>
         </div>
-        <div className="side">
+        <div className="side" hidden={!panels.side}>
+          {selected && runStates[selected.id] ? (
+            <NodeRunInspector nodeId={selected.id} state={runStates[selected.id] as NodeRunView} />
+          ) : null}
           {selected ? (
             <NodeConfig
               key={selected.id}
@@ -361,6 +446,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
               }}
               variables={variables}
               tools={tools.data?.data ?? []}
+              runError={runStates[selected.id]?.error}
               onChange={(config, extra) =>
                 change({
                   nodes: nodes.map((node) =>
@@ -385,6 +471,8 @@ function Editor({ workflow }: { workflow: Workflow }) {
             start={nodes.find((node) => node.data.apiType === "start")}
             isDirty={isDirty}
             onNodeState={setRunStates}
+            onSelectNode={setSelectedId}
+            initialRunId={initialRunId}
           />
         </div>
       </div>

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef } from "react";
 import { api } from "../api/client.ts";
 import { navigate } from "../router.ts";
-import { Button, EmptyState, ErrorBox, Link, Loading, PageHeader } from "../ui/ui.tsx";
+import { Button, EmptyState, ErrorBox, Link, Loading, PageHeader, QueryError } from "../ui/ui.tsx";
 import { useWorkflows, type Workflow } from "./queries.ts";
 
 const STARTER_GRAPH = {
@@ -73,7 +73,8 @@ export function WorkflowsPage() {
           </>
         }
       />
-      <ErrorBox error={workflows.error ?? create.error ?? importFile.error} />
+      <QueryError query={workflows} />
+      <ErrorBox error={create.error ?? importFile.error} />
       {workflows.isPending ? <Loading what="workflows" /> : null}
       {workflows.data?.data.length === 0 ? (
         <EmptyState title="No workflows yet">

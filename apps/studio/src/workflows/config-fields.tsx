@@ -1,3 +1,6 @@
+import { useState } from "react";
+import { CodeEditor } from "../editor/CodeEditor.tsx";
+import type { CodeLanguage } from "../editor/languages.ts";
 import { Button, Field } from "../ui/ui.tsx";
 
 /** The fields of the node settings panel; text fields take `{{node.field}}` templates. */
@@ -10,22 +13,29 @@ export function TemplateField({
   variables,
   onChange,
   multiline = false,
+  codeLanguage,
 }: {
   label: string;
   value: string;
   variables: string[];
   onChange: (value: string) => void;
   multiline?: boolean;
+  /** Edit in the code editor with this language's highlighting (an HTTP body as JSON). */
+  codeLanguage?: CodeLanguage;
 }) {
   return (
     <div className="template-field">
-      <Field label={label}>
-        {multiline ? (
-          <textarea value={value} onChange={(e) => onChange(e.target.value)} />
-        ) : (
-          <input value={value} onChange={(e) => onChange(e.target.value)} />
-        )}
-      </Field>
+      {codeLanguage ? (
+        <CodeEditor label={label} language={codeLanguage} value={value} onChange={onChange} minLines={5} />
+      ) : (
+        <Field label={label}>
+          {multiline ? (
+            <textarea value={value} onChange={(e) => onChange(e.target.value)} />
+          ) : (
+            <input value={value} onChange={(e) => onChange(e.target.value)} />
+          )}
+        </Field>
+      )}
       <VariablePicker
         variables={variables}
         onPick={(variable) => onChange(`${value}${variable}`)}
@@ -64,6 +74,7 @@ function VariablePicker({
   );
 }
 
+/** A JSON value edited as text: parsed when the editor loses focus; invalid JSON says why and is kept. */
 export function JsonField({
   label,
   value,
@@ -73,20 +84,32 @@ export function JsonField({
   value: unknown;
   onChange: (v: unknown) => void;
 }) {
+  const [text, setText] = useState(() => JSON.stringify(value, null, 2));
+  const [error, setError] = useState<string | null>(null);
   return (
-    <Field label={label}>
-      <textarea
-        className="code"
-        defaultValue={JSON.stringify(value, null, 2)}
-        onBlur={(e) => {
+    <>
+      <CodeEditor
+        label={label}
+        language="json"
+        value={text}
+        onChange={setText}
+        minLines={4}
+        onBlur={() => {
           try {
-            onChange(JSON.parse(e.target.value));
-          } catch {
-            // Invalid JSON stays in the box until corrected; the stored value is unchanged.
+            onChange(JSON.parse(text));
+            setError(null);
+          } catch (caught) {
+            // The stored value is unchanged until the text parses.
+            setError(`Not valid JSON, not applied: ${(caught as Error).message}`);
           }
         }}
       />
-    </Field>
+      {error ? (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </>
   );
 }
 

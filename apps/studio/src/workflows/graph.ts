@@ -1,4 +1,5 @@
 import type { Edge, Node } from "@xyflow/react";
+import { CODE_TEMPLATES } from "../editor/languages.ts";
 
 export type NodeType = "start" | "end" | "llm" | "code" | "http" | "condition" | "tool";
 
@@ -57,7 +58,7 @@ export function defaultData(type: NodeType): Record<string, unknown> {
     case "code":
       return {
         language: "python",
-        code: 'def main(inputs):\n    return {"result": inputs.get("value")}\n',
+        code: CODE_TEMPLATES.python,
         inputs: [{ name: "value", value: "" }],
         outputs: [{ name: "result", type: "string" }],
       };

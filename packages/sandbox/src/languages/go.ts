@@ -64,6 +64,36 @@ export function goSource(code: string): string {
 
 const SIGNATURE = "func Main(inputs map[string]any) (map[string]any, error)";
 
+/** `import "C"`, alone or in an import block, with an optional name (`_`, `.`, an alias). */
+const CGO_IMPORT = /\bimport\s*(?:\(\s*(?:[^)]*?[\s;])?)?(?:[\w.]+\s+)?"C"/;
+
+/**
+ * Comments and string literals blanked out (newlines kept, so offsets still give line numbers), so
+ * that an `import "C"` inside a comment or a string is not taken for one.
+ */
+function withoutCommentsAndStrings(code: string): string {
+  return code.replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|`[^`]*`|"(?:[^"\\\n]|\\.)*"/g, (match) =>
+    match === '"C"' ? match : match.replace(/[^\n]/g, " "),
+  );
+}
+
+/**
+ * cgo cannot work here (CGO_ENABLED=0, no C toolchain inside the sandbox), and `go build` would
+ * answer `import "C"` with an error about the code's own names; this says what is wrong instead.
+ *
+ * @example refuseCgo('package main\nimport "C"\n...') // { message: "cgo (import \"C\") is not supported …", line: 2, … }
+ */
+export function refuseCgo(code: string): CompileFailure | undefined {
+  const source = withoutCommentsAndStrings(code);
+  const match = CGO_IMPORT.exec(source);
+  if (!match) return undefined;
+  const at = match.index + match[0].lastIndexOf('"C"');
+  const line = source.slice(0, at).split("\n").length;
+  const message =
+    'cgo (import "C") is not supported: Go code runs without a C toolchain (CGO_ENABLED=0). Use pure Go packages instead.';
+  return { message, line, stderr: `main.go:${line}: ${message}\n` };
+}
+
 /**
  * Go: the user's `func Main(inputs map[string]any) (map[string]any, error)` compiled with
  * runners/wrapper.go, which owns `func main`.
@@ -107,6 +137,7 @@ export const go: CompiledLanguage = {
     };
   },
   compileInput: (code) => goSource(code),
+  refuseSource: (code) => refuseCgo(code),
   parseCompileError: (stderr, code) => parseGoErrors(stderr, code),
   runEnv: (limits: ProcessLimits) => ({
     GOMAXPROCS: "2",

@@ -1,24 +1,93 @@
+import { createHash, randomBytes } from "node:crypto";
+import { copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { probeVersion } from "./probe.ts";
-import type { InterpretedLanguage } from "./types.ts";
+import type { InterpretedLanguage, LanguageContext, ToolchainProbe } from "./types.ts";
 
-/** The node under /usr (the sandbox sees nothing else of the host), not necessarily the one running us. */
-const NODE = "/usr/bin/node";
+/** Where the pinned runtime appears inside the sandbox: a single file bound read-only, outside /sandbox (a mount point there would be created in the host directory bound at /sandbox). */
+const SANDBOX_NODE = "/runtime/node";
 
 /**
- * JavaScript on Node.js: `function main(inputs)` (async allowed, CommonJS `require`), run by runners/runner.cjs.
+ * The Node.js the services run on: the project pins it as the npm package `node` (its binary is
+ * `node_modules/node/bin/node`), so sandboxed JavaScript gets the same major as the services and
+ * not whatever the host has under /usr. Outside an npm install, the running binary itself.
  *
- * @example javascript.command(limits) // ["/usr/bin/node", "--max-old-space-size=192", ...]
+ * @example pinnedNodeBinary() // "/app/node_modules/node/bin/node"
+ */
+export function pinnedNodeBinary(): string {
+  try {
+    const manifest = createRequire(import.meta.url).resolve("node/package.json");
+    const binary = join(dirname(manifest), "bin", "node");
+    if (existsSync(binary)) return binary;
+  } catch {
+    // Not installed as a package: fall through to the binary running this service.
+  }
+  return process.execPath;
+}
+
+/**
+ * Hard-links (or copies, across filesystems) the runtime into the sandbox's cache directory under a
+ * name derived from its size and mtime, so the sandbox uids can reach it whatever the permissions of
+ * the checkout are, and an `npm install` that replaces the binary does not change it under a run.
+ *
+ * @example installNodeRuntime("/var/cache/app-sandbox", pinnedNodeBinary()) // "/var/cache/app-sandbox/node-1a2b…/node"
+ */
+export function installNodeRuntime(cacheDir: string, source: string): string {
+  const stats = statSync(source);
+  const key = createHash("sha256")
+    .update(`${source}\0${stats.size}\0${stats.mtimeMs}`)
+    .digest("hex")
+    .slice(0, 16);
+  const dir = join(cacheDir, `node-${key}`);
+  const target = join(dir, "node");
+  if (existsSync(target)) return target;
+  const staging = `${dir}.staging-${randomBytes(4).toString("hex")}`;
+  mkdirSync(staging, { mode: 0o755 });
+  try {
+    try {
+      linkSync(source, join(staging, "node"));
+    } catch {
+      copyFileSync(source, join(staging, "node"));
+    }
+    renameSync(staging, dir);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    // Another process installed the same runtime first.
+    if (!existsSync(target)) throw error;
+  }
+  return target;
+}
+
+/** The pinned runtime answers `--version` on this host; its major is the services' major. */
+function probeNode(binary: string): Promise<ToolchainProbe> {
+  return probeVersion(
+    binary,
+    ["--version"],
+    /v(\S+)/,
+    "install the project's dependencies (`npm install`), which pin Node.js as the `node` package",
+  );
+}
+
+/**
+ * JavaScript on Node.js: `function main(inputs)` (async allowed, CommonJS `require`), run by
+ * runners/runner.cjs on the pinned runtime, bound read-only at /runtime/node.
+ *
+ * @example javascript.command(limits) // ["/runtime/node", "--max-old-space-size=192", "/sandbox/runner.cjs", "--session"]
  */
 export const javascript: InterpretedLanguage = {
   kind: "interpreted",
   language: "javascript",
-  probe: () =>
-    probeVersion(NODE, ["--version"], /v(\S+)/, "install Node.js under /usr (e.g. `apt-get install nodejs`)"),
+  probe: () => probeNode(pinnedNodeBinary()),
+  runtimeBinds: (context: LanguageContext) =>
+    context.nodeRuntime ? [[context.nodeRuntime, SANDBOX_NODE]] : [],
   command: (limits) => [
-    NODE,
+    SANDBOX_NODE,
     // V8 fails with a clear "heap out of memory" before RLIMIT_DATA makes an allocation fail somewhere random.
     `--max-old-space-size=${Math.max(16, Math.floor((limits.memoryBytes / 1024 / 1024) * 0.75))}`,
     "/sandbox/runner.cjs",
+    // Requests in turn, each in a fresh V8 context, for as long as the host keeps the process (one run).
+    "--session",
   ],
   env: () => ({ NODE_ENV: "production", UV_THREADPOOL_SIZE: "2" }),
 };

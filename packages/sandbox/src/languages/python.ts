@@ -5,9 +5,10 @@ import type { InterpretedLanguage } from "./types.ts";
 const PYTHON = "/usr/bin/python3";
 
 /**
- * Python: `def main(inputs: dict) -> dict` (async allowed), run by runners/runner.py.
+ * Python: `def main(inputs: dict) -> dict` (async allowed), run by runners/runner.py in a process
+ * that runners/zygote.py forks for each request.
  *
- * @example python.command(limits) // ["/usr/bin/python3", "-I", "-B", "/sandbox/runner.py"]
+ * @example python.command(limits) // ["/usr/bin/python3", "-I", "-B", "/sandbox/zygote.py"]
  */
 export const python: InterpretedLanguage = {
   kind: "interpreted",
@@ -15,6 +16,6 @@ export const python: InterpretedLanguage = {
   probe: () =>
     probeVersion(PYTHON, ["--version"], /Python (\S+)/, "install it with `apt-get install python3`"),
   // -I: no PYTHON* variables, no user site, no script directory on sys.path; -B: /usr is read-only anyway.
-  command: () => [PYTHON, "-I", "-B", "/sandbox/runner.py"],
+  command: () => [PYTHON, "-I", "-B", "/sandbox/zygote.py"],
   env: () => ({ PYTHONIOENCODING: "utf-8" }),
 };

@@ -13,6 +13,8 @@ export interface LanguageContext {
   cacheDir: string;
   /** The uid compilers run as (undefined when the service is not root). */
   compileUid: number | undefined;
+  /** The pinned Node.js binary, installed in the cache directory (see languages/javascript.ts). */
+  nodeRuntime?: string | undefined;
 }
 
 /** A compile error in the user's terms. */
@@ -28,6 +30,9 @@ export interface InterpretedLanguage {
   kind: "interpreted";
   language: Language;
   probe(): Promise<ToolchainProbe>;
+  /** Host files the interpreter needs besides /usr, bound read-only. */
+  runtimeBinds?(context: LanguageContext): [source: string, destination: string][];
+  /** The resident runner: Python's zygote, or Node.js in session mode (see resident.ts). */
   command(limits: ProcessLimits): string[];
   env(limits: ProcessLimits): Record<string, string>;
 }
@@ -50,6 +55,8 @@ export interface CompiledLanguage {
   };
   /** The stdin of the compile script for `code`. */
   compileInput(code: string): string;
+  /** A compile error found without compiling (a feature the sandbox cannot build), or undefined. */
+  refuseSource?(code: string): CompileFailure | undefined;
   parseCompileError(stderr: string, code: string): CompileFailure;
   runEnv(limits: ProcessLimits): Record<string, string>;
 }

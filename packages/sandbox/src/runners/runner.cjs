@@ -1,6 +1,7 @@
 // Runs inside the sandbox. Started ahead of time (warm pool), it blocks on stdin until the host
-// sends {"code", "input"}, runs the user's main(inputs) once, writes one JSON result to fd 3 and exits.
-// The result never travels on stdout, so nothing the user prints can forge or break it.
+// sends a request {"code", "input"}, runs the user's main(inputs) in a fresh V8 context and writes
+// the output and one JSON result as frames on fd 3, then waits for the next request of the same
+// workflow run (see serveSession). Prints never travel with the result, so they cannot forge it.
 "use strict";
 const fs = require("node:fs");
 const vm = require("node:vm");
@@ -26,21 +27,25 @@ function send(text) {
   }
 }
 
-function finish(result) {
-  const isString = typeof result === "string";
-  send(isString ? result : JSON.stringify(result));
-  // exit at once: timers or sockets the user left open must not keep the run alive.
-  process.exit(isString || result.ok ? 0 : 1);
-}
-
 function userLine(error) {
   const stack = error && typeof error.stack === "string" ? error.stack : "";
   const match = new RegExp(`${FILENAME.replace(".", "\\.")}:(\\d+)`).exec(stack);
   return match ? Number(match[1]) : undefined;
 }
 
+/** An Error of this realm or of a node's own context (where `instanceof Error` is false). */
+function isErrorLike(error) {
+  return (
+    error instanceof Error ||
+    (error !== null &&
+      typeof error === "object" &&
+      typeof error.name === "string" &&
+      typeof error.message === "string")
+  );
+}
+
 function describe(kind, error) {
-  const isError = error instanceof Error;
+  const isError = isErrorLike(error);
   const detail = {
     kind,
     type: isError ? error.name : typeof error,
@@ -53,24 +58,30 @@ function describe(kind, error) {
 
 function isMemoryError(error) {
   return (
-    error instanceof RangeError && /allocation failed|Invalid array length|out of memory/i.test(error.message)
+    isErrorLike(error) &&
+    error.name === "RangeError" &&
+    /allocation failed|Failed to allocate memory|Invalid array length|out of memory/i.test(error.message)
   );
 }
 
 function printUserStack(error) {
-  const stack = error instanceof Error && typeof error.stack === "string" ? error.stack : String(error);
+  const stack = isErrorLike(error) && typeof error.stack === "string" ? error.stack : String(error);
   const lines = stack.split("\n").filter((line) => !/^\s+at /.test(line) || line.includes(FILENAME));
   process.stderr.write(`${lines.join("\n")}\n`);
 }
 
-async function run(request) {
+/** Runs main once; `context`, in a session, is the node's own V8 context (fresh globals). */
+async function run(request, context) {
   let entry;
   try {
     const module = { exports: {} };
     const body = `${request.code}\n;return typeof main === "function" ? main : module.exports.main;`;
     let factory;
     try {
-      factory = vm.compileFunction(body, ["require", "module", "exports"], { filename: FILENAME });
+      factory = vm.compileFunction(body, ["require", "module", "exports"], {
+        filename: FILENAME,
+        ...(context ? { parsingContext: context } : {}),
+      });
     } catch (error) {
       return describe("compile", error);
     }
@@ -107,18 +118,142 @@ async function run(request) {
   }
 }
 
-const chunks = [];
-process.stdin.on("data", (chunk) => chunks.push(chunk));
-process.stdin.on("end", () => {
-  let request;
-  try {
-    request = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    if (typeof request.code !== "string" || request.input === null || typeof request.input !== "object") {
-      throw new TypeError("expected {code: string, input: object}");
+/** The Node.js globals a node's fresh context gets besides the language's own (Object, JSON, Promise, …). */
+const SHARED_GLOBALS = [
+  "Buffer",
+  "process",
+  "URL",
+  "URLSearchParams",
+  "TextEncoder",
+  "TextDecoder",
+  "AbortController",
+  "AbortSignal",
+  "Event",
+  "EventTarget",
+  "atob",
+  "btoa",
+  "structuredClone",
+  "queueMicrotask",
+  "performance",
+  "crypto",
+  "Blob",
+];
+
+/**
+ * Session mode (a run's Code nodes in turn, in one process): each request gets a new V8 context with
+ * its own globals, console and timers; timers a node leaves are cleared when it ends. The host kills
+ * the process on a node's timeout, output overflow or crash, and the next node starts a new one.
+ * Frames on fd 3 as in zygote.py: "o"/"e" output, "r" result, "x" {"status"} once the node is over.
+ */
+function serveSession() {
+  const frame = (kind, data) => {
+    const payload = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
+    const header = Buffer.alloc(5);
+    header.write(kind, 0, "latin1");
+    header.writeUInt32BE(payload.length, 1);
+    send(Buffer.concat([header, payload]));
+  };
+  const framedWrite = (kind) => (chunk, encoding, callback) => {
+    frame(
+      kind,
+      typeof chunk === "string"
+        ? Buffer.from(chunk, typeof encoding === "string" ? encoding : "utf8")
+        : chunk,
+    );
+    const done = typeof encoding === "function" ? encoding : callback;
+    if (typeof done === "function") done();
+    return true;
+  };
+  process.stdout.write = framedWrite("o");
+  process.stderr.write = framedWrite("e");
+
+  let current;
+  const failCurrent = (error) => {
+    printUserStack(error);
+    current?.(describe(isMemoryError(error) ? "memory" : "runtime", error));
+  };
+  // A promise a node forgot must not take the process (and the run's later nodes) down.
+  process.on("unhandledRejection", failCurrent);
+  process.on("uncaughtException", failCurrent);
+
+  const serveOne = async (body) => {
+    const timers = new Set();
+    const track =
+      (start, clear) =>
+      (...args) => {
+        const handle = start(...args);
+        timers.add(() => clear(handle));
+        return handle;
+      };
+    const globals = {
+      console: new console.Console(process.stdout, process.stderr),
+      setTimeout: track(setTimeout, clearTimeout),
+      setInterval: track(setInterval, clearInterval),
+      setImmediate: track(setImmediate, clearImmediate),
+      clearTimeout,
+      clearInterval,
+      clearImmediate,
+    };
+    for (const name of SHARED_GLOBALS) if (name in globalThis) globals[name] = globalThis[name];
+    const context = vm.createContext(globals);
+    let request;
+    let result;
+    try {
+      // Parsed in the node's context, so its arrays and objects have that context's prototypes.
+      request = vm.runInContext("JSON.parse", context)(body.toString("utf8"));
+      if (typeof request.code !== "string" || request.input === null || typeof request.input !== "object") {
+        throw new TypeError("expected {code: string, input: object}");
+      }
+    } catch (error) {
+      result = describe("invalid_input", error);
     }
-  } catch (error) {
-    finish(describe("invalid_input", error));
-    return;
-  }
-  run(request).then(finish, (error) => finish(describe("runtime", error)));
-});
+    if (!result) {
+      result = await new Promise((resolve) => {
+        current = resolve;
+        run(request, context).then(resolve, (error) => resolve(describe("runtime", error)));
+      });
+      current = undefined;
+    }
+    for (const clear of timers) clear();
+    const isString = typeof result === "string";
+    frame("r", isString ? result : JSON.stringify(result));
+    const used = process.cpuUsage();
+    // The process's CPU time so far: the host replaces it before RLIMIT_CPU could cut a later node short.
+    frame(
+      "x",
+      JSON.stringify({ status: isString || result.ok ? 0 : 1, cpu: (used.user + used.system) / 1e6 }),
+    );
+  };
+
+  let pending = Buffer.alloc(0);
+  let isBusy = false;
+  let isEnded = false;
+  const queue = [];
+  const pump = async () => {
+    if (isBusy) return;
+    isBusy = true;
+    while (queue.length > 0) await serveOne(queue.shift());
+    isBusy = false;
+    // The host closed stdin: leave once the requests it sent before are answered.
+    if (isEnded) process.exit(0);
+  };
+  process.stdin.on("data", (chunk) => {
+    pending = Buffer.concat([pending, chunk]);
+    for (;;) {
+      const newline = pending.indexOf(10);
+      if (newline < 0) break;
+      const length = Number(pending.subarray(0, newline).toString("latin1"));
+      if (!Number.isSafeInteger(length) || length < 0) process.exit(2);
+      if (pending.length < newline + 1 + length) break;
+      queue.push(pending.subarray(newline + 1, newline + 1 + length));
+      pending = pending.subarray(newline + 1 + length);
+    }
+    void pump();
+  });
+  process.stdin.on("end", () => {
+    isEnded = true;
+    void pump();
+  });
+}
+
+serveSession();

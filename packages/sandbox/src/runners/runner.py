@@ -4,8 +4,10 @@
 import os
 
 # Readiness: the host sends the request only after this byte, which proves bwrap has armed
-# --die-with-parent for the whole sandbox (see SandboxedProcess.run).
-os.write(3, b"\n")
+# --die-with-parent for the whole sandbox (see SandboxedProcess.run). zygote.py imports this file
+# and forks a child per request instead; it sends its own.
+if __name__ == "__main__":
+    os.write(3, b"\n")
 
 import json
 import linecache
@@ -147,4 +149,5 @@ def main():
     finish_encoded(data)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -21,6 +21,34 @@ export function processesOwnedBy(first: number, last: number): number[] {
   return found;
 }
 
+function commandName(pid: number | string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Like processesOwnedBy, without the sandboxes themselves (bwrap) and the idle Python zygotes a
+ * workspace keeps (a zygote is bwrap's direct child; whatever user code forked is the zygote's child
+ * or descendant): what a test sees when user code left a process behind.
+ *
+ * @example userProcessesOwnedBy(1_600_000_000, 1_600_001_024) // [] once every run is gone
+ */
+export function userProcessesOwnedBy(first: number, last: number): number[] {
+  return processesOwnedBy(first, last).filter((pid) => {
+    if (commandName(pid) === "bwrap") return false;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const parent = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
+      return parent === undefined || commandName(parent) !== "bwrap";
+    } catch {
+      return false;
+    }
+  });
+}
+
 /**
  * What each pid is running, to say which processes survived when a test fails.
  *

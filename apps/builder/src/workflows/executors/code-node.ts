@@ -5,7 +5,7 @@ import type { CodeCapability } from "../capabilities.ts";
  * The Code node: its inputs become the `inputs` object of the code's `main`, and each declared output
  * must come back with its declared type.
  */
-export function codeNodeExecutor(code: CodeCapability | undefined, workspaceId: string) {
+export function codeNodeExecutor(code: Pick<CodeCapability, "run"> | undefined, workspaceId: string) {
   return async ({ inputs, signal }: ExecutorContext<"code">) => {
     if (!code)
       throw new NodeExecutionError(

@@ -1,5 +1,5 @@
 import type { RunResult } from "@app/workflow";
-import type { NodeRunRow, RunRow } from "./run-store.ts";
+import type { NodeRunRow, RunRow } from "../schema.ts";
 
 /** A stored run as the API answers it (GET /api/runs/{id}); blocking runs answer the same shape. */
 export function runJson(row: RunRow, nodes: NodeRunRow[] | undefined) {

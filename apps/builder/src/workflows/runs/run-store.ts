@@ -1,15 +1,14 @@
 import { type Clock, storableJson, toStorable } from "@app/core";
 import { newestFirst, type PageRequest } from "@app/db";
+import { workflowRunsTotal } from "@app/observability";
 import type { WebhooksDb } from "@app/webhooks";
 import type { NodeError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
 import { and, asc, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { BuilderDb } from "../../db/index.ts";
 import { emitEvent } from "../../events/emit-event.ts";
-import { type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
+import { type NodeRunRow, type RunRow, type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
 import { runJson } from "./run-json.ts";
 
-export type RunRow = typeof workflowRuns.$inferSelect;
-export type NodeRunRow = typeof workflowNodeRuns.$inferSelect;
 export type NodeRunValues = typeof workflowNodeRuns.$inferInsert;
 
 export interface NewRun {
@@ -61,6 +60,7 @@ export async function recordRunEnd(
         from ${record} r where w.id = r.id`
     : sql`insert into workflow_runs select * from ${record}`;
   const event = await emitRunEvent({ db, clock }, row, [sql`run_row as (${write})`, ...nodeRunsCte(nodes)]);
+  workflowRunsTotal.inc({ outcome: finished.status });
   return event.deliveryCount;
 }
 

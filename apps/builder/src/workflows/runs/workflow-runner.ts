@@ -45,7 +45,8 @@ export interface RunRequest {
 
 /** What the runner needs from the rest of the builder to execute nodes. */
 export interface NodeServices {
-  executors(workspaceId: string, depth: number): NodeExecutors;
+  /** The executors of one run; `close` when the run has ended (it ends the run's sandbox session). */
+  executors(workspaceId: string, depth: number): { executors: NodeExecutors; close(): void };
   tools: ToolRegistry;
 }
 
@@ -141,12 +142,13 @@ export class WorkflowRunner {
       request.onEvent,
       () => persisted,
     );
+    const nodes = this.services.executors(request.workspaceId, request.depth ?? 0);
     try {
       const result = await runWorkflow({
         workflow: compiled,
         runId,
         inputs: request.inputs,
-        executors: this.services.executors(request.workspaceId, request.depth ?? 0),
+        executors: nodes.executors,
         recorder,
         clock,
         signal: controller.signal,
@@ -162,6 +164,7 @@ export class WorkflowRunner {
       request.onEvent?.({ event: "run_finished", data: runFinishedData(result) });
       return result;
     } finally {
+      nodes.close();
       clearTimeout(timer);
       recorder.close();
       this.active.delete(runId);

@@ -1,0 +1,230 @@
+import { randomUUID } from "node:crypto";
+import { errorResponses, jsonContent } from "@app/http";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type ServerNotification,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Context } from "hono";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+import type { WorkflowRunner } from "../workflows/runs/workflow-runner.ts";
+import { McpErrors } from "./errors.ts";
+import { callExposedTool, type ExposedTool, listExposedTools } from "./exposed-tools.ts";
+
+interface Session {
+  workspaceId: string;
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: Server;
+  lastSeenAt: number;
+}
+
+/** Sessions live in this process's memory; these bound what idle or abandoned clients can hold. */
+const MAX_SESSIONS = 1000;
+const IDLE_SESSION_MS = 30 * 60_000;
+
+/**
+ * The builder as an MCP server (Streamable HTTP, the official SDK's web-standard transport): each
+ * API key's workspace sees its exposed agents and workflows as tools. Sessions are kept in this
+ * process; a session id is only good with a key of the workspace that opened it.
+ *
+ * @example const endpoint = new McpEndpoint(deps, () => runner); app.all("/api/mcp", (c) => endpoint.handle(c));
+ */
+export class McpEndpoint {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly runner: () => WorkflowRunner,
+  ) {}
+
+  async handle(c: Context<AppEnv>): Promise<Response> {
+    const principal = c.get("principal");
+    if (principal.via !== "api_key") throw McpErrors.MCP_API_KEY_REQUIRED();
+    const sessionId = c.req.header("mcp-session-id");
+    if (sessionId !== undefined) {
+      const session = this.sessions.get(sessionId);
+      // Another workspace's session is as unknown as an expired one.
+      if (!session || session.workspaceId !== principal.workspaceId) {
+        return jsonRpcError(404, -32001, "Session not found; initialize a new one.");
+      }
+      session.lastSeenAt = performance.now();
+      return session.transport.handleRequest(c.req.raw, await bodyOf(c));
+    }
+    if (c.req.method !== "POST") {
+      return jsonRpcError(400, -32000, "Start with an initialize request (POST) to open a session.");
+    }
+    this.sweep();
+    const server = this.newServer(principal.workspaceId);
+    const session: Session = {
+      workspaceId: principal.workspaceId,
+      server,
+      lastSeenAt: performance.now(),
+      transport: new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          this.sessions.set(id, session);
+        },
+        onsessionclosed: (id) => {
+          this.sessions.delete(id);
+        },
+      }),
+    };
+    await server.connect(session.transport);
+    const response = await session.transport.handleRequest(c.req.raw, await bodyOf(c));
+    // Not an initialize request: the transport refused it and no session exists to keep.
+    if (session.transport.sessionId === undefined) await server.close();
+    return response;
+  }
+
+  /** Tells the workspace's open sessions in this process that its tool list changed. */
+  changed(workspaceId: string): void {
+    for (const session of this.sessions.values()) {
+      if (session.workspaceId !== workspaceId) continue;
+      session.server.sendToolListChanged().catch((error: unknown) => {
+        this.deps.logger.warn({ err: error }, "MCP tools/list_changed not sent");
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(sessions.map((session) => session.server.close().catch(() => {})));
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const [id, session] of this.sessions) {
+      if (now - session.lastSeenAt > IDLE_SESSION_MS || this.sessions.size >= MAX_SESSIONS) {
+        this.sessions.delete(id);
+        void session.server.close().catch(() => {});
+      }
+    }
+  }
+
+  private newServer(workspaceId: string): Server {
+    const server = new Server(
+      { name: "builder", version: "0.1.0" },
+      {
+        capabilities: { tools: { listChanged: true } },
+        instructions: "The agents and workflows this workspace exposes, as tools.",
+      },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      const tools = await listExposedTools(this.deps, workspaceId);
+      return { tools: tools.map(toolDescription) };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+      const tools = await listExposedTools(this.deps, workspaceId);
+      const target = tools.find((tool) => tool.name === request.params.name);
+      if (!target) {
+        return {
+          isError: true,
+          content: [{ type: "text", text: `There is no tool ${request.params.name}; list the tools again.` }],
+        };
+      }
+      const progressToken = request.params._meta?.progressToken;
+      let progress = 0;
+      const report =
+        progressToken === undefined
+          ? undefined
+          : (message: string, total?: number) => {
+              progress += 1;
+              const notification: ServerNotification = {
+                method: "notifications/progress",
+                params: { progressToken, progress, ...(total ? { total } : {}), message },
+              };
+              extra.sendNotification(notification).catch(() => {});
+            };
+      return callExposedTool(this.deps, this.runner(), workspaceId, target, request.params.arguments ?? {}, {
+        signal: extra.signal,
+        report,
+      });
+    });
+    return server;
+  }
+}
+
+function toolDescription(tool: ExposedTool) {
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}
+
+/** Where the builder serves MCP (Streamable HTTP). */
+export const MCP_ENDPOINT_PATH = "/api/mcp";
+
+/**
+ * Documents the MCP endpoint in the OpenAPI document: its bodies are JSON-RPC messages of the MCP
+ * specification, not resources of this API.
+ *
+ * @example registerMcpEndpointDocs(app.openAPIRegistry);
+ */
+export function registerMcpEndpointDocs(registry: OpenAPIHono<AppEnv>["openAPIRegistry"]): void {
+  const description =
+    "The Model Context Protocol over Streamable HTTP (https://modelcontextprotocol.io/specification): the workspace's agents and workflows marked `mcp_exposed` are its tools. Authenticate with an API key (`Authorization: Bearer <key>`). See docs/mcp.md.";
+  const message = z.record(z.string(), z.unknown()).openapi("McpJsonRpcMessage", {
+    description: "A JSON-RPC 2.0 message (or batch) of MCP",
+  });
+  const sessionHeader = z.object({
+    "mcp-session-id": z.string().optional().openapi({ description: "From the initialize answer's header" }),
+  });
+  registry.registerPath({
+    method: "post",
+    path: MCP_ENDPOINT_PATH,
+    tags: ["mcp"],
+    summary: "Send MCP messages (initialize opens a session; Mcp-Session-Id carries it after)",
+    description,
+    request: { headers: sessionHeader, body: { required: true, content: jsonContent(message) } },
+    responses: {
+      200: {
+        description: "A JSON-RPC answer, or an event stream of notifications (progress) and the answer",
+        content: { "application/json": { schema: message }, "text/event-stream": { schema: z.string() } },
+      },
+      202: { description: "A notification or response was accepted" },
+      ...errorResponses(400, 401, 404, 413),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: MCP_ENDPOINT_PATH,
+    tags: ["mcp"],
+    summary: "Open the session's event stream for server notifications (tools/list_changed)",
+    description,
+    request: { headers: sessionHeader },
+    responses: {
+      200: { description: "Server-Sent Events", content: { "text/event-stream": { schema: z.string() } } },
+      ...errorResponses(400, 401, 404),
+    },
+  });
+  registry.registerPath({
+    method: "delete",
+    path: MCP_ENDPOINT_PATH,
+    tags: ["mcp"],
+    summary: "Close the session",
+    description,
+    request: { headers: sessionHeader },
+    responses: { 200: { description: "Closed" }, ...errorResponses(401, 404) },
+  });
+}
+
+/**
+ * The JSON-RPC body as the input guard already read it: the raw request's stream is spent by then,
+ * so the transport gets the parsed message instead of reading the body itself.
+ */
+async function bodyOf(c: Context<AppEnv>): Promise<{ parsedBody?: unknown }> {
+  if (c.req.method !== "POST") return {};
+  try {
+    return { parsedBody: await c.req.json() };
+  } catch {
+    // Not JSON: the transport answers its own parse error.
+    return {};
+  }
+}

@@ -1,0 +1,66 @@
+import { JsonTree } from "../ui/JsonTree.tsx";
+import { StatusBadge, type Tone } from "../ui/ui.tsx";
+import type { NodeRun } from "./queries.ts";
+
+/** What the studio knows of one node in a run: from the live event stream or a stored run. */
+export interface NodeRunView {
+  status: NodeRun["status"];
+  step?: number | null;
+  inputs?: unknown;
+  outputs?: Record<string, unknown> | null;
+  error?: { code: string; message: string } | null;
+  elapsed_ms?: number | null;
+}
+
+export const RUN_TONE: Record<string, Tone> = {
+  running: "busy",
+  succeeded: "ok",
+  failed: "danger",
+  skipped: "neutral",
+  cancelled: "neutral",
+};
+
+/**
+ * One node of a run: status, duration, its inputs as resolved (templates filled in), its outputs
+ * and its error. A code node's stdout arrives among its outputs (`stdout`).
+ */
+export function NodeRunInspector({ nodeId, state }: { nodeId: string; state: NodeRunView }) {
+  const logs = typeof state.outputs?.stdout === "string" ? state.outputs.stdout : null;
+  return (
+    <section className="node-run card" aria-label={`Run of ${nodeId}`} data-testid="node-run">
+      <div className="node-run-header">
+        <h3>
+          <code>{nodeId}</code> in this run
+        </h3>
+        <StatusBadge tone={RUN_TONE[state.status] ?? "neutral"}>{state.status}</StatusBadge>
+        {state.elapsed_ms !== undefined && state.elapsed_ms !== null ? (
+          <span className="muted" data-testid="node-run-duration">
+            {state.elapsed_ms} ms
+          </span>
+        ) : null}
+        {state.step ? <span className="muted">step {state.step}</span> : null}
+      </div>
+      {state.error ? (
+        <div className="error-box" role="alert" data-testid="node-run-error">
+          <span>
+            <strong>{state.error.code}</strong>: {state.error.message}
+          </span>
+        </div>
+      ) : null}
+      {state.status === "skipped" ? <p className="muted">Skipped: its branch was not taken.</p> : null}
+      {state.inputs !== undefined && state.inputs !== null ? (
+        <JsonTree label="Inputs" value={state.inputs} />
+      ) : null}
+      {state.outputs ? <JsonTree label="Outputs" value={state.outputs} /> : null}
+      {logs ? (
+        <div className="json-view">
+          <strong>Logs (stdout)</strong>
+          <pre className="logs" data-testid="node-run-logs">
+            {logs}
+          </pre>
+        </div>
+      ) : null}
+      {state.status === "running" ? <p className="muted">Running…</p> : null}
+    </section>
+  );
+}

@@ -1,0 +1,186 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Fragment, useState } from "react";
+import { api, type Page } from "../api/client.ts";
+import { JsonTree } from "../ui/JsonTree.tsx";
+import {
+  ACTIONS,
+  Button,
+  DataTable,
+  EmptyState,
+  ErrorBox,
+  formatDate,
+  Link,
+  Loading,
+  PageHeader,
+  QueryError,
+  StatusBadge,
+} from "../ui/ui.tsx";
+import { NodeRunInspector, RUN_TONE } from "./NodeRunInspector.tsx";
+import { type Run, useWorkflow } from "./queries.ts";
+
+const FILTERS = ["all", "succeeded", "failed", "running", "cancelled"] as const;
+type Filter = (typeof FILTERS)[number];
+
+/** A workflow's runs: filter by status, open one to inspect each node, or run it again with the same inputs. */
+export function RunsPage({ workflowId }: { workflowId: string }) {
+  const workflow = useWorkflow(workflowId);
+  const client = useQueryClient();
+  const [filter, setFilter] = useState<Filter>("all");
+  const [openId, setOpenId] = useState<string | null>(null);
+  const runs = useInfiniteQuery({
+    queryKey: ["runs", workflowId, "all"],
+    queryFn: ({ pageParam }) =>
+      api<Page<Run>>(
+        `/api/workflows/${workflowId}/runs?limit=50${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ""}`,
+      ),
+    initialPageParam: "",
+    getNextPageParam: (last) => (last.has_more ? (last.next_cursor ?? undefined) : undefined),
+  });
+  const rerun = useMutation({
+    mutationFn: (inputs: Record<string, unknown>) =>
+      api<Run>(`/api/workflows/${workflowId}/runs`, { json: { inputs } }),
+    onSuccess: (created) => {
+      setOpenId(created.id);
+      void client.invalidateQueries({ queryKey: ["runs", workflowId] });
+    },
+  });
+  const all = runs.data?.pages.flatMap((page) => page.data) ?? [];
+  const shown = filter === "all" ? all : all.filter((run) => run.status === filter);
+
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link to={`/workflows/${workflowId}`}>← {workflow.data?.name ?? "Workflow"}</Link>
+      </p>
+      <PageHeader title={`Runs${workflow.data ? ` of ${workflow.data.name}` : ""}`} />
+      <fieldset className="segmented">
+        <legend className="field-label">Status</legend>
+        {FILTERS.map((option) => (
+          <label key={option} className={filter === option ? "is-checked" : undefined}>
+            <input
+              type="radio"
+              name="run-status"
+              value={option}
+              checked={filter === option}
+              onChange={() => setFilter(option)}
+            />
+            {option === "all" ? "All" : option[0]?.toUpperCase() + option.slice(1)}
+          </label>
+        ))}
+      </fieldset>
+      <QueryError query={runs} />
+      <ErrorBox error={rerun.error} />
+      {runs.isPending ? <Loading what="runs" /> : null}
+      {runs.data && shown.length === 0 ? (
+        <EmptyState title={filter === "all" ? "No runs yet" : `No ${filter} runs`}>
+          <p>
+            {filter === "all"
+              ? "Run the workflow from the editor, by API or its trigger URL."
+              : "Try another status."}
+          </p>
+        </EmptyState>
+      ) : null}
+      {shown.length > 0 ? (
+        <DataTable label="Runs" columns={["Started", "Status", "Duration", "Inputs", ACTIONS]}>
+          {shown.map((run) => (
+            <Fragment key={run.id}>
+              <tr data-testid="run-row" data-status={run.status}>
+                <td>{formatDate(run.started_at)}</td>
+                <td>
+                  <StatusBadge tone={RUN_TONE[run.status] ?? "neutral"}>{run.status}</StatusBadge>
+                </td>
+                <td>{run.elapsed_ms !== null ? `${run.elapsed_ms} ms` : "—"}</td>
+                <td className="run-inputs">
+                  <code>{JSON.stringify(run.inputs)}</code>
+                </td>
+                <td className="actions">
+                  <Button
+                    variant="secondary"
+                    aria-expanded={openId === run.id}
+                    onClick={() => setOpenId(openId === run.id ? null : run.id)}
+                  >
+                    {openId === run.id ? "Close" : "Inspect"}
+                  </Button>
+                  <Link className="btn btn-secondary" to={`/workflows/${workflowId}?run=${run.id}`}>
+                    On the canvas
+                  </Link>
+                  <Button
+                    variant="secondary"
+                    isBusy={rerun.isPending && rerun.variables === run.inputs}
+                    onClick={() => rerun.mutate(run.inputs)}
+                  >
+                    Re-run
+                  </Button>
+                </td>
+              </tr>
+              {openId === run.id ? (
+                <tr>
+                  <td colSpan={5}>
+                    <RunDetail runId={run.id} />
+                  </td>
+                </tr>
+              ) : null}
+            </Fragment>
+          ))}
+        </DataTable>
+      ) : null}
+      {runs.hasNextPage ? (
+        <Button
+          variant="secondary"
+          isBusy={runs.isFetchingNextPage}
+          onClick={() => void runs.fetchNextPage()}
+        >
+          Load more
+        </Button>
+      ) : null}
+    </>
+  );
+}
+
+function RunDetail({ runId }: { runId: string }) {
+  const run = useQuery({ queryKey: ["run", runId], queryFn: () => api<Run>(`/api/runs/${runId}`) });
+  const [nodeId, setNodeId] = useState<string | null>(null);
+  const nodes = run.data?.nodes ?? [];
+  const chosen =
+    nodes.find((node) => node.node_id === nodeId) ?? nodes.find((node) => node.status === "failed");
+  return (
+    <div className="run-detail" data-testid="run-detail">
+      <QueryError query={run} />
+      {run.isPending ? <Loading what="the run" /> : null}
+      {run.data ? (
+        <div className="run-detail-grid">
+          <div>
+            {run.data.error ? (
+              <p className="field-error">
+                {run.data.error.node_id ? `${run.data.error.node_id}: ` : ""}
+                {run.data.error.message}
+              </p>
+            ) : null}
+            {run.data.outputs ? <JsonTree label="Run outputs" value={run.data.outputs} /> : null}
+            <ol className="node-run-list">
+              {nodes.map((node) => (
+                <li key={node.node_id}>
+                  <button
+                    type="button"
+                    className="node-run-item"
+                    aria-pressed={chosen?.node_id === node.node_id}
+                    onClick={() => setNodeId(node.node_id)}
+                  >
+                    <code>{node.node_id}</code>
+                    <StatusBadge tone={RUN_TONE[node.status] ?? "neutral"}>{node.status}</StatusBadge>
+                    <span className="muted">{node.elapsed_ms !== null ? `${node.elapsed_ms} ms` : ""}</span>
+                  </button>
+                </li>
+              ))}
+            </ol>
+          </div>
+          {chosen ? (
+            <NodeRunInspector nodeId={chosen.node_id} state={chosen} />
+          ) : (
+            <p className="muted">Pick a node.</p>
+          )}
+        </div>
+      ) : null}
+    </div>
+  );
+}

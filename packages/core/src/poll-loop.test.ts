@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import { type PollOutcome, pollLoop } from "./poll-loop.ts";
+
+const HOUR = 3_600_000;
+
+/** A promise with its resolver outside, to let a test hold a round open. */
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+describe("pollLoop", () => {
+  it("runs busy rounds back to back until one finds nothing", async () => {
+    const outcomes: PollOutcome[] = ["busy", "busy", "idle"];
+    const idle = deferred();
+    let rounds = 0;
+    const loop = pollLoop({
+      work: async () => {
+        rounds += 1;
+        const outcome = outcomes.shift() ?? "idle";
+        if (outcome === "idle") idle.resolve();
+        return outcome;
+      },
+      minIdleMs: HOUR,
+      onError: () => {},
+    });
+    loop.start();
+    await idle.promise;
+    await loop.stop();
+    expect(rounds).toBe(3);
+  });
+
+  it("keeps a wake that arrives while a round is claiming: the next round follows without the idle sleep", async () => {
+    const claiming = deferred();
+    const secondRound = deferred();
+    let rounds = 0;
+    const loop = pollLoop({
+      work: async () => {
+        rounds += 1;
+        if (rounds === 1) {
+          claiming.resolve();
+          // The wake lands here, after this round looked and found nothing.
+          await new Promise((resolve) => setImmediate(resolve));
+          return "idle";
+        }
+        secondRound.resolve();
+        return "idle";
+      },
+      // Were the wake lost, the second round would come an hour later and the test would time out.
+      minIdleMs: HOUR,
+      onError: () => {},
+    });
+    loop.start();
+    await claiming.promise;
+    loop.wake();
+    await secondRound.promise;
+    await loop.stop();
+    expect(rounds).toBe(2);
+  });
+
+  it("ends an idle sleep on wake", async () => {
+    const rounds: number[] = [];
+    const second = deferred();
+    const loop = pollLoop({
+      work: async () => {
+        rounds.push(rounds.length + 1);
+        if (rounds.length === 2) second.resolve();
+        return "idle";
+      },
+      minIdleMs: HOUR,
+      onError: () => {},
+    });
+    loop.start();
+    await new Promise((resolve) => setImmediate(resolve));
+    loop.wake();
+    await second.promise;
+    await loop.stop();
+    expect(rounds).toEqual([1, 2]);
+  });
+
+  it("reports a round that throws and goes on after its idle sleep", async () => {
+    const errors: unknown[] = [];
+    const recovered = deferred();
+    let rounds = 0;
+    const loop = pollLoop({
+      work: async () => {
+        rounds += 1;
+        if (rounds === 1) throw new Error("database unreachable");
+        recovered.resolve();
+        return "idle";
+      },
+      minIdleMs: 1,
+      onError: (error) => errors.push(error),
+    });
+    loop.start();
+    await recovered.promise;
+    await loop.stop();
+    expect(errors).toEqual([new Error("database unreachable")]);
+  });
+
+  it("stop ends the sleep, waits for the round in progress, and starts no other", async () => {
+    const inRound = deferred();
+    const finishRound = deferred();
+    let rounds = 0;
+    let hasFinished = false;
+    const loop = pollLoop({
+      work: async () => {
+        rounds += 1;
+        inRound.resolve();
+        await finishRound.promise;
+        hasFinished = true;
+        return "busy";
+      },
+      minIdleMs: HOUR,
+      onError: () => {},
+    });
+    loop.start();
+    await inRound.promise;
+    const stopped = loop.stop();
+    finishRound.resolve();
+    await stopped;
+    expect(hasFinished).toBe(true);
+    expect(rounds).toBe(1);
+  });
+});

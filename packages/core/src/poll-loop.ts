@@ -1,0 +1,88 @@
+/** What one round of a poll loop's work found: more may be waiting, or nothing was there. */
+export type PollOutcome = "busy" | "idle";
+
+export interface PollLoopOptions {
+  /** One round: claim and handle work. "busy" runs the next round at once, "idle" sleeps first. */
+  work: () => Promise<PollOutcome>;
+  /** The first sleep after an idle round; each idle round in a row doubles it up to `maxIdleMs`. */
+  minIdleMs: number;
+  /** The longest sleep between idle rounds; `minIdleMs` when not given (no backoff). */
+  maxIdleMs?: number;
+  /** A round that threw: reported here, then treated as idle so a failing database is not hammered. */
+  onError: (error: unknown) => void;
+}
+
+export interface PollLoop {
+  /** Starts the rounds in the background; a second call does nothing. */
+  start(): void;
+  /** Runs the next round now: ends a sleep, or, during a round, skips the sleep after it. */
+  wake(): void;
+  /** Ends the sleep and waits for the round in progress; no round starts after. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The one polling primitive of the workers (generation polling, ingestion, webhook delivery):
+ * rounds of `work` with an idle backoff, woken early by `wake()`. A wake that arrives while a round
+ * is claiming is kept, so work committed during a claim never waits for the next poll.
+ *
+ * @example
+ * const loop = pollLoop({ work: async () => ((await claimOne()) ? "busy" : "idle"), minIdleMs: 20, maxIdleMs: 1_000, onError: (error) => logger.error({ err: error }, "claim failed") });
+ * loop.start(); // … loop.wake() after committing work; await loop.stop() on shutdown
+ */
+export function pollLoop(options: PollLoopOptions): PollLoop {
+  const maxIdleMs = options.maxIdleMs ?? options.minIdleMs;
+  let isRunning = false;
+  let isWakeRequested = false;
+  let running: Promise<void> | undefined;
+  let endSleep: (() => void) | undefined;
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        endSleep = undefined;
+        resolve();
+      }
+      endSleep = done;
+    });
+
+  const run = async () => {
+    let idleMs = options.minIdleMs;
+    while (isRunning) {
+      isWakeRequested = false;
+      let outcome: PollOutcome = "idle";
+      try {
+        outcome = await options.work();
+      } catch (error) {
+        if (!isRunning) break;
+        options.onError(error);
+      }
+      if (outcome === "busy") {
+        idleMs = options.minIdleMs;
+        continue;
+      }
+      if (isWakeRequested || !isRunning) continue;
+      await sleep(idleMs);
+      idleMs = Math.min(maxIdleMs, idleMs * 2);
+    }
+  };
+
+  return {
+    start() {
+      if (isRunning) return;
+      isRunning = true;
+      running = run();
+    },
+    wake() {
+      isWakeRequested = true;
+      endSleep?.();
+    },
+    async stop() {
+      isRunning = false;
+      endSleep?.();
+      await running;
+    },
+  };
+}

@@ -1,0 +1,170 @@
+// `npm run build`: both services bundled to JavaScript with esbuild (one file per entry, workspace
+// packages inlined, npm dependencies left to node_modules) and the studio built with Vite.
+// `npm start` calls `buildIfStale` instead, which rebuilds only what a source stamp says changed.
+// Run by Node's own type stripping (no loader), so keep this file to erasable TypeScript.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Plugin } from "esbuild";
+
+export const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** The compiled entries `npm start` and the production commands run, by service. */
+export const SERVICE_ENTRIES = {
+  builder: { dir: "apps/builder", entries: ["server"] },
+  payments: { dir: "apps/payments", entries: ["server", "worker"] },
+} as const;
+
+export type ServiceName = keyof typeof SERVICE_ENTRIES;
+
+/** `apps/<service>/dist/<entry>.js`, absolute. */
+export function compiledEntry(service: ServiceName, entry = "server"): string {
+  return join(root, SERVICE_ENTRIES[service].dir, "dist", `${entry}.js`);
+}
+
+const STAMP_FILE = "build-stamp";
+
+/** What a service bundle is made of: its app, every workspace package, and the lockfile. */
+const SERVICE_SOURCES = [
+  "apps/builder",
+  "apps/payments",
+  "packages",
+  "package-lock.json",
+  "scripts/build.ts",
+];
+const STUDIO_SOURCES = [
+  "apps/studio/src",
+  "apps/studio/index.html",
+  "apps/studio/vite.config.ts",
+  "apps/studio/package.json",
+];
+/** Never part of a bundle: outputs, dependencies, tests, migrations (read from disk at run time). */
+const SKIPPED = new Set(["node_modules", "dist", "test", "drizzle", "e2e"]);
+
+/**
+ * A digest of every source file's path, size and mtime: cheap enough to compute on each start
+ * (a few thousand `stat`s), and any edit, checkout or `npm install` changes it.
+ *
+ * @example sourceStamp(["apps/builder", "packages"]) // "3f9a…"
+ */
+export function sourceStamp(paths: readonly string[], base = root): string {
+  const hash = createHash("sha256");
+  const visit = (path: string) => {
+    if (!existsSync(path)) return;
+    const stats = statSync(path);
+    if (stats.isDirectory()) {
+      for (const name of readdirSync(path).sort()) {
+        if (SKIPPED.has(name) || name.endsWith(".test.ts")) continue;
+        visit(join(path, name));
+      }
+      return;
+    }
+    hash.update(`${relative(base, path)}\0${stats.size}\0${stats.mtimeMs}\n`);
+  };
+  for (const path of paths) visit(join(base, path));
+  return hash.digest("hex");
+}
+
+function readStamp(dir: string): string | undefined {
+  const file = join(root, dir, "dist", STAMP_FILE);
+  return existsSync(file) ? readFileSync(file, "utf8").trim() : undefined;
+}
+
+function isServiceBuildCurrent(stamp: string): boolean {
+  return Object.entries(SERVICE_ENTRIES).every(
+    ([name, service]) =>
+      readStamp(service.dir) === stamp &&
+      service.entries.every((entry) => existsSync(compiledEntry(name as ServiceName, entry))),
+  );
+}
+
+/**
+ * Bundles each service entry into `apps/<service>/dist/<entry>.js`. Files our code reads next to its
+ * sources at run time (migrations, sandbox runners, the studio's build, package.json) are found
+ * because every `import.meta.url` in our sources is rewritten to the URL of the source file it
+ * was written in, expressed relative to the bundle so the checkout can move.
+ */
+export async function buildServices(): Promise<void> {
+  const stamp = sourceStamp(SERVICE_SOURCES);
+  const esbuild = await import("esbuild");
+  for (const [name, service] of Object.entries(SERVICE_ENTRIES)) {
+    const outdir = join(root, service.dir, "dist");
+    mkdirSync(outdir, { recursive: true });
+    await esbuild.build({
+      entryPoints: service.entries.map((entry) => join(root, service.dir, "src", `${entry}.ts`)),
+      outdir,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node24",
+      sourcemap: "linked",
+      logLevel: "warning",
+      plugins: [workspaceOnly(), sourceRelativeImportMeta(outdir)],
+    });
+    writeFileSync(join(outdir, STAMP_FILE), `${stamp}\n`);
+    console.log(`Built ${name} into ${relative(root, outdir)}/`);
+  }
+}
+
+/** npm dependencies stay external (resolved from node_modules at run time); `@app/*` is inlined. */
+function workspaceOnly(): Plugin {
+  return {
+    name: "workspace-only",
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith("@app/")) return undefined;
+        return { path: args.path, external: true };
+      });
+    },
+  };
+}
+
+function sourceRelativeImportMeta(outdir: string): Plugin {
+  return {
+    name: "source-relative-import-meta",
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (args.path.includes("/node_modules/")) return undefined;
+        const source = readFileSync(args.path, "utf8");
+        if (!source.includes("import.meta.url")) return undefined;
+        const fromBundle = relative(outdir, args.path).split("\\").join("/");
+        const expression = `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`;
+        return { contents: source.replaceAll("import.meta.url", expression), loader: "ts" };
+      });
+    },
+  };
+}
+
+/** Builds the studio with Vite into `apps/studio/dist`. */
+export function buildStudio(): void {
+  console.log("Building the studio…");
+  const result = spawnSync("npm", ["run", "build", "-w", "apps/studio", "--silent"], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  if (result.status !== 0) throw new Error(`the studio's build failed (exit code ${result.status})`);
+  writeFileSync(join(root, "apps/studio/dist", STAMP_FILE), `${sourceStamp(STUDIO_SOURCES)}\n`);
+}
+
+/**
+ * Rebuilds the services and the studio if their sources changed since the last build; a warm
+ * start only computes the stamps.
+ *
+ * @example await buildIfStale(); // then run apps/builder/dist/server.js
+ */
+export async function buildIfStale(): Promise<void> {
+  if (!isServiceBuildCurrent(sourceStamp(SERVICE_SOURCES))) await buildServices();
+  const studioIndex = join(root, "apps/studio/dist/index.html");
+  if (!existsSync(studioIndex) || readStamp("apps/studio") !== sourceStamp(STUDIO_SOURCES)) buildStudio();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  if (process.argv.includes("--if-stale")) {
+    await buildIfStale();
+  } else {
+    await buildServices();
+    buildStudio();
+  }
+}
