@@ -1,5 +1,6 @@
 import {
   apiDocs,
+  completeErrorResponses,
   errorHandler,
   guardInput,
   healthRoutes,
@@ -18,7 +19,7 @@ import { sandboxCodeRunner } from "./agents/sandbox-code-runner.ts";
 import { createAuth } from "./auth/auth.ts";
 import { PrincipalCache } from "./auth/principal-cache.ts";
 import { requireAuth } from "./auth/require-auth.ts";
-import { authRoutes } from "./auth/routes.ts";
+import { authRoutes, betterAuthErrorFields } from "./auth/routes.ts";
 import { BILLING_WEBHOOK_PATH, createBillingFeature } from "./billing/billing-feature.ts";
 import { credentialRoutes } from "./credentials/routes.ts";
 import type { Deps } from "./deps.ts";
@@ -174,6 +175,7 @@ function createRoutes(
 
   app.route("/", metricsRoutes<AppEnv>(metrics));
 
+  app.use("/api/auth/*", betterAuthErrorFields());
   const jsonBodyLimit = limitBody(JSON_BODY_LIMIT_BYTES);
   // The upload streams its multipart body and enforces RAG_MAX_UPLOAD_MB itself.
   app.use((c, next) => (c.req.path === RAG_UPLOAD_PATH ? next() : jsonBodyLimit(c, next)));
@@ -212,17 +214,20 @@ function createRoutes(
     in: "cookie",
     name: "better-auth.session_token",
   });
-  const document = app.getOpenAPI31Document({
-    openapi: "3.1.0",
-    info: {
-      title: "Builder API",
-      version: "0.1.0",
-      description:
-        "The AI application builder: accounts, agents, workflows, knowledge bases, generation, billing, and events with signed webhooks.",
-    },
-    servers: [{ url: config.publicUrl }],
-    security: [{ bearerAuth: [] }, { cookieAuth: [] }],
-  });
+  const document = completeErrorResponses(
+    app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "Builder API",
+        version: "0.1.0",
+        description:
+          "The AI application builder: accounts, agents, workflows, knowledge bases, generation, billing, and events with signed webhooks.",
+      },
+      servers: [{ url: config.publicUrl }],
+      security: [{ bearerAuth: [] }, { cookieAuth: [] }],
+    }),
+    (path) => (path.startsWith("/api/auth/") ? "AuthError" : "Error"),
+  );
   app.get("/api/openapi.json", (c) => c.json(document));
   app.route("/api/docs", apiDocs({ specUrl: "/api/openapi.json", title: "Builder API" }));
   app.route("/", studioRoutes());

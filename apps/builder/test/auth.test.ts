@@ -90,15 +90,46 @@ describe("sign-up and sign-in by e-mail", () => {
         json: { email, password: "wrong password" },
       });
       statuses.push(response.status);
+      if (response.status === 401) {
+        // better-auth's client reads `code` and `message` at the top level; our shape stays beside them.
+        expect(await response.json()).toEqual({
+          error: { type: "authentication_error", code: "invalid_credentials", message: expect.any(String) },
+          code: "INVALID_EMAIL_OR_PASSWORD",
+          message: "The e-mail address or password is wrong.",
+        });
+      }
       if (response.status === 429) {
         retryAfter = response.headers.get("retry-after");
+        expect(response.headers.get("x-retry-after")).toBe(retryAfter);
         expect(await response.json()).toMatchObject({
           error: { code: "too_many_attempts", type: "rate_limit_error" },
+          code: "TOO_MANY_ATTEMPTS",
+          message: expect.any(String),
         });
       }
     }
     expect(statuses).toContain(401);
     expect(statuses.at(-1)).toBe(429);
     expect(Number(retryAfter)).toBeGreaterThan(0);
+  });
+
+  it("carries better-auth's code and message on errors raised before better-auth sees the request", async () => {
+    const invalid = await builder.request("/api/auth/sign-up/email", {
+      method: "POST",
+      json: { email: "not-an-address", password: "long enough", name: "X" },
+    });
+    expect(invalid.status).toBe(422);
+    expect(await invalid.json()).toMatchObject({
+      error: { code: "validation_failed", param: "email" },
+      code: "VALIDATION_FAILED",
+      message: expect.stringContaining("email"),
+    });
+    const nul = await builder.request("/api/auth/sign-up/email", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"email":"a@example.com","password":"long enough","name":"\\u0000"}',
+    });
+    expect(nul.status).toBe(422);
+    expect(await nul.json()).toMatchObject({ error: { param: "name" }, code: "VALIDATION_FAILED" });
   });
 });

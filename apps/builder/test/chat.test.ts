@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KnowledgeSearch } from "../src/agents/ports.ts";
 import { defaultAiSettings } from "../src/providers/settings.ts";
 import { startTestBuilder, type TestBuilder } from "./harness.ts";
+import { createBase } from "./knowledge-support.ts";
 
 // Knowledge bases (issue 7) are not built yet: this is a test double of that internal feature,
 // ranking a fixed list of passages by the words they share with the query.
@@ -80,6 +81,8 @@ let anthropic: FakeProvider;
 let google: FakeProvider;
 let alice: string;
 let bob: string;
+/** Alice's knowledge base; the fake search above answers for it. */
+let policies: string;
 
 beforeAll(async () => {
   [openai, anthropic, google] = await Promise.all([
@@ -93,6 +96,7 @@ beforeAll(async () => {
   });
   alice = (await builder.signUp()).cookie;
   bob = (await builder.signUp()).cookie;
+  policies = await createBase(builder, alice, { name: "Policies" });
   await addCredential(alice, {
     provider: "openai-compatible",
     api_key: "sk-compat-good-key-0001",
@@ -177,7 +181,7 @@ describe("agent chat", () => {
       provider: "openai-compatible",
       model: "llama3.2",
       tools: [{ type: "knowledge_search", top_k: 2 }],
-      knowledge_base_ids: ["kb_policies"],
+      knowledge_base_ids: [policies],
     });
     openai.script = (turn) => {
       const [found] = resultsThisTurn(turn);
@@ -196,7 +200,7 @@ describe("agent chat", () => {
       { name: "knowledge_search", input: { query: "refund days" }, is_error: false },
     ]);
     expect(knowledgeRequests.at(-1)).toMatchObject({
-      knowledgeBaseIds: ["kb_policies"],
+      knowledgeBaseIds: [policies],
       query: "refund days",
       topK: 2,
     });
@@ -215,7 +219,7 @@ describe("agent chat", () => {
       const agentId = await createAgent(alice, {
         provider: "anthropic",
         model: "claude-sonnet-4-5",
-        knowledge_base_ids: ["kb_policies"],
+        knowledge_base_ids: [policies],
         tools: [
           { type: "knowledge_search" },
           {
@@ -259,7 +263,7 @@ describe("agent chat", () => {
       provider: "anthropic",
       model: "claude-sonnet-4-5",
       tools: [{ type: "knowledge_search" }],
-      knowledge_base_ids: ["kb_policies"],
+      knowledge_base_ids: [policies],
     });
     anthropic.script = (turn) =>
       isAfterToolResult(turn)
@@ -343,7 +347,7 @@ describe("agent chat", () => {
       provider: "openai-compatible",
       model: "llama3.2",
       tools: [{ type: "knowledge_search" }],
-      knowledge_base_ids: ["kb_policies"],
+      knowledge_base_ids: [policies],
     });
     openai.script = (turn) =>
       isAfterToolResult(turn) || lastUserText(turn) === "thanks"
@@ -363,7 +367,7 @@ describe("agent chat", () => {
       provider: "openai-compatible",
       model: "llama3.2",
       tools: [{ type: "knowledge_search" }],
-      knowledge_base_ids: ["kb_policies"],
+      knowledge_base_ids: [policies],
     });
     openai.script = () => ({ toolCalls: [{ name: "knowledge_search", input: { query: "more" } }] });
     const before = openai.turns.length;
@@ -375,11 +379,28 @@ describe("agent chat", () => {
   });
 
   it("lets a tool failure reach the model as an error result instead of failing the turn", async () => {
+    // The workflow exists when the agent is saved (a save naming none is refused) and is gone when called.
+    const workflow = await builder.request("/api/workflows", {
+      method: "POST",
+      cookie: alice,
+      json: {
+        name: "Summarise",
+        graph: {
+          nodes: [
+            { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [] } },
+            { id: "done", type: "end", position: { x: 0, y: 0 }, data: { outputs: [] } },
+          ],
+          edges: [{ id: "e", source: "start", target: "done" }],
+        },
+      },
+    });
+    const workflowId = ((await workflow.json()) as { id: string }).id;
     const agentId = await createAgent(alice, {
       provider: "openai-compatible",
       model: "llama3.2",
-      tools: [{ type: "workflow", name: "summarise", workflow_id: "wf_1" }],
+      tools: [{ type: "workflow", name: "summarise", workflow_id: workflowId }],
     });
+    await builder.request(`/api/workflows/${workflowId}`, { method: "DELETE", cookie: alice });
     openai.script = (turn) => {
       const [result] = resultsThisTurn(turn);
       if (!result) return { toolCalls: [{ name: "summarise", input: { text: "x" } }] };
@@ -387,7 +408,7 @@ describe("agent chat", () => {
     };
     const answer = await chatJson(alice, agentId, { message: "Summarise" });
     expect(answer.message.content).toBe(
-      "The tool said: The tool failed: There is no workflow wf_1 in this workspace.",
+      `The tool said: The tool failed: There is no workflow ${workflowId} in this workspace.`,
     );
     expect(answer.message.tool_calls[0]).toMatchObject({ name: "summarise", is_error: true });
   });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type Clock, systemClock } from "@app/core";
 import { createTestDatabase } from "@app/db/testing";
 import { createLogger, type Logger, listen } from "@app/http";
+import { type OpenApiDocument, openApiConformance } from "@app/http/testing";
 import { freePort } from "@app/testing";
 import { createBuilderApp } from "../src/app.ts";
 import { type BuilderConfig, loadConfig } from "../src/config.ts";
@@ -83,7 +84,8 @@ export async function startTestBuilder(
   await builder.start();
   let server = await listen(builder.app.fetch, { port, hostname: "127.0.0.1" });
 
-  const request: TestBuilder["request"] = (path, init = {}) => {
+  let conformance: Promise<ReturnType<typeof openApiConformance>> | undefined;
+  const request: TestBuilder["request"] = async (path, init = {}) => {
     const headers = new Headers(init.headers);
     headers.set("origin", server.url);
     if (init.cookie) headers.set("cookie", init.cookie);
@@ -93,7 +95,14 @@ export async function startTestBuilder(
       headers.set("content-type", "application/json");
       body = JSON.stringify(init.json);
     }
-    return fetch(`${server.url}${path}`, { ...init, headers, body: body ?? null });
+    const response = await fetch(`${server.url}${path}`, { ...init, headers, body: body ?? null });
+    // Every response a test sees must be one the OpenAPI document describes (status and body).
+    conformance ??= fetch(`${server.url}/api/openapi.json`).then(async (document) =>
+      openApiConformance((await document.json()) as OpenApiDocument),
+    );
+    const problem = await (await conformance)(init.method ?? "GET", path, response);
+    if (problem) throw new Error(`The OpenAPI document does not describe this answer: ${problem}`);
+    return response;
   };
 
   return {

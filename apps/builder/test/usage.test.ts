@@ -1,6 +1,7 @@
 import { type FakeProvider, isAfterToolResult, startFakeOpenAI } from "@app/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "./harness.ts";
+import { createBase } from "./knowledge-support.ts";
 
 let builder: TestBuilder;
 let openai: FakeProvider;
@@ -40,7 +41,7 @@ async function setUp(cookie: string): Promise<string> {
       provider: "openai-compatible",
       model: "llama3.2",
       tools: [{ type: "knowledge_search" }],
-      knowledge_base_ids: ["kb_1"],
+      knowledge_base_ids: [await createBase(builder, cookie, { name: "Counted" })],
     },
   });
   return ((await agent.json()) as { id: string }).id;

@@ -410,11 +410,27 @@ describe("run_code and run_workflow tools", () => {
       bob,
       singleNodeGraph(node("clock", "tool", { tool: "current_time", args: {} }), { iso: "{{clock.iso}}" }),
     );
+    // Named in the graph, it is refused when saved; coming from an input, when the node runs.
+    const named = await builder.request("/api/workflows", {
+      method: "POST",
+      cookie: alice,
+      json: {
+        name: "foreign",
+        graph: singleNodeGraph(
+          node("sub", "tool", { tool: "run_workflow", args: { workflow_id: bobs } }),
+          {},
+        ),
+      },
+    });
+    expect(named.status).toBe(422);
     const result = await run(
       alice,
-      singleNodeGraph(node("sub", "tool", { tool: "run_workflow", args: { workflow_id: bobs } }), {
-        out: "{{sub.result}}",
-      }),
+      singleNodeGraph(
+        node("sub", "tool", { tool: "run_workflow", args: { workflow_id: "{{start.id}}" } }),
+        { out: "{{sub.result}}" },
+        [{ name: "id", type: "string" }],
+      ),
+      { id: bobs },
     );
     expect(result.status).toBe("failed");
     expect(result.error).toMatchObject({ code: "workflow_not_found", node_id: "sub" });
@@ -481,10 +497,16 @@ describe("LLM node with knowledge-base context", () => {
       },
     ]);
 
-    // Another workspace naming the same base gets no context from it.
+    // Another workspace cannot even save a graph naming the base.
     await useFakeProvider(bob);
-    const foreign = await run(bob, askGraph(base), { q: "Thanks." });
-    expect(foreign.status, JSON.stringify(foreign.error)).toBe("succeeded");
-    expect(JSON.stringify(provider.turns.at(-1)?.messages)).not.toContain("06:45");
+    const foreign = await builder.request("/api/workflows", {
+      method: "POST",
+      cookie: bob,
+      json: { name: "foreign", graph: askGraph(base) },
+    });
+    expect(foreign.status).toBe(422);
+    expect(await foreign.json()).toMatchObject({
+      error: { param: "graph.nodes[1].data.knowledge_base_ids[0]" },
+    });
   });
 });

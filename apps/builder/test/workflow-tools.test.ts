@@ -286,15 +286,30 @@ describe("run_agent tool", () => {
     });
     expect(conversation.status).toBe(200);
 
-    // Bob's workflow cannot reach Alice's agent.
+    // Bob's workflow cannot reach Alice's agent: named, it is refused when saved; templated, when run.
+    const named = await builder.request("/api/workflows", {
+      method: "POST",
+      cookie: bob,
+      json: {
+        name: "foreign",
+        graph: singleNodeGraph(
+          node("ask", "tool", { tool: "run_agent", args: { agent_id: agentId, message: "hi" } }),
+          {
+            text: "{{ask.text}}",
+          },
+        ),
+      },
+    });
+    expect(named.status).toBe(422);
+    expect(await named.json()).toMatchObject({ error: { param: "graph.nodes[1].data.args.agent_id" } });
     const foreign = await run(
       bob,
       singleNodeGraph(
-        node("ask", "tool", { tool: "run_agent", args: { agent_id: agentId, message: "hi" } }),
-        {
-          text: "{{ask.text}}",
-        },
+        node("ask", "tool", { tool: "run_agent", args: { agent_id: "{{start.q}}", message: "hi" } }),
+        { text: "{{ask.text}}" },
+        [{ name: "q", type: "string" }],
       ),
+      { q: agentId },
     );
     expect(foreign.status).toBe("failed");
     expect(foreign.nodes.find((n) => n.node_id === "ask")?.error?.code).toBe("agent_not_found");

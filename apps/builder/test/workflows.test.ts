@@ -357,16 +357,27 @@ describe("running workflows", () => {
     const strict = await startTestBuilder();
     try {
       const { cookie } = await strict.signUp();
-      const response = await strict.request("/api/workflows", {
+      // Named in the graph, the address is refused when the workflow is saved.
+      const named = await strict.request("/api/workflows", {
         method: "POST",
         cookie,
         json: { name: "ssrf", graph: httpGraph(echoUrl) },
       });
+      expect(named.status).toBe(422);
+      expect(await named.json()).toMatchObject({ error: { param: "graph.nodes[1].data.url" } });
+      // Coming from an input, it is refused when the node runs.
+      const graph = httpGraph("{{start.q}}");
+      const response = await strict.request("/api/workflows", {
+        method: "POST",
+        cookie,
+        json: { name: "ssrf", graph },
+      });
+      expect(response.status).toBe(201);
       const workflow = (await response.json()) as { id: string };
       const run = await strict.request(`/api/workflows/${workflow.id}/runs`, {
         method: "POST",
         cookie,
-        json: { inputs: { q: "x" } },
+        json: { inputs: { q: echoUrl } },
       });
       const body = (await run.json()) as { status: string; error: { code: string; node_id: string } };
       expect(body.status).toBe("failed");

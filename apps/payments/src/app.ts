@@ -1,5 +1,6 @@
 import {
   apiDocs,
+  completeErrorResponses,
   errorHandler,
   guardInput,
   healthRoutes,
@@ -77,18 +78,20 @@ export function createPaymentsApp(deps: Deps) {
     description: "A merchant secret key, sk_test_… or sk_live_…",
   });
   const document = declareIdempotency(
-    describeCurrencies(
-      app.getOpenAPI31Document({
-        openapi: "3.1.0",
-        info: {
-          title: "Payment service API",
-          version: "0.1.0",
-          description: "Payments, refunds, payouts, events and webhooks.",
-        },
-        servers: [{ url: deps.config.publicUrl }],
-        security: [{ bearerAuth: [] }],
-      }),
-      deps.config.currencies,
+    completeErrorResponses(
+      describeCurrencies(
+        app.getOpenAPI31Document({
+          openapi: "3.1.0",
+          info: {
+            title: "Payment service API",
+            version: "0.1.0",
+            description: "Payments, refunds, payouts, events and webhooks.",
+          },
+          servers: [{ url: deps.config.publicUrl }],
+          security: [{ bearerAuth: [] }],
+        }),
+        deps.config.currencies,
+      ),
     ),
   );
   app.get("/v1/openapi.json", (c) => c.json(document));

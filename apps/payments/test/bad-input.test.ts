@@ -125,6 +125,17 @@ describe("bad input answers the documented error and changes nothing", () => {
     expect(await counts()).toEqual(before);
   });
 
+  it("a PATCH of a webhook endpoint that sets no field → 422", async () => {
+    const created = await payments.request("/v1/webhook_endpoints", {
+      method: "POST",
+      json: { url: "http://127.0.0.1:9/hook", enabled_events: ["*"] },
+    });
+    const { id } = await json<{ id: string }>(created);
+    const response = await payments.request(`/v1/webhook_endpoints/${id}`, { method: "PATCH", json: {} });
+    expect(response.status).toBe(422);
+    expect(await json(response)).toMatchObject({ error: { code: "validation_failed" } });
+  });
+
   it("unknown routes → 404 route_not_found; list limits outside 1..100 → 422", async () => {
     const response = await payments.request("/v1/nothing-here");
     expect(response.status).toBe(404);

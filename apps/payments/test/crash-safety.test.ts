@@ -1,5 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { newSecretToken } from "@app/core";
+import { freePort } from "@app/testing";
 import { startTestReceiver, type TestReceiver } from "@app/webhooks/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, expect, it } from "vitest";
@@ -120,5 +125,103 @@ it.skipIf(!serverUrl)(
     expect(row?.deliveries).toBe(EVENTS);
     expect(row?.parked).toBe(0);
     expect(row?.failures).toBe(0);
+  },
+);
+
+/** The service as `npm start` runs it on its embedded database: deliveries in the same process. */
+function startService(dataDir: string, port: number, key: string): ChildProcess {
+  const service = spawn(process.execPath, ["--import", "tsx", "apps/payments/src/server.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      TEST_DATABASE_URL: "",
+      PAYMENTS_DATABASE_URL: "",
+      PAYMENTS_PORT: String(port),
+      DATA_DIR: dataDir,
+      PAYMENTS_SECRET_KEY: key,
+      PAYMENTS_ALLOW_PRIVATE_WEBHOOKS: "1",
+      PAYMENTS_DELIVERY_LEASE_MS: "3000",
+      // Few deliveries at a time to a slow receiver: the kill lands with most events undelivered.
+      PAYMENTS_WORKER_CONCURRENCY: "2",
+      LOG_LEVEL: "error",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  workers.add(service);
+  service.on("exit", () => workers.delete(service));
+  return service;
+}
+
+// The embedded database lives inside the service, so there the service process itself is killed.
+it.skipIf(serverUrl)(
+  "PGlite: the payment service SIGKILLed mid-run and restarted on its data: every committed event arrives",
+  { timeout: 170_000 },
+  async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "payments-kill-"));
+    const port = await freePort();
+    const key = newSecretToken("sk_test");
+    const url = `http://127.0.0.1:${port}`;
+    const call = (path: string, body?: unknown) =>
+      fetch(`${url}${path}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const isUp = async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.ok === true;
+    const counts = new Map<string, number>();
+    receiver = await startTestReceiver({
+      isRecording: false,
+      answer: () => ({ hangMs: 100, status: 200 }),
+      onDelivery: (delivery) => counts.set(delivery.event.id, (counts.get(delivery.event.id) ?? 0) + 1),
+    });
+    try {
+      let service = startService(dataDir, port, key);
+      await until(isUp, 60_000, "the payment service to start");
+      const endpoint = await call("/v1/webhook_endpoints", {
+        url: receiver.url,
+        enabled_events: ["payment.pending"],
+      });
+      expect(endpoint.status).toBe(201);
+      // Writers create payments until the service dies under them; whatever it committed must arrive.
+      let isKilled = false;
+      const writers = Array.from({ length: 4 }, async () => {
+        while (!isKilled) {
+          await call("/v1/payments", { amount: 1000, method: "qris" }).catch(() => undefined);
+        }
+      });
+      await until(() => counts.size >= 30, 90_000, "the first 30 deliveries");
+      isKilled = true;
+      service.kill("SIGKILL");
+      await new Promise((resolve) => service.once("exit", resolve));
+      await Promise.all(writers);
+      const killedAt = counts.size;
+      receiver.respondWith(() => 200);
+      service = startService(dataDir, port, key);
+      await until(isUp, 60_000, "the payment service to restart");
+      let committed = 0;
+      let after: string | undefined;
+      for (;;) {
+        const page = (await (
+          await call(`/v1/payments?limit=100${after ? `&starting_after=${after}` : ""}`)
+        ).json()) as { data: { id: string }[]; has_more: boolean };
+        committed += page.data.length;
+        after = page.data.at(-1)?.id;
+        if (!page.has_more) break;
+      }
+      await until(
+        () => counts.size >= committed,
+        120_000,
+        `all ${committed} committed events at the receiver`,
+      );
+      console.log(
+        `crash safety (PGlite): ${committed} payments committed, service killed after ${killedAt} distinct arrivals`,
+      );
+      expect(committed).toBeGreaterThan(killedAt);
+      expect(counts.size).toBe(committed);
+      service.kill("SIGTERM");
+      await new Promise((resolve) => service.once("exit", resolve));
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   },
 );

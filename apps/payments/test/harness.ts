@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type Clock, newSecretToken, systemClock } from "@app/core";
 import { createTestDatabase } from "@app/db/testing";
 import { createLogger, listen } from "@app/http";
+import { type OpenApiDocument, openApiConformance } from "@app/http/testing";
 import { freePort } from "@app/testing";
 import type { DeliveryEngine, Sender } from "@app/webhooks";
 import { createPaymentsApp } from "../src/app.ts";
@@ -66,7 +67,8 @@ export async function startTestPayments(
   };
   const first = await newMerchant();
 
-  const request: TestPayments["request"] = (path, init = {}) => {
+  let conformance: Promise<ReturnType<typeof openApiConformance>> | undefined;
+  const request: TestPayments["request"] = async (path, init = {}) => {
     const headers = new Headers(init.headers);
     const key = init.key === undefined ? first.testKey : init.key;
     if (key !== null) headers.set("authorization", `Bearer ${key}`);
@@ -75,7 +77,19 @@ export async function startTestPayments(
       headers.set("content-type", "application/json");
       body = JSON.stringify(init.json);
     }
-    return fetch(`${server.url}${path}`, { ...init, headers, body: body ?? null, redirect: "manual" });
+    const response = await fetch(`${server.url}${path}`, {
+      ...init,
+      headers,
+      body: body ?? null,
+      redirect: "manual",
+    });
+    // Every response a test sees must be one the OpenAPI document describes (status and body).
+    conformance ??= fetch(`${server.url}/v1/openapi.json`).then(async (document) =>
+      openApiConformance((await document.json()) as OpenApiDocument),
+    );
+    const problem = await (await conformance)(init.method ?? "GET", path, response);
+    if (problem) throw new Error(`The OpenAPI document does not describe this answer: ${problem}`);
+    return response;
   };
 
   return {

@@ -5,6 +5,12 @@ import { runSweeps } from "../src/jobs.ts";
 import { ledgerEntries } from "../src/ledger/schema.ts";
 import { json, startTestPayments, type TestPayments } from "./harness.ts";
 
+/**
+ * On a shared PostgreSQL an event is listed once the cluster's older transactions end (see
+ * "Ordering" in docs/payments.md), which other test files' work can delay: lists are awaited.
+ */
+const EVENTS_VISIBLE = { timeout: 15_000, interval: 100 };
+
 type Obj = { id: string; status: string; amount: number; amount_refunded?: number };
 type EventList = { data: { id: string; type: string; data: { object: { id: string } } }[] };
 
@@ -52,7 +58,7 @@ describe("refunds", () => {
     const settled = await post(`/v1/test_helpers/refunds/${refund.id}/succeed`);
     expect(await json(settled)).toMatchObject({ status: "succeeded" });
     expect(await balance()).toBe(start - 30000);
-    expect(await eventTypesFor(refund.id)).toEqual(["refund.succeeded"]);
+    await expect.poll(() => eventTypesFor(refund.id), EVENTS_VISIBLE).toEqual(["refund.succeeded"]);
     expect(await json(await payments.request(`/v1/payments/${payment.id}`))).toMatchObject({
       status: "succeeded",
       amount_refunded: 30000,
@@ -68,7 +74,7 @@ describe("refunds", () => {
     expect(await json(await post(`/v1/test_helpers/refunds/${refund.id}/fail`))).toMatchObject({
       status: "failed",
     });
-    expect(await eventTypesFor(refund.id)).toEqual(["refund.failed"]);
+    await expect.poll(() => eventTypesFor(refund.id), EVENTS_VISIBLE).toEqual(["refund.failed"]);
     expect(await balance()).toBe(start);
     expect((await post("/v1/refunds", { payment: payment.id, amount: 1 })).status).toBe(201);
   });
@@ -88,12 +94,9 @@ describe("refunds", () => {
       status: "refunded",
       amount_refunded: 100000,
     });
-    expect(await eventTypesFor(payment.id)).toEqual([
-      "payment.pending",
-      "payment.processing",
-      "payment.succeeded",
-      "payment.refunded",
-    ]);
+    await expect
+      .poll(() => eventTypesFor(payment.id), EVENTS_VISIBLE)
+      .toEqual(["payment.pending", "payment.processing", "payment.succeeded", "payment.refunded"]);
     // The fee is not returned: the merchant received 99,300 and paid back 100,000.
     expect(await balance()).toBe(start - 100000);
     const again = await post("/v1/refunds", { payment: payment.id, amount: 1 });
@@ -130,7 +133,7 @@ describe("refunds", () => {
         });
       }
       expect(await json(await payments.request(`/v1/refunds/${refund.id}`))).toEqual(refundBefore);
-      expect(await eventTypesFor(refund.id)).toEqual([`refund.${status}`]);
+      await expect.poll(() => eventTypesFor(refund.id), EVENTS_VISIBLE).toEqual([`refund.${status}`]);
     }
     expect(await balance()).toBe(start);
     expect(await json(await payments.request(`/v1/payments/${payment.id}`))).toEqual(paymentBefore);

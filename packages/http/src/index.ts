@@ -25,6 +25,7 @@ export { healthRoutes } from "./health.ts";
 export { guardInput } from "./input-guard.ts";
 export { createLogger, type Logger } from "./logger.ts";
 export {
+  completeErrorResponses,
   errorBodySchema,
   errorResponses,
   ID_PATTERN,
@@ -32,6 +33,7 @@ export {
   jsonContent,
   listOf,
   listQuerySchema,
+  patchBody,
   pathId,
   toPage,
 } from "./openapi.ts";

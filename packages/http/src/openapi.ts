@@ -12,6 +12,19 @@ export function pathId(name: string) {
     .openapi({ param: { name, in: "path" } });
 }
 
+/**
+ * A PATCH body: every field optional, but at least one known field present (a body whose fields
+ * are all unknown, or empty, would change nothing and answer 200 as if it had).
+ *
+ * @example export const updateAgentBody = patchBody(z.object({ name: z.string() }).partial()).openapi("UpdateAgentRequest");
+ */
+export function patchBody<T extends z.ZodObject>(schema: T) {
+  const fields = Object.keys(schema.shape).join(", ");
+  return schema
+    .refine((body) => Object.keys(body).length > 0, { message: `must set at least one of ${fields}` })
+    .openapi({ minProperties: 1 });
+}
+
 /** The `{id}` path parameter of every route about one resource. */
 export const idParam = z.object({ id: pathId("id") });
 
@@ -132,4 +145,46 @@ export function toPage<Row extends { id: string }, Out>(
     has_more: hasMore,
     next_cursor: hasMore ? (pageRows.at(-1)?.id ?? null) : null,
   };
+}
+
+type DocumentOperation = {
+  parameters?: { in: string }[];
+  requestBody?: { content?: Record<string, unknown> };
+  responses?: Record<string, unknown>;
+  security?: unknown[];
+};
+
+/**
+ * Adds to every operation of a generated document the error answers the shared middleware gives
+ * it, so no route has to repeat them: any path or query string can be refused by the input guard
+ * (400 not UTF-8, 422 NUL) and a parameter by its schema (422); a JSON body can be malformed (400), too large (413),
+ * of another media type (415) or invalid (422); a secured operation answers 401 without credentials;
+ * and any operation 500. `errorSchemaFor` names the error body of a path (better-auth's routes add fields).
+ *
+ * @example const document = completeErrorResponses(app.getOpenAPI31Document({ … }));
+ */
+export function completeErrorResponses<D extends { paths?: object; security?: unknown[] }>(
+  document: D,
+  errorSchemaFor: (path: string) => string = () => "Error",
+): D {
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, DocumentOperation>)) {
+      if (typeof operation !== "object" || operation === null || !("responses" in operation)) continue;
+      // The input guard reads every path and query string, even parameters an operation does not take.
+      const statuses = new Set<number>([400, 422, 500]);
+      if (operation.requestBody?.content?.["application/json"]) statuses.add(400).add(413).add(415).add(422);
+      if ((operation.security ?? document.security ?? []).length > 0) statuses.add(401);
+      const responses = operation.responses ?? {};
+      for (const status of statuses) {
+        responses[String(status)] ??= {
+          description: descriptions[status] ?? "Error",
+          content: {
+            "application/json": { schema: { $ref: `#/components/schemas/${errorSchemaFor(path)}` } },
+          },
+        };
+      }
+      operation.responses = responses;
+    }
+  }
+  return document;
 }

@@ -1,3 +1,4 @@
+import { patchBody } from "@app/http";
 import { CODE_ENTRY_POINTS } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
 import { PROVIDER_IDS } from "../providers/catalogue.ts";
@@ -89,7 +90,7 @@ const provider = z
   .refine((value) => PROVIDER_IDS.includes(value), {
     message: `must be one of the providers listed at GET /api/providers (${PROVIDER_IDS.join(", ")})`,
   })
-  .openapi({ example: "openai" });
+  .openapi({ example: "openai", enum: PROVIDER_IDS });
 
 export const createAgentBody = z
   .object({
@@ -108,21 +109,22 @@ export const createAgentBody = z
   })
   .openapi("CreateAgentRequest");
 
-export const updateAgentBody = z
-  .object({
-    name: z.string().trim().min(1).max(100),
-    description: z.string().max(2000),
-    provider,
-    model: z.string().trim().min(1).max(200),
-    instructions: z.string().max(100_000),
-    temperature: z.number().min(0).max(2).nullable(),
-    tools: toolList,
-    knowledge_base_ids: z.array(z.string().max(64)).max(32),
-    memory_turns: z.number().int().min(0).max(100),
-    mcp_exposed: z.boolean(),
-  })
-  .partial()
-  .openapi("UpdateAgentRequest");
+export const updateAgentBody = patchBody(
+  z
+    .object({
+      name: z.string().trim().min(1).max(100),
+      description: z.string().max(2000),
+      provider,
+      model: z.string().trim().min(1).max(200),
+      instructions: z.string().max(100_000),
+      temperature: z.number().min(0).max(2).nullable(),
+      tools: toolList,
+      knowledge_base_ids: z.array(z.string().max(64)).max(32),
+      memory_turns: z.number().int().min(0).max(100),
+      mcp_exposed: z.boolean(),
+    })
+    .partial(),
+).openapi("UpdateAgentRequest");
 
 export const agentSchema = z
   .object({

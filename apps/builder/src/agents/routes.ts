@@ -12,6 +12,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { createAgent, deleteAgent, findAgent, listAgents, toAgentJson, updateAgent } from "./agents.ts";
 import { registerChatRoutes } from "./chat-routes.ts";
+import { checkAgentReferences } from "./check-agent-references.ts";
 import { agentSchema, createAgentBody, updateAgentBody } from "./contract.ts";
 import { AgentErrors } from "./errors.ts";
 
@@ -80,7 +81,9 @@ export function agentRoutes(deps: Deps) {
     return c.json(toPage(rows, query.limit, toAgentJson), 200);
   });
   router.openapi(createAgentRoute, async (c) => {
-    const row = await createAgent(deps, c.get("principal").workspaceId, c.req.valid("json"));
+    const input = c.req.valid("json");
+    await checkAgentReferences(deps, c.get("principal").workspaceId, input);
+    const row = await createAgent(deps, c.get("principal").workspaceId, input);
     if (row.mcpExposed) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toAgentJson(row), 201);
   });
@@ -92,6 +95,7 @@ export function agentRoutes(deps: Deps) {
   router.openapi(updateRoute, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
+    await checkAgentReferences(deps, c.get("principal").workspaceId, body);
     const row = await updateAgent(deps, c.get("principal").workspaceId, id, body);
     if (!row) throw AgentErrors.AGENT_NOT_FOUND();
     if (row.mcpExposed || body.mcp_exposed !== undefined) deps.mcpExposure?.changed(row.workspaceId);

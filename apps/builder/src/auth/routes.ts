@@ -1,7 +1,14 @@
-import { ApiError, createRouter, errorResponses } from "@app/http";
+import {
+  ApiError,
+  createRouter,
+  type ErrorBody,
+  errorBodySchema,
+  errorResponses,
+  toApiError,
+} from "@app/http";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
 import { type Auth, CLIENT_IP_HEADER } from "./auth.ts";
 import { AuthErrors } from "./errors.ts";
@@ -14,7 +21,7 @@ const email = z
   .toLowerCase()
   .max(254)
   .pipe(z.email({ message: "must be an e-mail address" }))
-  .openapi({ example: "ada@example.com" });
+  .openapi({ example: "ada@example.com", format: "email" });
 
 export const signUpBody = z
   .object({
@@ -52,6 +59,74 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { "application/json": { schema } },
 });
 
+/**
+ * Our error shape plus the top-level `code` and `message` that better-auth's own client
+ * (`authClient.signIn.email(…)` → `{ error: { code, message, status } }`) reads from its routes.
+ */
+const authErrorBody = errorBodySchema
+  .extend({
+    code: z
+      .string()
+      .openapi({ example: "INVALID_EMAIL_OR_PASSWORD", description: "better-auth's error code" }),
+    message: z.string(),
+  })
+  .openapi("AuthError");
+
+const retryHeaders = {
+  "Retry-After": { description: "Seconds to wait", schema: { type: "string" as const } },
+  "X-Retry-After": {
+    description: "The same, where better-auth's client looks",
+    schema: { type: "string" as const },
+  },
+};
+
+/** `errorResponses` for better-auth's routes: the body is `AuthError`, and 429 names its retry headers. */
+function authErrorResponses(...statuses: number[]) {
+  const out: Record<
+    number,
+    {
+      description: string;
+      headers?: typeof retryHeaders;
+      content: { "application/json": { schema: typeof authErrorBody } };
+    }
+  > = {};
+  for (const [status, entry] of Object.entries(errorResponses(...statuses))) {
+    out[Number(status)] = {
+      description: entry.description,
+      ...(status === "429" ? { headers: retryHeaders } : {}),
+      content: { "application/json": { schema: authErrorBody } },
+    };
+  }
+  return out;
+}
+
+/** better-auth's own code for the errors we translated from its answers, for the top-level `code`. */
+const betterAuthCodes = new WeakMap<ApiError, string>();
+
+/**
+ * Adds better-auth's top-level `code` (its UPPER_SNAKE code, or ours in upper case) and `message`
+ * to every error answered on its routes, whichever layer raised it (input guard, validation, the
+ * forwarded handler). Register it before anything else that may refuse an auth request.
+ *
+ * @example app.use("/api/auth/*", betterAuthErrorFields());
+ */
+export function betterAuthErrorFields(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    if (c.res.status < 400 || !c.res.headers.get("content-type")?.includes("json")) return;
+    const body = (await c.res.clone().json()) as ErrorBody;
+    if (typeof body?.error?.code !== "string") return;
+    const thrown = c.error === undefined ? undefined : toApiError(c.error);
+    const code = (thrown && betterAuthCodes.get(thrown)) ?? body.error.code.toUpperCase();
+    const headers = new Headers(c.res.headers);
+    headers.delete("content-length");
+    c.res = new Response(JSON.stringify({ ...body, code, message: body.error.message }), {
+      status: c.res.status,
+      headers,
+    });
+  };
+}
+
 const signUpRoute = createRoute({
   method: "post",
   path: "/sign-up/email",
@@ -61,7 +136,7 @@ const signUpRoute = createRoute({
   request: { body: { required: true, content: { "application/json": { schema: signUpBody } } } },
   responses: {
     200: json(authResult, "Registered and signed in (session cookie set)"),
-    ...errorResponses(400, 409, 422, 429),
+    ...authErrorResponses(400, 409, 413, 415, 422, 429),
   },
 });
 
@@ -74,7 +149,7 @@ const signInRoute = createRoute({
   request: { body: { required: true, content: { "application/json": { schema: signInBody } } } },
   responses: {
     200: json(authResult, "Signed in (session cookie set)"),
-    ...errorResponses(400, 401, 422, 429),
+    ...authErrorResponses(400, 401, 403, 413, 415, 422, 429),
   },
 });
 
@@ -84,7 +159,7 @@ const signOutRoute = createRoute({
   tags: ["auth"],
   summary: "End the current session",
   security: [{ cookieAuth: [] }],
-  responses: { 200: json(z.object({ success: z.boolean() }), "Signed out"), ...errorResponses(403) },
+  responses: { 200: json(z.object({ success: z.boolean() }), "Signed out"), ...authErrorResponses(403) },
 });
 
 const getSessionRoute = createRoute({
@@ -93,7 +168,7 @@ const getSessionRoute = createRoute({
   tags: ["auth"],
   summary: "The current session and user, or null",
   security: [{ cookieAuth: [] }],
-  responses: { 200: json(sessionResult, "The session, or null when signed out") },
+  responses: { 200: json(sessionResult, "The session, or null when signed out"), ...authErrorResponses() },
 });
 
 /**
@@ -141,10 +216,16 @@ function clientAddress(c: Context): string {
 async function translateAuthError(response: Response): Promise<ApiError> {
   const body = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
   const code = body.code ?? "";
+  const error = translated(response, code, body.message);
+  if (code !== "") betterAuthCodes.set(error, code);
+  return error;
+}
+
+function translated(response: Response, code: string, message: string | undefined): ApiError {
   if (response.status === 429) {
     const retryAfter = response.headers.get("x-retry-after") ?? "60";
     return new ApiError(429, AuthErrors.codes.TOO_MANY_ATTEMPTS, AuthErrors.TOO_MANY_ATTEMPTS().message, {
-      headers: { "Retry-After": retryAfter },
+      headers: { "Retry-After": retryAfter, "X-Retry-After": retryAfter },
     });
   }
   if (code.startsWith("USER_ALREADY_EXISTS")) return AuthErrors.EMAIL_TAKEN({ param: "email" });
@@ -154,6 +235,6 @@ async function translateAuthError(response: Response): Promise<ApiError> {
   return new ApiError(
     status as 401 | 403 | 404 | 422 | 500,
     code.toLowerCase() || "auth_error",
-    body.message ?? "Authentication failed.",
+    message ?? "Authentication failed.",
   );
 }

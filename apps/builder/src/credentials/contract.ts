@@ -23,6 +23,7 @@ export const createCredentialBody = z
       })
       .openapi({
         example: "openai",
+        enum: CREDENTIAL_KINDS,
         description: `A provider id, "${REPLICATE_KIND}" for a Replicate API token (image and video generation), or "${HTTP_SECRET_KIND}" for a secret that HTTP nodes send`,
       }),
     api_key: z

@@ -23,7 +23,7 @@ const embeddingSetting = z
       .refine((value) => (EMBEDDING_PROVIDERS as readonly string[]).includes(value), {
         message: `must be one of ${EMBEDDING_PROVIDERS.join(", ")}`,
       })
-      .openapi({ example: "openai" }),
+      .openapi({ example: "openai", enum: [...EMBEDDING_PROVIDERS] }),
     model: z.string().trim().min(1).max(200).openapi({ example: "text-embedding-3-small" }),
   })
   .openapi("EmbeddingSetting");

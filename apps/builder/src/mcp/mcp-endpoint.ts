@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { errorResponses, jsonContent } from "@app/http";
+import { errorBodySchema, errorResponses, jsonContent } from "@app/http";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -205,6 +205,23 @@ export function registerMcpEndpointDocs(registry: OpenAPIHono<AppEnv>["openAPIRe
   const message = z.record(z.string(), z.unknown()).openapi("McpJsonRpcMessage", {
     description: "A JSON-RPC 2.0 message (or batch) of MCP",
   });
+  // 400, 404 and 406 (an Accept without JSON and event streams) come from the MCP transport as JSON-RPC errors, or from our input guard in our shape.
+  const jsonRpcError = z
+    .object({
+      jsonrpc: z.literal("2.0"),
+      error: z.object({ code: z.number().int(), message: z.string() }),
+      id: z.union([z.string(), z.number(), z.null()]),
+    })
+    .openapi("McpJsonRpcError");
+  const transportErrors = (...statuses: number[]) =>
+    Object.fromEntries(
+      Object.entries(errorResponses(...statuses)).map(([status, entry]) => [
+        status,
+        status === "400" || status === "404" || status === "406"
+          ? { description: entry.description, content: jsonContent(z.union([errorBodySchema, jsonRpcError])) }
+          : entry,
+      ]),
+    );
   const sessionHeader = z.object({
     "mcp-session-id": z.string().optional().openapi({ description: "From the initialize answer's header" }),
   });
@@ -221,7 +238,7 @@ export function registerMcpEndpointDocs(registry: OpenAPIHono<AppEnv>["openAPIRe
         content: { "application/json": { schema: message }, "text/event-stream": { schema: z.string() } },
       },
       202: { description: "A notification or response was accepted" },
-      ...errorResponses(400, 401, 404, 413),
+      ...transportErrors(400, 401, 404, 406, 413),
     },
   });
   registry.registerPath({
@@ -233,7 +250,7 @@ export function registerMcpEndpointDocs(registry: OpenAPIHono<AppEnv>["openAPIRe
     request: { headers: sessionHeader },
     responses: {
       200: { description: "Server-Sent Events", content: { "text/event-stream": { schema: z.string() } } },
-      ...errorResponses(400, 401, 404),
+      ...transportErrors(400, 401, 404, 406),
     },
   });
   registry.registerPath({
@@ -243,6 +260,6 @@ export function registerMcpEndpointDocs(registry: OpenAPIHono<AppEnv>["openAPIRe
     summary: "Close the session",
     description,
     request: { headers: sessionHeader },
-    responses: { 200: { description: "Closed" }, ...errorResponses(401, 404) },
+    responses: { 200: { description: "Closed" }, ...transportErrors(400, 401, 404) },
   });
 }

@@ -1,4 +1,4 @@
-import { listQuerySchema } from "@app/http";
+import { listQuerySchema, patchBody } from "@app/http";
 import { z } from "@hono/zod-openapi";
 import { BUILDER_EVENT_TYPES } from "../events/event-types.ts";
 
@@ -26,16 +26,17 @@ export const createWebhookBody = z
   .strict()
   .openapi("CreateWebhookRequest");
 
-export const updateWebhookBody = z
-  .object({
-    url: urlField,
-    events: eventsField,
-    description: z.string().max(500),
-    disabled: z.boolean().openapi({ description: "A disabled endpoint's deliveries are parked as failed" }),
-  })
-  .partial()
-  .strict()
-  .openapi("UpdateWebhookRequest");
+export const updateWebhookBody = patchBody(
+  z
+    .object({
+      url: urlField,
+      events: eventsField,
+      description: z.string().max(500),
+      disabled: z.boolean().openapi({ description: "A disabled endpoint's deliveries are parked as failed" }),
+    })
+    .partial()
+    .strict(),
+).openapi("UpdateWebhookRequest");
 
 export const replayFailedBody = z
   .object({

@@ -1,3 +1,4 @@
+import { patchBody } from "@app/http";
 import { workflowGraphSchema } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
 
@@ -17,15 +18,16 @@ export const createWorkflowBody = z
   })
   .openapi("CreateWorkflowRequest");
 
-export const updateWorkflowBody = z
-  .object({
-    name: z.string().trim().min(1).max(200),
-    description: z.string().max(5000),
-    graph: graphSchema,
-    mcp_exposed: z.boolean(),
-  })
-  .partial()
-  .openapi("UpdateWorkflowRequest");
+export const updateWorkflowBody = patchBody(
+  z
+    .object({
+      name: z.string().trim().min(1).max(200),
+      description: z.string().max(5000),
+      graph: graphSchema,
+      mcp_exposed: z.boolean(),
+    })
+    .partial(),
+).openapi("UpdateWorkflowRequest");
 
 export const workflowSchema = z
   .object({

@@ -21,6 +21,7 @@ import type { Context } from "hono";
 import { requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { checkGraphReferences } from "./check-graph-references.ts";
 import {
   createWorkflowBody,
   graphIssueSchema,
@@ -269,9 +270,10 @@ export function graphError(issues: readonly GraphIssue[]): ApiError {
 export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
   const router = createRouter<AppEnv>();
   const urls = { publicUrl: deps.config.publicUrl, secretKey: deps.config.secretKey };
-  const checkGraph = (graph: WorkflowGraph) => {
+  const checkGraph = async (c: Context<AppEnv>, graph: WorkflowGraph) => {
     const issues = validateGraph(graph, { tools: runner.toolOutputs() });
     if (issues.length > 0) throw graphError(issues);
+    await checkGraphReferences(deps, c.get("principal").workspaceId, graph);
   };
   const ownWorkflow = async (c: Context<AppEnv>, id: string) => {
     const row = await findWorkflow(deps.db, c.get("principal").workspaceId, id);
@@ -289,7 +291,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
   });
   router.openapi(routes.create, async (c) => {
     const body = c.req.valid("json");
-    checkGraph(body.graph);
+    await checkGraph(c, body.graph);
     const row = await createWorkflow(deps, c.get("principal").workspaceId, body);
     if (row.mcpExposed) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toWorkflowJson(row, urls), 201);
@@ -311,7 +313,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
   router.openapi(routes.tools, (c) => c.json({ data: runnerTools(runner) }, 200));
   router.openapi(routes.importWorkflow, async (c) => {
     const body = c.req.valid("json");
-    checkGraph(body.graph);
+    await checkGraph(c, body.graph);
     const row = await createWorkflow(deps, c.get("principal").workspaceId, body);
     return c.json(toWorkflowJson(row, urls), 201);
   });
@@ -320,7 +322,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
   );
   router.openapi(routes.update, async (c) => {
     const body = c.req.valid("json");
-    if (body.graph) checkGraph(body.graph);
+    if (body.graph) await checkGraph(c, body.graph);
     const row = await updateWorkflow(deps, c.get("principal").workspaceId, c.req.valid("param").id, body);
     if (!row) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
     if (row.mcpExposed || body.mcp_exposed !== undefined) deps.mcpExposure?.changed(row.workspaceId);

@@ -1,4 +1,4 @@
-import { createRouter, defineErrors, errorResponses, idParam, jsonContent } from "@app/http";
+import { createRouter, defineErrors, errorResponses, idParam, jsonContent, patchBody } from "@app/http";
 import {
   checkWebhookUrl,
   createEndpoint,
@@ -46,16 +46,17 @@ const createEndpointBody = z
   .strict()
   .openapi("CreateWebhookEndpointRequest");
 
-const updateEndpointBody = z
-  .object({
-    url: z.string().max(2048),
-    enabled_events: enabledEvents,
-    description: z.string().max(500),
-    disabled: z.boolean(),
-  })
-  .partial()
-  .strict()
-  .openapi("UpdateWebhookEndpointRequest");
+const updateEndpointBody = patchBody(
+  z
+    .object({
+      url: z.string().max(2048),
+      enabled_events: enabledEvents,
+      description: z.string().max(500),
+      disabled: z.boolean(),
+    })
+    .partial()
+    .strict(),
+).openapi("UpdateWebhookEndpointRequest");
 
 const endpointSchema = z
   .object({

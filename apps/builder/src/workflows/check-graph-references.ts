@@ -1,0 +1,69 @@
+import { CommonErrors, type ErrorDetail } from "@app/http";
+import type { WorkflowGraph } from "@app/workflow";
+import { findAgent } from "../agents/agents.ts";
+import type { Deps } from "../deps.ts";
+import { findKnowledgeBase } from "../knowledge/find-knowledge-base.ts";
+import { savedUrlRefusal } from "../outbound/check-saved-url.ts";
+import { findWorkflow } from "./workflows.ts";
+
+const isLiteralId = (value: unknown): value is string => typeof value === "string" && !value.includes("{{");
+
+/**
+ * Refuses (422, naming each node's field) a graph that points at another workspace's (or no)
+ * knowledge base, workflow or agent, or gives an HTTP node a URL the SSRF policy would refuse when
+ * the node runs. Templated ids and hosts are left to run time, where the same checks apply.
+ *
+ * @example await checkGraphReferences(deps, workspaceId, graph);
+ */
+export async function checkGraphReferences(
+  deps: Pick<Deps, "db" | "config">,
+  workspaceId: string,
+  graph: WorkflowGraph,
+): Promise<void> {
+  const details: ErrorDetail[] = [];
+  for (const [index, node] of graph.nodes.entries()) {
+    const at = (field: string) => `graph.nodes[${index}].data.${field}`;
+    if (node.type === "llm") {
+      for (const [i, id] of (node.data.knowledge_base_ids ?? []).entries()) {
+        if (!(await findKnowledgeBase(deps.db, workspaceId, id))) {
+          details.push({
+            path: at(`knowledge_base_ids[${i}]`),
+            message: `no knowledge base ${id} in this workspace`,
+            node_id: node.id,
+          });
+        }
+      }
+    } else if (node.type === "http") {
+      const refusal = await savedUrlRefusal(node.data.url, { allowPrivate: deps.config.allowPrivateUrls });
+      if (refusal) details.push({ path: at("url"), message: refusal, node_id: node.id });
+    } else if (node.type === "tool") {
+      const { workflow_id: workflowId, agent_id: agentId } = node.data.args;
+      if (node.data.tool === "run_workflow" && isLiteralId(workflowId)) {
+        if (!(await findWorkflow(deps.db, workspaceId, workflowId))) {
+          details.push({
+            path: at("args.workflow_id"),
+            message: `no workflow ${workflowId} in this workspace`,
+            node_id: node.id,
+          });
+        }
+      }
+      if (node.data.tool === "run_agent" && isLiteralId(agentId)) {
+        if (!(await findAgent(deps.db, workspaceId, agentId))) {
+          details.push({
+            path: at("args.agent_id"),
+            message: `no agent ${agentId} in this workspace`,
+            node_id: node.id,
+          });
+        }
+      }
+    }
+  }
+  const first = details[0];
+  if (first) {
+    throw CommonErrors.VALIDATION_FAILED({
+      message: `Invalid body. ${first.path}: ${first.message}`,
+      param: first.path,
+      details,
+    });
+  }
+}
