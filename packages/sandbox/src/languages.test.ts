@@ -304,6 +304,9 @@ describe("compile errors", () => {
     const missing = await run("go", source("package main", "", "func Helper() {}"));
     expect(missing.error?.kind).toBe("compile");
     expect(missing.error?.message).toContain("func Main(inputs map[string]any) (map[string]any, error)");
+    const plainMain = await run("go", source("package main", "", "func main() {}"));
+    expect(plainMain.error?.kind).toBe("compile");
+    expect(plainMain.error?.message).toContain("not func main");
   });
 
   it("go: cgo is refused with a message that says so, not a compiler error about the code's names", async () => {
@@ -342,6 +345,10 @@ describe("compile errors", () => {
     const missing = await run("rust", source("fn helper() {}"));
     expect(missing.error?.kind).toBe("compile");
     expect(missing.error?.message).toContain("fn main_fn(inputs: serde_json::Value)");
+    const plainMain = await run("rust", source("fn main() {", '    println!("hello");', "}"));
+    expect(plainMain.error?.kind).toBe("compile");
+    expect(plainMain.error?.message).toContain("not fn main");
+    expect(plainMain.error?.message).toContain("fn main_fn(inputs: serde_json::Value)");
   });
 });
 

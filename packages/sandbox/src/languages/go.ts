@@ -177,10 +177,23 @@ export function parseGoErrors(stderr: string, _code: string): CompileFailure {
     .split("\n")
     .filter((line) => line.trim() !== "" && !line.startsWith("# command-line-arguments"));
   const shown = lines.map((line) => line.replace(/(^|\s)(?:\.\/|\/tmp\/src\/)/g, "$1")).join("\n");
-  for (const line of lines) {
+  const userErrors = lines.flatMap((line) => {
     const match = /(?:^|[\s/])main\.go:(\d+)(?::\d+)?: (.*)$/.exec(line);
-    if (match?.[1] && match[2]) return { message: match[2], line: Number(match[1]), stderr: shown };
+    return match?.[1] && match[2] ? [{ line: Number(match[1]), message: match[2] }] : [];
+  });
+  // The wrapper's own `func main` calls the user's Main: a user `func main` clashes with it.
+  if (lines.some((line) => /\bmain redeclared\b/.test(line))) {
+    const declared = userErrors.find((error) =>
+      /\bdeclaration of main\b|\bmain redeclared\b/.test(error.message),
+    );
+    return {
+      message: `Go code runs from ${SIGNATURE}, not func main (the sandbox's own main calls Main): rename it.`,
+      ...(declared ? { line: declared.line } : {}),
+      stderr: shown,
+    };
   }
+  const [first] = userErrors;
+  if (first) return { ...first, stderr: shown };
   if (lines.some((line) => line.includes("sandbox_wrapper.go") && /\bMain\b/.test(line))) {
     return { message: `The code must define ${SIGNATURE}.`, stderr: shown };
   }

@@ -266,6 +266,16 @@ export function parseRustErrors(stderr: string, code: string): CompileFailure {
   const shown = [...errors.map((error) => (error.rendered ?? error.message).trimEnd()), ...other].join("\n");
   for (const error of errors) {
     const span = error.spans?.find((candidate) => candidate.is_primary) ?? error.spans?.[0];
+    // The wrapper's own `fn main` calls the user's entry point: a user `fn main` clashes with it.
+    if (error.message.startsWith("the name `main` is defined multiple times")) {
+      return {
+        message: `Rust code runs from ${SIGNATURE}, not fn main (the sandbox's own main calls main_fn): rename it.`,
+        ...(span?.file_name.endsWith("main.rs") && span.line_start <= userLines
+          ? { line: span.line_start }
+          : {}),
+        stderr: shown,
+      };
+    }
     if (span?.file_name.endsWith("main.rs") && span.line_start <= userLines) {
       return { message: error.message, line: span.line_start, stderr: shown };
     }
