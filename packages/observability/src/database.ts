@@ -31,3 +31,17 @@ export function poolSamples(db: { $client?: unknown }): Sample<"state">[] {
     { labels: { state: "max" }, value: 1 },
   ];
 }
+
+/**
+ * The `db_pool_connections` gauge of a database handle, for `ServiceMetrics.gauge`.
+ *
+ * @example metrics.gauge(poolGauge(db));
+ */
+export function poolGauge(db: unknown) {
+  return {
+    name: "db_pool_connections",
+    help: "Database connections by state (total, idle, in_use, waiting queries, max).",
+    labelNames: ["state"] as const,
+    collect: () => poolSamples(db as { $client?: unknown }),
+  };
+}

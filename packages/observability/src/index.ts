@@ -1,9 +1,10 @@
-export { poolSamples } from "./database.ts";
+export { poolGauge, poolSamples } from "./database.ts";
 export {
   agentTurnsTotal,
   createServiceMetrics,
   creditsSpentTotal,
   modelTokensTotal,
+  type QueueSample,
   type Sample,
   type ServiceMetrics,
   workflowRunsTotal,

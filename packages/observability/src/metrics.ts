@@ -49,6 +49,13 @@ export interface Sample<L extends string> {
   value: number;
 }
 
+/** One queue's depth and the age of its oldest item, under some labels (a state). */
+export interface QueueSample<L extends string> {
+  labels: Partial<Record<L, string>>;
+  count: number;
+  oldestAgeSeconds: number;
+}
+
 /** Request latency buckets: 5 ms to 30 s, enough for streamed chat turns and blocking workflow runs. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -66,6 +73,13 @@ export interface ServiceMetrics {
     help: string;
     labelNames?: readonly L[];
     collect: () => Promise<readonly Sample<L>[]> | readonly Sample<L>[];
+  }): void;
+  /** A queue as two scrape-time gauges: `<name>` (its depth) and `<name>_oldest_age_seconds`. */
+  queue<L extends string>(definition: {
+    name: string;
+    help: { depth: string; oldestAge: string };
+    labelNames?: readonly L[];
+    read: () => Promise<readonly QueueSample<L>[]>;
   }): void;
   /** The text a scrape answers with. */
   scrape(): Promise<string>;
@@ -98,6 +112,23 @@ export function createServiceMetrics(options: { token?: string | undefined } = {
 
   const scrape = async () => `${await processRegistry.metrics()}\n${await registry.metrics()}`;
 
+  const gauge: ServiceMetrics["gauge"] = (definition) => {
+    new Gauge({
+      name: definition.name,
+      help: definition.help,
+      labelNames: definition.labelNames ?? [],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        try {
+          for (const sample of await definition.collect()) this.set(sample.labels, sample.value);
+        } catch {
+          collectErrors.inc({ series: definition.name });
+        }
+      },
+    });
+  };
+
   return {
     middleware: async (c, next) => {
       const started = performance.now();
@@ -125,20 +156,21 @@ export function createServiceMetrics(options: { token?: string | undefined } = {
       }
       return c.body(await scrape(), 200, { "Content-Type": registry.contentType });
     },
-    gauge: (definition) => {
-      new Gauge({
-        name: definition.name,
-        help: definition.help,
-        labelNames: definition.labelNames ?? [],
-        registers: [registry],
-        async collect() {
-          this.reset();
-          try {
-            for (const sample of await definition.collect()) this.set(sample.labels, sample.value);
-          } catch {
-            collectErrors.inc({ series: definition.name });
-          }
-        },
+    gauge,
+    queue: ({ name, help, labelNames, read }) => {
+      const labels = labelNames ? { labelNames } : {};
+      gauge({
+        name,
+        help: help.depth,
+        ...labels,
+        collect: async () => (await read()).map((queue) => ({ labels: queue.labels, value: queue.count })),
+      });
+      gauge({
+        name: `${name}_oldest_age_seconds`,
+        help: help.oldestAge,
+        ...labels,
+        collect: async () =>
+          (await read()).map((queue) => ({ labels: queue.labels, value: queue.oldestAgeSeconds })),
       });
     },
     scrape,
