@@ -102,6 +102,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
   const tools = useTools();
   const save = useSaveWorkflow(workflow.id);
   const expose = useExposeWorkflow(workflow.id);
+  const [isExposed, setExposed] = useState(workflow.mcp_exposed);
   const [panels, setPanels] = useStoredPanels();
 
   // React Flow measures moved nodes on the next render; fitting before that would frame the old
@@ -353,9 +354,15 @@ function Editor({ workflow }: { workflow: Workflow }) {
         <label className="editor-toggle" title="Serve this workflow as a tool of /api/mcp (with an API key)">
           <input
             type="checkbox"
-            checked={expose.variables ?? workflow.mcp_exposed}
+            checked={isExposed}
             disabled={expose.isPending}
-            onChange={(e) => expose.mutate(e.target.checked)}
+            onChange={(e) => {
+              // Shown at once: the mutation's own state arrives a tick later, and a controlled
+              // checkbox would flick back in between. A failed save puts it back (and says why below).
+              const wanted = e.target.checked;
+              setExposed(wanted);
+              expose.mutate(wanted, { onError: () => setExposed(!wanted) });
+            }}
           />
           Serve over MCP
         </label>
