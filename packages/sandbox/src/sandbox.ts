@@ -757,6 +757,12 @@ export class Sandbox {
     if (isHeldOpen && !held.has(language) && this.#heldBySessions < this.#options.concurrency * 4) {
       held.set(language, runner);
       this.#heldBySessions++;
+      // One that dies while held (killed, out of memory) is let go at once, not found dead by the next node.
+      void runner.closed.then(() => {
+        if (held.get(language) !== runner) return;
+        held.delete(language);
+        this.#heldBySessions--;
+      });
       return;
     }
     if (language === "python") this.#park(workspaceId, runner);

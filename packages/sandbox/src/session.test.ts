@@ -330,6 +330,8 @@ it("replaces a session's idle sandbox that died between nodes, and keeps the new
     expect(await eventually(() => processesOwnedBy(UID_BASE + 10_000, UID_BASE + 11_100).length === 0)).toBe(
       true,
     );
+    // The session lets go of the dead sandbox as soon as its exit is seen.
+    expect(await eventually(() => own.stats().held === 0)).toBe(true);
     expect((await session.run({ language: "javascript", code, input: { n: 2 } })).output).toEqual({ n: 3 });
     const before = own.stats();
     expect((await session.run({ language: "javascript", code, input: { n: 3 } })).output).toEqual({ n: 4 });
