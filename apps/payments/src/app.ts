@@ -22,9 +22,9 @@ import { declareIdempotency, idempotency } from "./idempotency/idempotency.ts";
 import { balanceRoutes } from "./ledger/routes.ts";
 import { requireSecretKey } from "./merchants/auth.ts";
 import { paymentsMetrics } from "./metrics.ts";
-import { paymentRoutes, paymentTestHelperRoutes } from "./payments/routes.ts";
-import { payoutRoutes, payoutTestHelperRoutes } from "./payouts/routes.ts";
-import { refundRoutes, refundTestHelperRoutes } from "./refunds/routes.ts";
+import { paymentRoutes, paymentTestHelperRoutes, recoverPayment } from "./payments/routes.ts";
+import { payoutRoutes, payoutTestHelperRoutes, recoverPayout } from "./payouts/routes.ts";
+import { recoverRefund, refundRoutes, refundTestHelperRoutes } from "./refunds/routes.ts";
 import { describeCurrencies } from "./shared/money.ts";
 import { webhookDeliveryRoutes, webhookEndpointRoutes } from "./webhooks/routes.ts";
 
@@ -57,7 +57,14 @@ export function createPaymentsApp(deps: Deps) {
   app.use(guardInput());
   const authenticate = requireSecretKey(deps);
   app.use("/v1/*", (c, next) => (PUBLIC_V1_PATHS.has(c.req.path) ? next() : authenticate(c, next)));
-  app.use("/v1/*", idempotency(deps));
+  app.use(
+    "/v1/*",
+    idempotency(deps, {
+      "/v1/payments": recoverPayment(deps),
+      "/v1/refunds": recoverRefund(deps),
+      "/v1/payouts": recoverPayout(deps),
+    }),
+  );
 
   app.route("/v1/payments", paymentRoutes(deps));
   app.route("/v1/refunds", refundRoutes(deps));

@@ -361,6 +361,7 @@ describe("Idempotency-Key", () => {
       key: running,
       requestHash: "in flight",
       createdAt: clock.now(),
+      lockedAt: clock.now(),
     });
     const conflict = await payments.request("/v1/payments", {
       method: "POST",
@@ -370,6 +371,83 @@ describe("Idempotency-Key", () => {
     expect(conflict.status).toBe(409);
     expect(await json(conflict)).toMatchObject({
       error: { type: "conflict", code: "idempotency_key_in_use" },
+    });
+  });
+
+  describe("a claim abandoned by a process that died mid-request", () => {
+    // The state a SIGKILL leaves: the key claimed (no answer stored), and perhaps the payment written.
+    async function abandonClaim(key: string, body: Record<string, unknown>) {
+      const { idempotencyKeys } = await import("../src/idempotency/schema.ts");
+      const { sha256Hex } = await import("@app/core");
+      const claim = { merchantId: payments.merchantId, environment: "test", key };
+      await payments.deps.db.insert(idempotencyKeys).values({
+        ...claim,
+        requestHash: sha256Hex(`POST /v1/payments\n${JSON.stringify(body)}`),
+        createdAt: clock.now(),
+        lockedAt: clock.now(),
+      });
+      return claim;
+    }
+    const send = (key: string, body: Record<string, unknown>) =>
+      payments.request("/v1/payments", { method: "POST", json: body, headers: { "idempotency-key": key } });
+
+    it("answers 409 within the lock timeout, then lets the retry take over and run the request once", async () => {
+      const { IDEMPOTENCY_LOCK_TIMEOUT_MS } = await import("../src/idempotency/idempotency.ts");
+      const key = `order-crashed-before-${Date.now()}`;
+      const body = { amount: 12000, method: "qris" };
+      await abandonClaim(key, body);
+      expect((await send(key, body)).status).toBe(409);
+      clock.advance(IDEMPOTENCY_LOCK_TIMEOUT_MS);
+      const [first, second] = await Promise.all([send(key, body), send(key, body)]);
+      // Of two retries at once, one takes the claim over and runs; the other sees it running or replays it.
+      const statuses = [first?.status, second?.status].sort();
+      expect([
+        [201, 201],
+        [201, 409],
+      ]).toContainEqual(statuses);
+      const created = (first?.status === 201 ? first : second) as Response;
+      const payment = await json<Payment>(created);
+      expect(payment).toMatchObject({ amount: 12000, status: "pending" });
+      const again = await send(key, body);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect((await json<Payment>(again)).id).toBe(payment.id);
+    });
+
+    it("answers the payment the dead request had already written, creating no second one", async () => {
+      const { IDEMPOTENCY_LOCK_TIMEOUT_MS } = await import("../src/idempotency/idempotency.ts");
+      const { createPayment: createPaymentUseCase } = await import("../src/payments/create-payment.ts");
+      const key = `order-crashed-after-${Date.now()}`;
+      const body = { amount: 13000, method: "ewallet" };
+      const claim = await abandonClaim(key, body);
+      clock.advance(1);
+      // The request got as far as committing its payment (with its recovery point), then the process died.
+      const written = await createPaymentUseCase(
+        payments.deps,
+        { merchantId: payments.merchantId, environment: "test" },
+        { amount: 1300000n, currency: "IDR", method: "ewallet", expires_in: 86_400 },
+        claim,
+      );
+      const before = await json<{ data: Payment[] }>(await payments.request("/v1/payments?limit=100"));
+      clock.advance(IDEMPOTENCY_LOCK_TIMEOUT_MS);
+      const retry = await send(key, body);
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(await json<Payment>(retry)).toMatchObject({ id: written.id, amount: 13000, status: "pending" });
+      const after = await json<{ data: Payment[] }>(await payments.request("/v1/payments?limit=100"));
+      expect(after.data.map((payment) => payment.id)).toEqual(before.data.map((payment) => payment.id));
+      // From then on the recovered answer is the stored one.
+      const again = await send(key, body);
+      expect((await json<Payment>(again)).id).toBe(written.id);
+    });
+
+    it("refuses another request on the abandoned key with 422 idempotency_key_reused", async () => {
+      const { IDEMPOTENCY_LOCK_TIMEOUT_MS } = await import("../src/idempotency/idempotency.ts");
+      const key = `order-crashed-other-${Date.now()}`;
+      await abandonClaim(key, { amount: 14000, method: "qris" });
+      clock.advance(IDEMPOTENCY_LOCK_TIMEOUT_MS);
+      const other = await send(key, { amount: 15000, method: "qris" });
+      expect(other.status).toBe(422);
+      expect(await json(other)).toMatchObject({ error: { code: "idempotency_key_reused" } });
     });
   });
 

@@ -1,13 +1,51 @@
 import { sha256Hex } from "@app/core";
 import { defineErrors, isRejectedBeforeRunning } from "@app/http";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, isNull, lt, type SQL } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
+import type { PaymentsDb, PaymentsTx } from "../db/index.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { idempotencyKeys } from "./schema.ts";
+import type { MerchantScope } from "../merchants/merchants.ts";
+import { type IdempotencyClaim, idempotencyKeys } from "./schema.ts";
 
 /** How long a key's first result is replayed. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * How long a claim on a key protects a request that has not answered. Every API request finishes in
+ * well under a second; one that has held its key this long belongs to a process that died (crash,
+ * SIGKILL, lost machine), and a retry takes the key over rather than answering 409 for 24 h.
+ */
+export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60_000;
+
+/**
+ * Answers a retry that took over an abandoned claim whose request had already created `resourceId`
+ * (its recovery point): the object as it is now, with the status the first request would have had.
+ * `undefined` when the object is not there (then the retry runs the request).
+ */
+export type IdempotencyRecoverer = (
+  scope: MerchantScope,
+  resourceId: string,
+) => Promise<{ status: number; body: unknown } | undefined>;
+
+function claimWhere(claim: IdempotencyClaim): SQL | undefined {
+  return and(
+    eq(idempotencyKeys.merchantId, claim.merchantId),
+    eq(idempotencyKeys.environment, claim.environment),
+    eq(idempotencyKeys.key, claim.key),
+  );
+}
+
+/**
+ * The write that records what a request created under its key (its recovery point). Run it in the
+ * same transaction (or statement) as the creation itself, so that after a crash the key says whether
+ * the object exists: a retry then answers with it instead of creating a second one.
+ *
+ * @example if (claim) await recoveryPoint(tx, claim, row.id);
+ */
+export function recoveryPoint(db: PaymentsDb | PaymentsTx, claim: IdempotencyClaim, resourceId: string) {
+  return db.update(idempotencyKeys).set({ recoveryPoint: resourceId }).where(claimWhere(claim));
+}
 
 export const IdempotencyErrors = defineErrors({
   INVALID_IDEMPOTENCY_KEY: { status: 422, message: "Idempotency-Key must be 1 to 255 printable characters." },
@@ -29,9 +67,17 @@ export const IdempotencyErrors = defineErrors({
  * wrong media type, invalid fields, a body too large) and answers of 500 and above free the key,
  * so the corrected request can be sent with the same key.
  *
- * @example app.use("/v1/*", idempotency(deps));
+ * A claim older than `IDEMPOTENCY_LOCK_TIMEOUT_MS` without an answer was abandoned (the process died
+ * mid-request). The same request sent again takes it over: when the first one got as far as creating
+ * its object (its recovery point, see `recoveryPoint`), the path's recoverer answers with that
+ * object; otherwise the request runs now. Only one retry can take a claim over.
+ *
+ * @example app.use("/v1/*", idempotency(deps, { "/v1/payments": recoverPayment(deps) }));
  */
-export function idempotency(deps: Pick<Deps, "db" | "clock">): MiddlewareHandler<AppEnv> {
+export function idempotency(
+  deps: Pick<Deps, "db" | "clock">,
+  recoverers: Readonly<Record<string, IdempotencyRecoverer>> = {},
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const key = c.req.header("idempotency-key");
     if (c.req.method !== "POST" || key === undefined) return next();
@@ -41,38 +87,50 @@ export function idempotency(deps: Pick<Deps, "db" | "clock">): MiddlewareHandler
     const body = await c.req.text();
     const requestHash = sha256Hex(`${c.req.method} ${c.req.path}\n${body}`);
     const now = deps.clock.now();
-    const where = and(
-      eq(idempotencyKeys.merchantId, scope.merchantId),
-      eq(idempotencyKeys.environment, scope.environment),
-      eq(idempotencyKeys.key, key),
-    );
+    const claim: IdempotencyClaim = { merchantId: scope.merchantId, environment: scope.environment, key };
+    const where = claimWhere(claim);
     await deps.db
       .delete(idempotencyKeys)
       .where(and(where, lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS))));
     const claimed = await deps.db
       .insert(idempotencyKeys)
-      .values({
-        merchantId: scope.merchantId,
-        environment: scope.environment,
-        key,
-        requestHash,
-        createdAt: now,
-      })
+      .values({ ...claim, requestHash, createdAt: now, lockedAt: now })
       .onConflictDoNothing()
       .returning({ key: idempotencyKeys.key });
     if (claimed.length === 0) {
       const [existing] = await deps.db.select().from(idempotencyKeys).where(where).limit(1);
       if (!existing) throw IdempotencyErrors.IDEMPOTENCY_KEY_IN_USE();
-      // Still running: whether or not the body matches, nothing may run beside it (as at Stripe).
-      if (existing.responseStatus === null || existing.responseBody === null) {
-        throw IdempotencyErrors.IDEMPOTENCY_KEY_IN_USE();
+      if (existing.responseStatus !== null && existing.responseBody !== null) {
+        if (existing.requestHash !== requestHash) throw IdempotencyErrors.IDEMPOTENCY_KEY_REUSED();
+        return replay(existing.responseStatus, existing.responseBody);
       }
+      // Still running: whether or not the body matches, nothing may run beside it (as at Stripe).
+      const isAbandoned = existing.lockedAt.getTime() <= now.getTime() - IDEMPOTENCY_LOCK_TIMEOUT_MS;
+      if (!isAbandoned) throw IdempotencyErrors.IDEMPOTENCY_KEY_IN_USE();
       if (existing.requestHash !== requestHash) throw IdempotencyErrors.IDEMPOTENCY_KEY_REUSED();
-      return c.body(existing.responseBody, existing.responseStatus as 200, {
-        "content-type": "application/json; charset=utf-8",
-        "idempotent-replayed": "true",
-      });
+      // Compare-and-set on the old lock time: of several retries, one takes the claim over.
+      const [taken] = await deps.db
+        .update(idempotencyKeys)
+        .set({ lockedAt: now })
+        .where(
+          and(where, isNull(idempotencyKeys.responseStatus), eq(idempotencyKeys.lockedAt, existing.lockedAt)),
+        )
+        .returning();
+      if (!taken) throw IdempotencyErrors.IDEMPOTENCY_KEY_IN_USE();
+      const recover = recoverers[c.req.path.replace(/\/$/, "")];
+      if (taken.recoveryPoint !== null && recover !== undefined) {
+        const recovered = await recover(scope, taken.recoveryPoint);
+        if (recovered !== undefined) {
+          const responseBody = JSON.stringify(recovered.body);
+          await deps.db
+            .update(idempotencyKeys)
+            .set({ responseStatus: recovered.status, responseBody })
+            .where(where);
+          return replay(recovered.status, responseBody);
+        }
+      }
     }
+    c.set("idempotency", claim);
     let isStored = false;
     try {
       await next();
@@ -86,6 +144,13 @@ export function idempotency(deps: Pick<Deps, "db" | "clock">): MiddlewareHandler
       }
     } finally {
       if (!isStored) await deps.db.delete(idempotencyKeys).where(where);
+    }
+
+    function replay(status: number, body: string) {
+      return c.body(body, status as 200, {
+        "content-type": "application/json; charset=utf-8",
+        "idempotent-replayed": "true",
+      });
     }
   };
 }

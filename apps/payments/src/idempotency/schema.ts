@@ -13,6 +13,23 @@ export const idempotencyKeys = pgTable(
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    /**
+     * When the request now running claimed the key. A claim older than the lock timeout belongs to a
+     * process that died: a retry takes it over instead of answering 409 for 24 h.
+     */
+    lockedAt: timestamp("locked_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The id of what the request created, written in the same transaction as the object: a retry
+     * that takes over an abandoned claim answers with that object instead of creating a second one.
+     */
+    recoveryPoint: text("recovery_point"),
   },
   (table) => [primaryKey({ columns: [table.merchantId, table.environment, table.key] })],
 );
+
+/** The key the running request holds; use-cases write their recovery point under it. */
+export interface IdempotencyClaim {
+  merchantId: string;
+  environment: string;
+  key: string;
+}

@@ -2,6 +2,8 @@ import { newId } from "@app/core";
 import { recordEvent } from "@app/webhooks";
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps.ts";
+import { recoveryPoint } from "../idempotency/idempotency.ts";
+import type { IdempotencyClaim } from "../idempotency/schema.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
 import type { CreatePaymentInput } from "./contract.ts";
 import { type PaymentRow, toPaymentJson } from "./payments.ts";
@@ -10,7 +12,8 @@ import { payments } from "./schema.ts";
 
 /**
  * Creates a `pending` payment routed to its method's provider. The payment and its `payment.pending`
- * event are written by one statement, so they commit together in one round trip.
+ * event are written by one statement, so they commit together in one round trip; so is the request's
+ * idempotency recovery point when it holds a key.
  *
  * @example const payment = await createPayment(deps, scope, { amount: 15000050n, currency: "IDR", method: "qris", expires_in: 86400 });
  */
@@ -18,6 +21,7 @@ export async function createPayment(
   deps: Pick<Deps, "db" | "clock" | "config" | "deliveries">,
   scope: MerchantScope,
   input: CreatePaymentInput,
+  idempotency?: IdempotencyClaim,
 ): Promise<PaymentRow> {
   const now = deps.clock.now();
   const provider = providerFor(input.method);
@@ -52,7 +56,10 @@ export async function createPayment(
       object: toPaymentJson(row, deps.config.publicUrl),
     },
     // Drizzle puts the embedded insert in parentheses, as a CTE body needs.
-    [sql`payment_row as ${deps.db.insert(payments).values(row)}`],
+    [
+      sql`payment_row as ${deps.db.insert(payments).values(row)}`,
+      ...(idempotency ? [sql`recovery_row as ${recoveryPoint(deps.db, idempotency, row.id)}`] : []),
+    ],
   );
   deps.deliveries.wake();
   return row;

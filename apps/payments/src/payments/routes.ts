@@ -2,6 +2,7 @@ import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import type { IdempotencyRecoverer } from "../idempotency/idempotency.ts";
 import { AuthErrors } from "../merchants/auth.ts";
 import { checkMoney } from "../shared/money.ts";
 import { listEnvelope, pageOf } from "../shared/openapi.ts";
@@ -48,12 +49,24 @@ const getRouteDef = createRoute({
   },
 });
 
+/**
+ * POST /v1/payments retried after its process died: the payment it created, as its answer.
+ *
+ * @example idempotency(deps, { "/v1/payments": recoverPayment(deps) })
+ */
+export function recoverPayment(deps: Deps): IdempotencyRecoverer {
+  return async (scope, id) => {
+    const row = await findPayment(deps.db, scope, id);
+    return row && { status: 201, body: toPaymentJson(row, deps.config.publicUrl) };
+  };
+}
+
 export function paymentRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();
   router.openapi(createRouteDef, async (c) => {
     const input = c.req.valid("json");
     checkMoney(deps.config.currencies, input.currency, input.amount);
-    const row = await createPayment(deps, c.get("merchant"), input);
+    const row = await createPayment(deps, c.get("merchant"), input, c.get("idempotency"));
     return c.json(toPaymentJson(row, deps.config.publicUrl), 201);
   });
   router.openapi(listRouteDef, async (c) => {

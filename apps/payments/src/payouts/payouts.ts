@@ -4,6 +4,8 @@ import { recordEvent } from "@app/webhooks";
 import { and, asc, desc, eq, lt, lte } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
 import type { Deps } from "../deps.ts";
+import { recoveryPoint } from "../idempotency/idempotency.ts";
+import type { IdempotencyClaim } from "../idempotency/schema.ts";
 import { appendLedgerEntry, availableBalance, lockBalance } from "../ledger/ledger.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
 import type { Environment } from "../merchants/schema.ts";
@@ -53,6 +55,7 @@ export async function createPayout(
   deps: Pick<Deps, "db" | "clock">,
   scope: MerchantScope,
   input: { amount: bigint; currency: string; destination: PayoutDestination },
+  idempotency?: IdempotencyClaim,
 ): Promise<PayoutRow> {
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
@@ -80,6 +83,7 @@ export async function createPayout(
       })
       .returning();
     if (!row) throw new Error("insert returned no row");
+    if (idempotency) await recoveryPoint(tx, idempotency, row.id);
     await appendLedgerEntry(tx, deps.clock, scope, {
       currency: input.currency,
       amount: -input.amount,

@@ -2,6 +2,7 @@ import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import type { IdempotencyRecoverer } from "../idempotency/idempotency.ts";
 import { AuthErrors } from "../merchants/auth.ts";
 import { amountInput, checkMoney, currencyInput } from "../shared/money.ts";
 import { limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
@@ -111,12 +112,24 @@ const defs = {
   }),
 };
 
+/**
+ * POST /v1/payouts retried after its process died: the payout it created, as its answer.
+ *
+ * @example idempotency(deps, { "/v1/payouts": recoverPayout(deps) })
+ */
+export function recoverPayout(deps: Deps): IdempotencyRecoverer {
+  return async (scope, id) => {
+    const row = await findPayout(deps.db, scope, id);
+    return row && { status: 201, body: toPayoutJson(row) };
+  };
+}
+
 export function payoutRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();
   router.openapi(defs.create, async (c) => {
     const input = c.req.valid("json");
     checkMoney(deps.config.currencies, input.currency, input.amount);
-    const row = await createPayout(deps, c.get("merchant"), input);
+    const row = await createPayout(deps, c.get("merchant"), input, c.get("idempotency"));
     return c.json(toPayoutJson(row), 201);
   });
   router.openapi(defs.list, async (c) => {

@@ -4,6 +4,8 @@ import { recordEvent } from "@app/webhooks";
 import { and, asc, desc, eq, inArray, lt, lte, sql } from "drizzle-orm";
 import type { PaymentsDb, PaymentsTx } from "../db/index.ts";
 import type { Deps } from "../deps.ts";
+import { recoveryPoint } from "../idempotency/idempotency.ts";
+import type { IdempotencyClaim } from "../idempotency/schema.ts";
 import { appendLedgerEntry } from "../ledger/ledger.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
 import type { Environment } from "../merchants/schema.ts";
@@ -62,6 +64,7 @@ export async function createRefund(
   deps: Pick<Deps, "db" | "clock">,
   scope: MerchantScope,
   input: { payment: string; amount?: bigint | undefined },
+  idempotency?: IdempotencyClaim,
 ): Promise<RefundRow> {
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
@@ -98,6 +101,7 @@ export async function createRefund(
       })
       .returning();
     if (!row) throw new Error("insert returned no row");
+    if (idempotency) await recoveryPoint(tx, idempotency, row.id);
     return row;
   });
 }

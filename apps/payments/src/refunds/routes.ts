@@ -2,6 +2,7 @@ import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import type { IdempotencyRecoverer } from "../idempotency/idempotency.ts";
 import { AuthErrors } from "../merchants/auth.ts";
 import { amountInput } from "../shared/money.ts";
 import { limitQuery, listEnvelope, pageOf, startingAfterQuery } from "../shared/openapi.ts";
@@ -101,11 +102,28 @@ const defs = {
   }),
 };
 
+/**
+ * POST /v1/refunds retried after its process died: the refund it created, as its answer.
+ *
+ * @example idempotency(deps, { "/v1/refunds": recoverRefund(deps) })
+ */
+export function recoverRefund(deps: Deps): IdempotencyRecoverer {
+  return async (scope, id) => {
+    const row = await findRefund(deps.db, scope, id);
+    return row && { status: 201, body: toRefundJson(row) };
+  };
+}
+
 export function refundRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();
   router.openapi(defs.create, async (c) => {
     const input = c.req.valid("json");
-    const row = await createRefund(deps, c.get("merchant"), { payment: input.payment, amount: input.amount });
+    const row = await createRefund(
+      deps,
+      c.get("merchant"),
+      { payment: input.payment, amount: input.amount },
+      c.get("idempotency"),
+    );
     return c.json(toRefundJson(row), 201);
   });
   router.openapi(defs.list, async (c) => {
