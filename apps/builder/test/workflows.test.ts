@@ -304,6 +304,57 @@ describe("running workflows", () => {
     expect(history.data[0]).toMatchObject({ id: run.id, status: "succeeded" });
   });
 
+  it("lists only the runs of one status with ?status=, page after page", async () => {
+    // n above 100 calls a closed port, so the run fails; anything else succeeds.
+    const workflow = await createWorkflow(alice, {
+      nodes: [
+        node("start", "start", { inputs: [{ name: "n", type: "number", required: true }] }),
+        node("check", "condition", {
+          cases: [
+            { id: "big", logic: "and", conditions: [{ left: "{{start.n}}", operator: "gt", right: "100" }] },
+          ],
+        }),
+        node("call", "http", { method: "GET", url: "http://127.0.0.1:1/closed" }),
+        node("done", "end", { outputs: [] }),
+      ],
+      edges: [edge("start", "check"), edge("check", "call", "big"), edge("check", "done", "else")],
+    });
+    const ran: { id: string; status: string }[] = [];
+    for (const n of [1, 500, 2, 600, 3]) ran.push(await runBlocking(alice, workflow.id, { n }));
+    expect(ran.map((run) => run.status)).toEqual(["succeeded", "failed", "succeeded", "failed", "succeeded"]);
+    const listAll = async (status: string) => {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = (await (
+          await builder.request(
+            `/api/workflows/${workflow.id}/runs?status=${status}&limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+            { cookie: alice },
+          )
+        ).json()) as {
+          data: { id: string; status: string }[];
+          next_cursor: string | null;
+          has_more: boolean;
+        };
+        expect(page.data.every((run) => run.status === status)).toBe(true);
+        ids.push(...page.data.map((run) => run.id));
+        cursor = page.has_more ? page.next_cursor : null;
+      } while (cursor);
+      return ids;
+    };
+    const newestFirst = (status: string) =>
+      ran
+        .filter((run) => run.status === status)
+        .map((run) => run.id)
+        .reverse();
+    expect(await listAll("failed")).toEqual(newestFirst("failed"));
+    expect(await listAll("succeeded")).toEqual(newestFirst("succeeded"));
+    expect(await listAll("cancelled")).toEqual([]);
+    const bad = await builder.request(`/api/workflows/${workflow.id}/runs?status=done`, { cookie: alice });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { error: { param: string } }).error.param).toBe("status");
+  });
+
   it("refuses inputs that do not match the start node with 422 and records no run", async () => {
     const workflow = await createWorkflow(alice, branchingGraph());
     for (const inputs of [{}, { n: "not a number" }]) {

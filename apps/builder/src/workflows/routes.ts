@@ -69,11 +69,23 @@ const nodeRunSchema = z.object({
   elapsed_ms: z.number().nullable(),
 });
 
+const RUN_STATUSES = ["running", "succeeded", "failed", "cancelled"] as const;
+
+const listRunsQuery = listQuerySchema.extend({
+  status: z
+    .enum(RUN_STATUSES)
+    .optional()
+    .openapi({
+      param: { name: "status", in: "query" },
+      description: "Only runs in this state; paging (`cursor`) keeps the filter",
+    }),
+});
+
 export const runSchema = z
   .object({
     id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
     workflow_id: z.string(),
-    status: z.enum(["running", "succeeded", "failed", "cancelled"]),
+    status: z.enum(RUN_STATUSES),
     trigger: z.enum(["api", "hook", "tool", "mcp"]),
     inputs: z.record(z.string(), z.unknown()),
     outputs: z.record(z.string(), z.unknown()).nullable(),
@@ -223,8 +235,8 @@ const routes = {
     method: "get",
     path: "/workflows/{id}/runs",
     tags: ["workflows"],
-    summary: "A workflow's runs, newest first",
-    request: { params: idParam, query: listQuerySchema },
+    summary: "A workflow's runs, newest first, optionally only those in one status",
+    request: { params: idParam, query: listRunsQuery },
     responses: {
       200: { description: "A page of runs", content: json(listOf(runSchema)) },
       ...errorResponses(401, 404, 422),

@@ -27,12 +27,15 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
   const client = useQueryClient();
   const [filter, setFilter] = useState<Filter>("all");
   const [openId, setOpenId] = useState<string | null>(null);
+  // The server filters, so every page is full of the chosen status and "Load more" pages through it.
   const runs = useInfiniteQuery({
-    queryKey: ["runs", workflowId, "all"],
-    queryFn: ({ pageParam }) =>
-      api<Page<Run>>(
-        `/api/workflows/${workflowId}/runs?limit=50${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ""}`,
-      ),
+    queryKey: ["runs", workflowId, filter],
+    queryFn: ({ pageParam }) => {
+      const query = new URLSearchParams({ limit: "50" });
+      if (filter !== "all") query.set("status", filter);
+      if (pageParam) query.set("cursor", pageParam);
+      return api<Page<Run>>(`/api/workflows/${workflowId}/runs?${query}`);
+    },
     initialPageParam: "",
     getNextPageParam: (last) => (last.has_more ? (last.next_cursor ?? undefined) : undefined),
   });
@@ -44,8 +47,7 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
       void client.invalidateQueries({ queryKey: ["runs", workflowId] });
     },
   });
-  const all = runs.data?.pages.flatMap((page) => page.data) ?? [];
-  const shown = filter === "all" ? all : all.filter((run) => run.status === filter);
+  const shown = runs.data?.pages.flatMap((page) => page.data) ?? [];
 
   return (
     <>

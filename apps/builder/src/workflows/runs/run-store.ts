@@ -189,7 +189,13 @@ export function findNodeRuns(db: BuilderDb, runId: string): Promise<NodeRunRow[]
     .orderBy(asc(sql`coalesce(${workflowNodeRuns.step}, 2147483647)`), asc(workflowNodeRuns.nodeId));
 }
 
-export function listRuns(db: BuilderDb, workspaceId: string, workflowId: string, page: PageRequest) {
+/** A workflow's runs, newest first; with `status`, only those in it (the filter holds across pages). */
+export function listRuns(
+  db: BuilderDb,
+  workspaceId: string,
+  workflowId: string,
+  page: PageRequest & { status?: RunRow["status"] | undefined },
+) {
   const newest = newestFirst(workflowRuns.id, page);
   return db
     .select()
@@ -198,6 +204,7 @@ export function listRuns(db: BuilderDb, workspaceId: string, workflowId: string,
       and(
         eq(workflowRuns.workspaceId, workspaceId),
         eq(workflowRuns.workflowId, workflowId),
+        page.status === undefined ? undefined : eq(workflowRuns.status, page.status),
         newest.olderThanCursor,
       ),
     )
