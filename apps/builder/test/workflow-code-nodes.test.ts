@@ -170,6 +170,56 @@ describe("Code nodes run in the sandbox", () => {
     expect(after.held).toBe(0);
   });
 
+  it("keeps each Code node's stdout and stderr with its run, failed runs too, cut to the limit", async () => {
+    type StoredRun = {
+      id: string;
+      nodes: { node_id: string; logs: { stdout: string; stderr: string; truncated: boolean } | null }[];
+    };
+    const logsOf = async (code: string) => {
+      const created = await builder.request("/api/workflows", {
+        method: "POST",
+        cookie,
+        json: { name: "logs", graph: codeGraph("python", code) },
+      });
+      const { id } = (await created.json()) as { id: string };
+      const answered = (await (
+        await builder.request(`/api/workflows/${id}/runs`, {
+          method: "POST",
+          cookie,
+          json: { inputs: { a: 2, b: 3 } },
+        })
+      ).json()) as StoredRun;
+      const stored = (await (
+        await builder.request(`/api/runs/${answered.id}`, { cookie })
+      ).json()) as StoredRun;
+      // The blocking answer and the stored run agree.
+      expect(stored.nodes).toEqual(answered.nodes);
+      return {
+        calc: stored.nodes.find((node) => node.node_id === "calc")?.logs,
+        start: stored.nodes.find((node) => node.node_id === "start")?.logs,
+      };
+    };
+    const printed = await logsOf(
+      "import sys\ndef main(inputs):\n    print('adding', inputs['a'], inputs['b'])\n    print('careful', file=sys.stderr)\n    return {'total': inputs['a'] + inputs['b'], 'label': 'py'}\n",
+    );
+    expect(printed.calc).toEqual({ stdout: "adding 2 3\n", stderr: "careful\n", truncated: false });
+    expect(printed.start).toBeNull();
+
+    const failed = await logsOf(
+      "def main(inputs):\n    print('about to divide')\n    return {'total': 1 / 0, 'label': 'never'}\n",
+    );
+    expect(failed.calc?.stdout).toBe("about to divide\n");
+
+    const { NODE_LOG_LIMIT } = await import("../src/workflows/executors/node-logs.ts");
+    const flood = await logsOf(
+      "def main(inputs):\n    print('first line')\n    print('x' * 50000)\n    print('last line')\n    return {'total': 5, 'label': 'py'}\n",
+    );
+    expect(flood.calc?.truncated).toBe(true);
+    expect(flood.calc?.stdout.length).toBeLessThan(NODE_LOG_LIMIT + 100);
+    expect(flood.calc?.stdout.startsWith("first line\n")).toBe(true);
+    expect(flood.calc?.stdout.endsWith("last line\n")).toBe(true);
+  });
+
   it("fails the node when an output has the wrong type", async () => {
     const result = await run("javascript", "function main() { return { total: 'five', label: 'js' }; }\n");
     expect(result.status).toBe("failed");

@@ -1,3 +1,4 @@
+import type { NodeLogs } from "./node-error.ts";
 import type { NodeInputsByType } from "./node-inputs.ts";
 import type { ExecutedNodeType, NodeOfType } from "./schema.ts";
 
@@ -20,6 +21,7 @@ export interface ExecutorContext<T extends ExecutedNodeType> {
 export interface ExecutorResult {
   outputs: Record<string, unknown>;
   usage?: TokenUsage;
+  logs?: NodeLogs;
 }
 
 /**

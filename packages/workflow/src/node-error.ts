@@ -1,3 +1,11 @@
+/** What a node's program printed (a Code node's stdout and stderr), kept with its run record. */
+export interface NodeLogs {
+  stdout: string;
+  stderr: string;
+  /** The executor or the sandbox cut them to their size limit. */
+  truncated: boolean;
+}
+
 /** The error a node reports in its run record and `node_finished` event. */
 export interface NodeError {
   /** snake_case, e.g. `node_timeout`, `missing_value`, or the code an executor chose. */
@@ -14,10 +22,13 @@ export interface NodeError {
 export class NodeExecutionError extends Error {
   override name = "NodeExecutionError";
   readonly code: string;
+  /** What the node's program printed before it failed; recorded with the failure. */
+  readonly logs: NodeLogs | undefined;
 
-  constructor(code: string, message: string) {
+  constructor(code: string, message: string, options: { logs?: NodeLogs } = {}) {
     super(message);
     this.code = code;
+    this.logs = options.logs;
   }
 }
 

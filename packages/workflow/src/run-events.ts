@@ -1,6 +1,5 @@
 import type { TokenUsage } from "./executors.ts";
-import type { NodeError } from "./node-error.ts";
-import type { NodeType } from "./schema.ts";
+import type { NodeError, NodeLogs } from "./node-error.ts";
 
 export type RunStatus = "succeeded" | "failed" | "cancelled";
 
@@ -46,6 +45,8 @@ export interface NodeFinishedEvent extends NodeEndedBase {
   status: "succeeded";
   outputs: Record<string, unknown>;
   usage?: TokenUsage;
+  /** What the node's program printed (Code nodes); absent for nodes that print nothing. */
+  logs?: NodeLogs;
 }
 
 export interface NodeFailedEvent extends NodeEndedBase {
@@ -54,6 +55,7 @@ export interface NodeFailedEvent extends NodeEndedBase {
   /** True when `on_error: "continue"` let the run go on with `outputs` (the default output plus `error`). */
   continued: boolean;
   outputs: Record<string, unknown> | null;
+  logs?: NodeLogs;
 }
 
 export interface NodeSkippedEvent extends NodeEventBase {
@@ -104,6 +106,7 @@ export interface NodeRunRecord {
   usage: TokenUsage | null;
   error: NodeError | null;
   continued: boolean;
+  logs: NodeLogs | null;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { CompiledWorkflow } from "./compile-workflow.ts";
 import { selectCase } from "./condition.ts";
 import { checkExecutorResult } from "./executor-result.ts";
 import type { ExecutorResult, NodeExecutors, TokenUsage } from "./executors.ts";
-import { NodeExecutionError, toNodeError } from "./node-error.ts";
+import { NodeExecutionError, type NodeLogs, toNodeError } from "./node-error.ts";
 import { type NodeInputsByType, resolveNodeInputs } from "./node-inputs.ts";
 import { type RunStop, withNodeLimits } from "./node-limits.ts";
 import { ERROR_OUTPUT_FIELD } from "./node-outputs.ts";
@@ -65,6 +65,9 @@ export interface RunWorkflowOptions {
 export function runWorkflow(options: RunWorkflowOptions): Promise<RunResult> {
   return new WorkflowRun(options).execute();
 }
+
+/** What a node produced: its outputs, tokens, printed logs and, for a condition, the case taken. */
+type NodeOutcome = { outputs: Record<string, unknown>; usage?: TokenUsage; logs?: NodeLogs; handle?: string };
 
 /** What is known of a node once it has finished, successfully or not. */
 interface EndedNode {
@@ -178,7 +181,7 @@ class WorkflowRun {
       started_at: startedAt,
       inputs,
     }));
-    let result: { outputs: Record<string, unknown>; usage?: TokenUsage; handle?: string } | undefined;
+    let result: NodeOutcome | undefined;
     if (prepared !== undefined) {
       try {
         result = await this.perform(prepared);
@@ -205,12 +208,9 @@ class WorkflowRun {
     }
   }
 
-  private succeed(
-    ended: EndedNode,
-    result: { outputs: Record<string, unknown>; usage?: TokenUsage; handle?: string },
-  ): void {
+  private succeed(ended: EndedNode, result: NodeOutcome): void {
     const { node, step, started_at, finished_at, elapsed_ms, inputs } = ended;
-    const { outputs, usage } = result;
+    const { outputs, usage, logs } = result;
     this.addUsage(usage);
     this.records.set(node.id, {
       node_id: node.id,
@@ -226,6 +226,7 @@ class WorkflowRun {
       usage: usage ?? null,
       error: null,
       continued: false,
+      logs: logs ?? null,
     });
     this.emit("onNodeFinished", () => ({
       run_id: this.options.runId,
@@ -240,6 +241,7 @@ class WorkflowRun {
       inputs,
       outputs,
       usage,
+      ...(logs === undefined ? {} : { logs }),
     }));
     this.complete(node, outputs, result.handle);
   }
@@ -264,9 +266,7 @@ class WorkflowRun {
     }
   }
 
-  private async perform(
-    prepared: PreparedNode,
-  ): Promise<{ outputs: Record<string, unknown>; usage?: TokenUsage; handle?: string }> {
+  private async perform(prepared: PreparedNode): Promise<NodeOutcome> {
     const { executors, runId } = this.options;
     switch (prepared.type) {
       case "start": {
@@ -309,13 +309,18 @@ class WorkflowRun {
     const timeoutMs = node.timeout_ms ?? this.limits.nodeTimeoutMs;
     const result = checkExecutorResult(node, await withNodeLimits(call, this.running, timeoutMs, node.id));
     // Outputs come from code, servers and models: made storable here, so what later nodes, the
-    // answer and the stored record see is one and the same value.
-    return { ...result, outputs: toStorable(result.outputs) };
+    // answer and the stored record see is one and the same value. Printed logs likewise.
+    return {
+      ...result,
+      outputs: toStorable(result.outputs),
+      ...(result.logs === undefined ? {} : { logs: toStorable(result.logs) }),
+    };
   }
 
   private fail(ended: EndedNode, thrown: unknown): void {
     const { node, step, started_at, finished_at, elapsed_ms, inputs } = ended;
     const error = toStorable(toNodeError(thrown));
+    const logs = thrown instanceof NodeExecutionError && thrown.logs ? toStorable(thrown.logs) : undefined;
     // A node interrupted because the run is stopping did not fail on its own: no policy applies.
     const isRunStop = this.running.reason !== undefined && thrown === this.running.reason;
     const continuing = !isRunStop && "on_error" in node && node.on_error === "continue" ? node : undefined;
@@ -335,6 +340,7 @@ class WorkflowRun {
       usage: null,
       error,
       continued,
+      logs: logs ?? null,
     });
     this.emit("onNodeFailed", () => ({
       run_id: this.options.runId,
@@ -350,6 +356,7 @@ class WorkflowRun {
       error,
       continued,
       outputs,
+      ...(logs === undefined ? {} : { logs }),
     }));
     if (outputs !== null) {
       this.complete(node, outputs, undefined);
@@ -408,6 +415,7 @@ class WorkflowRun {
       usage: null,
       error: null,
       continued: false,
+      logs: null,
     });
     this.emit("onNodeSkipped", () => ({
       run_id: this.options.runId,

@@ -4,10 +4,12 @@ import { type Sandbox, SandboxBusyError, type SandboxSession } from "@app/sandbo
 import { NodeExecutionError } from "@app/workflow";
 import { chargeSandboxRun, type MeterDeps } from "../billing/meter.ts";
 import type { CodeCapability, CodeRunOutput, CodeRunRequest } from "../workflows/capabilities.ts";
+import { nodeLogs } from "../workflows/executors/node-logs.ts";
 
 /**
  * The workflow Code node's view of the sandbox: a program that fails (runtime error, compile error,
- * timeout, bad output) fails the node with the sandbox's kind as its code and the user's line. Every
+ * timeout, bad output) fails the node with the sandbox's kind as its code and the user's line, and
+ * with what it printed. Every
  * node's time is metered, failed ones too, as before sessions: the node's own run time, not its wait.
  *
  * @example workflowCapabilities: { code: sandboxCodeCapability(sandbox, deps) }
@@ -44,15 +46,18 @@ export function sandboxCodeCapability(
     if (result.error || !result.output) {
       const error = result.error;
       const where = error?.line ? ` (line ${error.line})` : "";
+      // What it printed before failing is often the only clue: kept with the failed node's record.
       throw new NodeExecutionError(
         error?.kind ?? "code_failed",
         `${error?.message ?? "The program failed."}${where}`,
+        { logs: nodeLogs(result) },
       );
     }
     return {
       output: result.output,
       stdout: result.stdout,
       stderr: result.stderr,
+      truncated: result.truncated,
       durationMs: result.durationMs,
     };
   };

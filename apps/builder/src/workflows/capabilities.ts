@@ -16,6 +16,8 @@ export interface CodeRunOutput {
   output: Record<string, unknown>;
   stdout: string;
   stderr: string;
+  /** The sandbox cut stdout and stderr at its output limit. */
+  truncated: boolean;
   durationMs: number;
 }
 

@@ -63,6 +63,17 @@ const nodeRunSchema = z.object({
   inputs: z.unknown(),
   outputs: z.record(z.string(), z.unknown()).nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  logs: z
+    .object({
+      stdout: z.string(),
+      stderr: z.string(),
+      truncated: z.boolean().openapi({
+        description:
+          "Cut: by the sandbox's output limit, or here, each stream to 16,384 characters (start and end kept)",
+      }),
+    })
+    .nullable()
+    .openapi({ description: "What a Code node's program printed, failed runs too; null for other nodes" }),
   tokens: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
@@ -220,7 +231,7 @@ const routes = {
     tags: ["workflows"],
     summary: "Run a workflow (blocking, or streamed as Server-Sent Events)",
     description:
-      "With `Accept: text/event-stream` the answer streams `run_started`, `node_started`, `node_finished` (outputs, elapsed ms, tokens), `node_skipped` and `run_finished`. Otherwise it answers the finished run.",
+      "With `Accept: text/event-stream` the answer streams `run_started`, `node_started`, `node_finished` (outputs, elapsed ms, tokens, a Code node's logs), `node_skipped` and `run_finished`. Otherwise it answers the finished run.",
     request: { params: idParam, body: { required: false, content: json(runBody) } },
     responses: {
       200: {

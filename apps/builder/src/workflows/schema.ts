@@ -1,4 +1,4 @@
-import type { RunError, WorkflowGraph } from "@app/workflow";
+import type { NodeLogs, RunError, WorkflowGraph } from "@app/workflow";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { workspaces } from "../workspaces/schema.ts";
 
@@ -54,6 +54,8 @@ export const workflowRuns = pgTable(
   },
   (table) => [
     index("workflow_runs_workflow_idx").on(table.workflowId, table.id),
+    // The runs list filtered by status pages newest first without reading the other statuses' runs.
+    index("workflow_runs_workflow_status_idx").on(table.workflowId, table.status, table.id),
     index("workflow_runs_running_idx").on(table.status, table.heartbeatAt),
   ],
 );
@@ -71,6 +73,8 @@ export const workflowNodeRuns = pgTable(
     inputs: jsonb("inputs"),
     outputs: jsonb("outputs").$type<Record<string, unknown>>(),
     error: jsonb("error").$type<{ code: string; message: string }>(),
+    /** A Code node's stdout and stderr, each cut to NODE_LOG_LIMIT characters; null for other nodes. */
+    logs: jsonb("logs").$type<NodeLogs>(),
     inputTokens: integer("input_tokens").notNull().default(0),
     outputTokens: integer("output_tokens").notNull().default(0),
     startedAt: timestamp("started_at", { withTimezone: true }),

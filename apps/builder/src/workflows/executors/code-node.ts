@@ -1,9 +1,10 @@
 import { type ExecutorContext, NodeExecutionError, type ValueType } from "@app/workflow";
 import type { CodeCapability } from "../capabilities.ts";
+import { nodeLogs } from "./node-logs.ts";
 
 /**
  * The Code node: its inputs become the `inputs` object of the code's `main`, and each declared output
- * must come back with its declared type.
+ * must come back with its declared type. What the code printed is kept with the node's record.
  */
 export function codeNodeExecutor(code: Pick<CodeCapability, "run"> | undefined, workspaceId: string) {
   return async ({ inputs, signal }: ExecutorContext<"code">) => {
@@ -20,6 +21,7 @@ export function codeNodeExecutor(code: Pick<CodeCapability, "run"> | undefined, 
       input,
       signal,
     });
+    const logs = nodeLogs(result);
     const outputs: Record<string, unknown> = {};
     for (const declared of inputs.outputs) {
       const value = result.output[declared.name];
@@ -27,11 +29,12 @@ export function codeNodeExecutor(code: Pick<CodeCapability, "run"> | undefined, 
         throw new NodeExecutionError(
           "output_type_mismatch",
           `Output ${declared.name} must be ${declared.type}, got ${describe(value)}.`,
+          { logs },
         );
       }
       outputs[declared.name] = value;
     }
-    return { outputs };
+    return { outputs, logs };
   };
 }
 

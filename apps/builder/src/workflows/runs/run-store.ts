@@ -146,6 +146,7 @@ function upsertNodeRuns(rows: NodeRunValues[]): SQL {
     inputs: row.inputs ?? null,
     outputs: row.outputs ?? null,
     error: row.error ?? null,
+    logs: row.logs ?? null,
     input_tokens: row.inputTokens ?? 0,
     output_tokens: row.outputTokens ?? 0,
     started_at: row.startedAt?.toISOString() ?? null,
@@ -154,16 +155,17 @@ function upsertNodeRuns(rows: NodeRunValues[]): SQL {
   }));
   return sql`
     insert into workflow_node_runs (run_id, node_id, node_type, status, step, inputs, outputs, error,
-      input_tokens, output_tokens, started_at, finished_at, elapsed_ms)
+      logs, input_tokens, output_tokens, started_at, finished_at, elapsed_ms)
     select run_id, node_id, node_type, status, step, inputs, outputs, error,
-      input_tokens, output_tokens, started_at, finished_at, elapsed_ms
+      logs, input_tokens, output_tokens, started_at, finished_at, elapsed_ms
     from jsonb_to_recordset(${storableJson(records)}::jsonb) as r(run_id text, node_id text,
       node_type text, status text, step integer, inputs jsonb, outputs jsonb, error jsonb,
-      input_tokens integer, output_tokens integer, started_at timestamptz, finished_at timestamptz,
-      elapsed_ms integer)
+      logs jsonb, input_tokens integer, output_tokens integer, started_at timestamptz,
+      finished_at timestamptz, elapsed_ms integer)
     on conflict (run_id, node_id) do update set
       status = excluded.status, step = excluded.step, inputs = excluded.inputs,
-      outputs = excluded.outputs, error = excluded.error, input_tokens = excluded.input_tokens,
+      outputs = excluded.outputs, error = excluded.error, logs = excluded.logs,
+      input_tokens = excluded.input_tokens,
       output_tokens = excluded.output_tokens, started_at = excluded.started_at,
       finished_at = excluded.finished_at, elapsed_ms = excluded.elapsed_ms`;
 }

@@ -305,6 +305,7 @@ class BatchingRecorder implements RunRecorder {
       inputs: event.inputs,
       outputs: event.outputs,
       error: event.status === "failed" ? event.error : null,
+      logs: event.logs ?? null,
       inputTokens: usage?.input_tokens ?? 0,
       outputTokens: usage?.output_tokens ?? 0,
       startedAt: event.started_at,
@@ -324,6 +325,7 @@ class BatchingRecorder implements RunRecorder {
         elapsed_ms: Math.round(event.elapsed_ms * 100) / 100,
         tokens: usage ?? { total_tokens: 0 },
         error: event.status === "failed" ? event.error : null,
+        logs: event.logs ?? null,
         ...(event.status === "failed" ? { continued: event.continued } : {}),
       },
     });
