@@ -203,4 +203,34 @@ describe("run inspection", () => {
     expect(await rows.first().textContent()).toContain('{"text":"a"}');
     expect(pageErrors).toEqual([]);
   });
+
+  it("shows what a Code node printed, stdout and stderr, in the node's run", async () => {
+    const stored = (await (await builder.request(`/api/workflows/${workflowId}`, { cookie })).json()) as {
+      graph: { nodes: { id: string; data: Record<string, unknown> }[] };
+    };
+    const code = stored.graph.nodes.find((node) => node.id === "code_1");
+    if (code) {
+      code.data.code =
+        'import sys\ndef main(inputs):\n    print("got", inputs["value"])\n    print("a warning", file=sys.stderr)\n    return {"result": inputs["value"]}\n';
+    }
+    const patched = await builder.request(`/api/workflows/${workflowId}`, {
+      method: "PATCH",
+      cookie,
+      json: { graph: stored.graph },
+    });
+    expect(patched.status).toBe(200);
+    await page.goto(`${builder.url}/workflows/${workflowId}`);
+    expect(await runWith("logged")).toBe("succeeded");
+    await page.getByTestId("node-code_1").click();
+    const inspector = page.getByTestId("node-run");
+    await expect.poll(() => inspector.getByTestId("node-run-stdout").textContent()).toBe("got logged\n");
+    expect(await inspector.getByTestId("node-run-stderr").textContent()).toBe("a warning\n");
+    // A stored run shows them too: the runs page reads them back from the API.
+    await page.getByRole("link", { name: "All runs" }).click();
+    await page.getByRole("button", { name: "Inspect" }).first().click();
+    const detail = page.getByTestId("run-detail");
+    await detail.getByRole("button", { name: /code_1/ }).click();
+    await expect.poll(() => detail.getByTestId("node-run-stdout").textContent()).toBe("got logged\n");
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -1,5 +1,6 @@
 import type { TokenUsage } from "./executors.ts";
 import type { NodeError, NodeLogs } from "./node-error.ts";
+import type { NodeType } from "./schema.ts";
 
 export type RunStatus = "succeeded" | "failed" | "cancelled";
 

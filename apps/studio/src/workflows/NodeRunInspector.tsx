@@ -1,6 +1,6 @@
 import { JsonTree } from "../ui/JsonTree.tsx";
 import { MissingKey, StatusBadge, type Tone } from "../ui/ui.tsx";
-import type { NodeRun } from "./queries.ts";
+import type { NodeLogs, NodeRun } from "./queries.ts";
 
 /** What the studio knows of one node in a run: from the live event stream or a stored run. */
 export interface NodeRunView {
@@ -9,6 +9,7 @@ export interface NodeRunView {
   inputs?: unknown;
   outputs?: Record<string, unknown> | null;
   error?: { code: string; message: string } | null;
+  logs?: NodeLogs | null;
   elapsed_ms?: number | null;
 }
 
@@ -21,11 +22,14 @@ export const RUN_TONE: Record<string, Tone> = {
 };
 
 /**
- * One node of a run: status, duration, its inputs as resolved (templates filled in), its outputs
- * and its error. A code node's stdout arrives among its outputs (`stdout`).
+ * One node of a run: status, duration, its inputs as resolved (templates filled in), its outputs,
+ * its error and what a Code node printed (stdout and stderr, failed runs too).
  */
 export function NodeRunInspector({ nodeId, state }: { nodeId: string; state: NodeRunView }) {
-  const logs = typeof state.outputs?.stdout === "string" ? state.outputs.stdout : null;
+  // A tool node's run_code answers its stdout as an output; a Code node's logs come with the run.
+  const toolStdout = typeof state.outputs?.stdout === "string" ? state.outputs.stdout : "";
+  const stdout = state.logs?.stdout || toolStdout;
+  const stderr = state.logs?.stderr ?? "";
   return (
     <section className="node-run card" aria-label={`Run of ${nodeId}`} data-testid="node-run">
       <div className="node-run-header">
@@ -53,13 +57,30 @@ export function NodeRunInspector({ nodeId, state }: { nodeId: string; state: Nod
         <JsonTree label="Inputs" value={state.inputs} />
       ) : null}
       {state.outputs ? <JsonTree label="Outputs" value={state.outputs} /> : null}
-      {logs ? (
-        <div className="json-view">
-          <strong>Logs (stdout)</strong>
-          <pre className="logs" data-testid="node-run-logs">
-            {logs}
-          </pre>
+      {stdout || stderr ? (
+        <div className="json-view" data-testid="node-run-logs">
+          <strong>Logs{state.logs?.truncated ? " (cut: the start and the end are shown)" : ""}</strong>
+          {stdout ? (
+            <>
+              <span className="field-label">stdout</span>
+              <pre className="logs" data-testid="node-run-stdout">
+                {stdout}
+              </pre>
+            </>
+          ) : null}
+          {stderr ? (
+            <>
+              <span className="field-label">stderr</span>
+              <pre className="logs logs-stderr" data-testid="node-run-stderr">
+                {stderr}
+              </pre>
+            </>
+          ) : null}
         </div>
+      ) : state.logs ? (
+        <p className="muted" data-testid="node-run-logs">
+          Printed nothing.
+        </p>
       ) : null}
       {state.status === "running" ? <p className="muted">Running…</p> : null}
     </section>

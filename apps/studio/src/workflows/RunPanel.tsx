@@ -77,6 +77,7 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
               inputs: data.inputs ?? current[nodeId]?.inputs,
               outputs: data.outputs as Record<string, unknown> | null,
               error: data.error as NodeRunView["error"],
+              logs: (data.logs ?? null) as NodeRunView["logs"],
               elapsed_ms: data.elapsed_ms as number,
             },
           };

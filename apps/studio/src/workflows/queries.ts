@@ -31,7 +31,15 @@ export interface NodeRun {
   inputs: unknown;
   outputs: Record<string, unknown> | null;
   error: { code: string; message: string } | null;
+  /** A Code node's stdout and stderr; null for other nodes. */
+  logs: NodeLogs | null;
   elapsed_ms: number | null;
+}
+
+export interface NodeLogs {
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
 }
 
 export interface Run {
