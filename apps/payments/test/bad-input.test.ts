@@ -68,6 +68,50 @@ describe("bad input answers the documented error and changes nothing", () => {
     expect(await counts()).toEqual(before);
   });
 
+  it.each([
+    [true, "or such a decimal as a string"],
+    [null, "or such a decimal as a string"],
+    [[100], "or such a decimal as a string"],
+    [{ value: 100 }, "or such a decimal as a string"],
+    ["", "or such a decimal as a string"],
+    ["1,000", "or such a decimal as a string"],
+    ["0100", "or such a decimal as a string"],
+    ["100.", "or such a decimal as a string"],
+    [".5", "or such a decimal as a string"],
+    ["0x10", "or such a decimal as a string"],
+    [1e-7, "at most two decimals"],
+    [100.005, "at most two decimals"],
+    ["0.001", "at most two decimals"],
+    [1e21, "at most 999999999999.99"],
+    [2 ** 53 + 2, "at most 999999999999.99"],
+    ["1000000000000", "at most 999999999999.99"],
+    ["0.00", "greater than 0"],
+    [-0.5, "positive"],
+  ])("refuses the amount %j with a 422 that says what is accepted (%s)", async (amount, says) => {
+    const response = await payments.request("/v1/payments", {
+      method: "POST",
+      json: { amount, method: "qris" },
+    });
+    expect(response.status).toBe(422);
+    const error = (await json<{ error: { code: string; param?: string; message: string } }>(response)).error;
+    expect(error).toMatchObject({ code: "validation_failed", param: "amount" });
+    expect(error.message).toContain(says);
+  });
+
+  it.each([
+    ["0.5", 0.5],
+    ["0.05", 0.05],
+    ["100", 100],
+    [0.01, 0.01],
+  ])("accepts the amount %j", async (amount, answered) => {
+    const response = await payments.request("/v1/payments", {
+      method: "POST",
+      json: { amount, method: "card" },
+    });
+    expect(response.status).toBe(201);
+    expect(await json(response)).toMatchObject({ amount: answered });
+  });
+
   it("accepts the largest amount and a two-decimal string", async () => {
     const max = await payments.request("/v1/payments", {
       method: "POST",

@@ -46,27 +46,50 @@ export const DEFAULT_CURRENCIES = ["IDR"] as const;
 /** 999,999,999,999.99 in minor units: the largest amount the API accepts. */
 export const MAX_AMOUNT_MINOR = 99_999_999_999_999n;
 
+/** The largest amount the API accepts, as the API writes it. */
+const MAX_AMOUNT_TEXT = "999999999999.99";
+
 /**
- * An API amount (a JSON number with at most two decimals, or exactly such a decimal as a string:
- * no spaces, signs or exponents) in integer minor units, or the reason it is refused.
+ * An amount written as a string: a canonical decimal (no spaces, sign, exponent, grouping or leading
+ * zeros), at most 12 integer digits and two decimals, not zero. In the OpenAPI document as it is, so
+ * the document accepts exactly what the check does.
+ */
+const AMOUNT_STRING_PATTERN = "^(?:[1-9][0-9]{0,11}(?:\\.[0-9]{1,2})?|0\\.(?:[1-9][0-9]?|0[1-9]))$";
+
+const NOT_AN_AMOUNT =
+  'must be a number with at most two decimals (150000.5), or such a decimal as a string ("150000.50")';
+
+/**
+ * An API amount in integer minor units, or the reason it is refused. The contract
+ * (spec/payments.md, "Money") makes amounts decimals with two fractional digits, and accepts on input a
+ * JSON number with at most two decimals or exactly such a decimal as a string; more decimals,
+ * negative, zero or above 999,999,999,999.99 are refused.
  *
  * @example parseAmount("150000.50") // 15000050n
  */
 export function parseAmount(value: number | string): bigint | string {
-  if (typeof value === "number" && !Number.isFinite(value)) return "must be a finite number";
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return "must be a finite number";
+    if (value < 0) return "must be positive";
+    if (value === 0) return "must be greater than 0";
+    if (value > MAX_AMOUNT_MINOR_NUMBER) return `must be at most ${MAX_AMOUNT_TEXT}`;
+    // Below the smallest unit: String() would write it with an exponent (1e-7).
+    if (value < 0.01) return "must have at most two decimals";
+  }
   // String(number) is the shortest round-trip form, so 150000.5 → "150000.5" and 0.1 + 0.2 → "0.30000000000000004".
   const text = typeof value === "number" ? String(value) : value;
   if (/^-/.test(text)) return "must be positive";
-  const match = /^(\d{1,15})(?:\.(\d{1,2}))?$/.exec(text);
-  if (!match) {
-    if (/^\d+\.\d{3,}$/.test(text)) return "must have at most two decimals";
-    return "must be a decimal amount such as 150000.50";
-  }
+  const match = /^(0|[1-9]\d*)(?:\.(\d+))?$/.exec(text);
+  if (!match) return NOT_AN_AMOUNT;
+  if ((match[2] ?? "").length > 2) return "must have at most two decimals";
+  if ((match[1] ?? "").length > 12) return `must be at most ${MAX_AMOUNT_TEXT}`;
   const minor = BigInt(match[1] ?? "0") * 100n + BigInt((match[2] ?? "").padEnd(2, "0"));
   if (minor === 0n) return "must be greater than 0";
-  if (minor > MAX_AMOUNT_MINOR) return "must be at most 999999999999.99";
+  if (minor > MAX_AMOUNT_MINOR) return `must be at most ${MAX_AMOUNT_TEXT}`;
   return minor;
 }
+
+const MAX_AMOUNT_MINOR_NUMBER = Number(MAX_AMOUNT_MINOR) / 100;
 
 /**
  * Minor units as the API's decimal number.
@@ -77,9 +100,18 @@ export function toAmount(minor: bigint): number {
   return Number(minor) / 100;
 }
 
-/** The request field of an amount: validated and turned into minor units. */
+/**
+ * The request field of an amount: validated and turned into minor units. The two alternatives carry
+ * in the OpenAPI document the bounds `parseAmount` checks, so the document accepts what it accepts.
+ */
 export const amountInput = z
-  .union([z.number(), z.string()])
+  .union(
+    [
+      z.number().openapi({ exclusiveMinimum: 0, maximum: 999_999_999_999.99, multipleOf: 0.01 }),
+      z.string().openapi({ pattern: AMOUNT_STRING_PATTERN }),
+    ],
+    { error: NOT_AN_AMOUNT },
+  )
   .transform((value, ctx) => {
     const minor = parseAmount(value);
     if (typeof minor === "string") {
@@ -89,9 +121,9 @@ export const amountInput = z
     return minor;
   })
   .openapi({
-    type: "number",
     example: 150000.5,
-    description: "At most two decimals; a string is accepted too.",
+    description:
+      'A decimal with at most two fractional digits, above 0 and at most 999999999999.99: a JSON number (150000.5) or the same decimal as a string ("150000.50", no spaces, sign, exponent or leading zeros), as the contract (spec/payments.md) says. Stored as integer minor units. Anything else is 422 `validation_failed` with `param` naming the field.',
   });
 
 export const currencyInput = z
