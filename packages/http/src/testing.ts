@@ -12,6 +12,8 @@ export interface OpenApiOperation {
   requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
   responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
   security?: unknown[];
+  /** Groups of query parameters of which a request may send one at most (the fuzz generator reads it). */
+  "x-mutually-exclusive-parameters"?: string[][];
 }
 
 export type JsonSchema = { [key: string]: unknown };
@@ -99,8 +101,31 @@ export function openApiConformance(document: OpenApiDocument) {
 /** The schema with the document's components as `$defs`, so its `$ref`s resolve. */
 export function withDefinitions(schema: JsonSchema, document: OpenApiDocument): JsonSchema {
   const rewrite = (value: unknown) =>
-    JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', '"#/$defs/')) as JsonSchema;
+    withoutCrossFieldRules(
+      JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', '"#/$defs/')),
+    ) as JsonSchema;
   return { ...rewrite(schema), $defs: rewrite(document.components?.schemas ?? {}) };
+}
+
+/**
+ * The schema without an object's cross-field rules (`oneOf`/`anyOf` of constraint-only alternatives,
+ * which use `not`): zod's JSON Schema import has no `not`, and they constrain requests, which the
+ * fuzz generator applies itself, not the answers this check reads.
+ */
+function withoutCrossFieldRules(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutCrossFieldRules);
+  if (value === null || typeof value !== "object") return value;
+  const schema = value as JsonSchema;
+  const out: JsonSchema = {};
+  for (const [key, each] of Object.entries(schema)) {
+    const isRuleList =
+      (key === "oneOf" || key === "anyOf") &&
+      schema.properties !== undefined &&
+      Array.isArray(each) &&
+      (each as JsonSchema[]).every(isConstraintOnly);
+    if (!isRuleList) out[key] = withoutCrossFieldRules(each);
+  }
+  return out;
 }
 
 /** A request the fuzz test sends: what it should be (`isValid`) and what it is. */
@@ -114,7 +139,20 @@ export interface FuzzRequest {
   mutation?: string;
 }
 
-const MAX_DEPTH = 10;
+// Deep enough for the workflow import (body → graph → nodes → node → data → cases → conditions → …).
+const MAX_DEPTH = 16;
+
+/**
+ * Values the generator takes for properties of these names instead of inventing them: ids of objects
+ * the test created, where the document says an id must name one of the caller's objects (a reference
+ * no schema can check).
+ */
+export type KnownValues = Readonly<Record<string, readonly string[]>>;
+
+/** An alternative of `oneOf`/`anyOf` that only constrains an object (required, excluded, narrowed properties). */
+function isConstraintOnly(schema: JsonSchema): boolean {
+  return schema.type === undefined && schema.$ref === undefined && !Array.isArray(schema.enum);
+}
 
 /**
  * A fast-check arbitrary of values a JSON Schema (as OpenAPI documents hold it) accepts. Bounds
@@ -128,23 +166,47 @@ export function arbitraryOf(
   schema: JsonSchema | undefined,
   document: OpenApiDocument,
   depth = 0,
+  known: KnownValues = {},
 ): import("fast-check").Arbitrary<unknown> {
   if (!schema || depth > MAX_DEPTH) return fc.constant(null);
   const ref = schema.$ref;
   if (typeof ref === "string") {
     const name = ref.replace("#/components/schemas/", "");
-    return arbitraryOf(fc, document.components?.schemas?.[name], document, depth + 1);
+    return arbitraryOf(fc, document.components?.schemas?.[name], document, depth + 1, known);
   }
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
   if ("const" in schema) return fc.constant(schema.const);
   const alternatives = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  // An object with cross-field rules (`oneOf: [{ required: [a], not: { required: [b] } }, …]`): one
+  // alternative's rules applied to the object's own properties.
+  if (alternatives && schema.properties && alternatives.every(isConstraintOnly)) {
+    const { anyOf: _any, oneOf: _one, ...base } = schema;
+    return fc.oneof(
+      ...alternatives.map((alternative) => {
+        const excluded = new Set(((alternative.not as JsonSchema | undefined)?.required as string[]) ?? []);
+        const properties = Object.fromEntries(
+          Object.entries({
+            ...(base.properties as Record<string, JsonSchema>),
+            ...(alternative.properties as Record<string, JsonSchema> | undefined),
+          }).filter(([name]) => !excluded.has(name)),
+        );
+        const required = [
+          ...((base.required as string[] | undefined) ?? []),
+          ...((alternative.required as string[] | undefined) ?? []),
+        ].filter((name) => !excluded.has(name));
+        return arbitraryOf(fc, { ...base, properties, required }, document, depth, known);
+      }),
+    );
+  }
   if (alternatives)
-    return fc.oneof(...alternatives.map((each) => arbitraryOf(fc, each, document, depth + 1)));
+    return fc.oneof(...alternatives.map((each) => arbitraryOf(fc, each, document, depth + 1, known)));
   if (Array.isArray(schema.allOf))
-    return arbitraryOf(fc, (schema.allOf as JsonSchema[])[0], document, depth + 1);
+    return arbitraryOf(fc, (schema.allOf as JsonSchema[])[0], document, depth + 1, known);
   const type = schema.type;
   if (Array.isArray(type)) {
-    return fc.oneof(...type.map((each) => arbitraryOf(fc, { ...schema, type: each }, document, depth)));
+    return fc.oneof(
+      ...type.map((each) => arbitraryOf(fc, { ...schema, type: each }, document, depth, known)),
+    );
   }
   const minimum = (schema.minimum as number | undefined) ?? (schema.exclusiveMinimum as number | undefined);
   const maximum = (schema.maximum as number | undefined) ?? (schema.exclusiveMaximum as number | undefined);
@@ -161,8 +223,12 @@ export function arbitraryOf(
         ),
       });
     case "number":
+      // Whole numbers: they satisfy any `multipleOf` of 0.01 or 1 alike.
       return fc.integer({
-        min: Math.ceil(minimum ?? 0),
+        min:
+          schema.exclusiveMinimum === undefined
+            ? Math.ceil(minimum ?? 0)
+            : Math.floor(schema.exclusiveMinimum as number) + 1,
         max: Math.floor(Math.min(maximum ?? 1000, 1_000_000)),
       });
     case "boolean":
@@ -172,7 +238,9 @@ export function arbitraryOf(
     case "array": {
       const minLength = (schema.minItems as number | undefined) ?? 0;
       const maxLength = Math.max(minLength, Math.min((schema.maxItems as number | undefined) ?? 2, 2));
-      return fc.array(arbitraryOf(fc, schema.items as JsonSchema | undefined, document, depth + 1), {
+      // At the depth limit an item would be null: an empty array, where allowed, is valid instead.
+      if (depth + 1 > MAX_DEPTH && minLength === 0) return fc.constant([]);
+      return fc.array(arbitraryOf(fc, schema.items as JsonSchema | undefined, document, depth + 1, known), {
         minLength,
         maxLength,
       });
@@ -181,14 +249,26 @@ export function arbitraryOf(
     case undefined: {
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       if (Object.keys(properties).length === 0) {
-        return type === "object"
-          ? fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 2 })
-          : fc.jsonValue({ maxDepth: 1 });
+        if (type !== "object") return fc.jsonValue({ maxDepth: 1 });
+        // A record: keys as `propertyNames` says (header names, …), values as `additionalProperties`.
+        const names = schema.propertyNames as JsonSchema | undefined;
+        const values = schema.additionalProperties;
+        return fc.dictionary(
+          names ? stringArbitrary(fc, { maxLength: 8, ...names }) : fc.string({ maxLength: 8 }),
+          typeof values === "object" && values !== null && Object.keys(values).length > 0
+            ? arbitraryOf(fc, values as JsonSchema, document, depth + 1, known)
+            : fc.string({ maxLength: 8 }),
+          { maxKeys: 2 },
+        );
       }
       const required = new Set((schema.required as string[] | undefined) ?? []);
       const model: Record<string, import("fast-check").Arbitrary<unknown>> = {};
-      for (const [name, property] of Object.entries(properties))
-        model[name] = arbitraryOf(fc, property, document, depth + 1);
+      for (const [name, property] of Object.entries(properties)) {
+        const values = known[name];
+        if (values?.length && property.type === "array") model[name] = fc.subarray([...values]);
+        else if (values?.length) model[name] = fc.constantFrom(...values);
+        else model[name] = arbitraryOf(fc, property, document, depth + 1, known);
+      }
       return fc.record(model, { requiredKeys: [...required].filter((name) => name in properties) });
     }
     default:
@@ -240,6 +320,7 @@ export function fuzzRequests(
   document: OpenApiDocument,
   documented: DocumentedOperation,
   pathValues: Record<string, string[]>,
+  known: KnownValues = {},
 ): import("fast-check").Arbitrary<FuzzRequest> {
   const { operation, template, method } = documented;
   const parameters = operation.parameters ?? [];
@@ -268,7 +349,8 @@ export function fuzzRequests(
         .map((parameter) => parameter.name),
     },
   );
-  const bodyArbitrary = bodySchema ? arbitraryOf(fc, bodySchema, document) : fc.constant(undefined);
+  const bodyArbitrary = bodySchema ? arbitraryOf(fc, bodySchema, document, 0, known) : fc.constant(undefined);
+  const exclusive = (operation["x-mutually-exclusive-parameters"] ?? []) as string[][];
   return fc
     .record({
       path: pathArbitrary,
@@ -280,6 +362,11 @@ export function fuzzRequests(
     .map(({ path: pathPicked, query: queryPicked, body, mutation, noise }) => {
       const pathValuesOf = { ...pathPicked } as Record<string, string>;
       const queryOf = { ...queryPicked } as Record<string, unknown>;
+      // Of parameters that exclude each other, a valid request sends at most the first one present.
+      for (const group of exclusive) {
+        const present = group.filter((name) => queryOf[name] !== undefined);
+        for (const name of present.slice(1)) delete queryOf[name];
+      }
       let bodyText = body === undefined ? undefined : JSON.stringify(body);
       let contentType = "application/json";
       let rawPathSegment: string | undefined;

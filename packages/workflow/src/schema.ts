@@ -97,7 +97,14 @@ function oneSecret<T extends z.ZodRawShape>(shape: T, secret: string) {
       (value: Record<string, unknown>) =>
         (value[secret] === undefined) !== (value.credential_id === undefined),
       { message: `give either ${secret} or credential_id`, path: [secret] },
-    );
+    )
+    .meta({
+      // The refinement, as JSON Schema says it: the OpenAPI document is as strict as the check.
+      oneOf: [
+        { required: [secret], not: { required: ["credential_id"] } },
+        { required: ["credential_id"], not: { required: [secret] } },
+      ],
+    });
 }
 
 export const httpAuthSchema = z.discriminatedUnion("type", [

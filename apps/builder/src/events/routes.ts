@@ -15,6 +15,10 @@ const listEventsRoute = createRoute({
   tags: ["events"],
   summary: "List the workspace's events newest first; starting_after gives the nearest newer ones",
   request: { query: listEventsQuery },
+  description: "`starting_after` and `ending_before` cannot be combined (422).",
+  // OpenAPI cannot say that two query parameters exclude each other; this extension does, for
+  // generated clients' authors and the fuzz test's request generator.
+  "x-mutually-exclusive-parameters": [["starting_after", "ending_before"]],
   responses: {
     200: { description: "A page of events", content: jsonContent(eventListSchema) },
     ...errorResponses(401, 404, 422),

@@ -58,7 +58,15 @@ export const createMcpServerBody = z
     message: "give either bearer_token or oauth",
     path: ["oauth"],
   })
-  .openapi("CreateMcpServerRequest");
+  .openapi("CreateMcpServerRequest", {
+    // The second refinement as JSON Schema (the first, an Authorization header beside bearer_token,
+    // compares header names case-insensitively, which JSON Schema cannot; the header says so).
+    anyOf: [
+      { not: { required: ["bearer_token"] } },
+      { not: { required: ["oauth"] } },
+      { properties: { oauth: { const: false } } },
+    ],
+  });
 
 export const mcpAuthorizationSchema = z
   .object({
