@@ -229,6 +229,20 @@ describe("agent chat", () => {
     ]);
   });
 
+  it("documents citations in the OpenAPI document, on messages and the stream's finish event", async () => {
+    const document = (await (await builder.request("/api/openapi.json")).json()) as {
+      components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+    };
+    const { Message, Citation } = document.components.schemas;
+    expect(Message?.properties?.citations).toMatchObject({
+      items: { $ref: "#/components/schemas/Citation" },
+    });
+    expect(Citation?.required?.sort()).toEqual(
+      ["chunk_id", "document_id", "document_name", "knowledge_base_id", "position", "text"].sort(),
+    );
+    expect(JSON.stringify(document)).toContain("finish_reason, steps, usage, citations");
+  });
+
   it("cites a passage found twice in one turn once, and cites nothing without a search", async () => {
     const agentId = await createAgent(alice, {
       provider: "openai-compatible",
