@@ -177,6 +177,14 @@ describe("an agent grounded in a knowledge base, built in the studio", () => {
     await page.getByRole("region", { name: "Retrieval test" }).scrollIntoViewIfNeeded();
     await screenshot(page, "knowledge-compare", { isDoc: true });
     expect(await a11yViolations(page)).toEqual([]);
+
+    // A hit opens its passage in the document, on the same page.
+    await click(page.getByTestId("mode-fulltext").getByTestId("search-hit").first().getByRole("link"));
+    const focused = page.getByTestId("focused-chunk");
+    await expect.poll(() => focused.textContent()).toContain(SATURDAY);
+    await click(page.getByRole("button", { name: "Close" }));
+    await expect.poll(() => focused.count()).toBe(0);
+    expect(new URL(page.url()).search).toBe("");
   });
 
   it("creates an agent with the base attached and the knowledge search tool", async () => {

@@ -1,5 +1,5 @@
 import { type FormEvent, Fragment, useEffect, useRef, useState } from "react";
-import { navigate } from "../router.ts";
+import { navigate, useQueryString } from "../router.ts";
 import {
   ACTIONS,
   Button,
@@ -18,7 +18,7 @@ import {
   StatusBadge,
 } from "../ui/ui.tsx";
 import { documentState } from "./document-state.ts";
-import { type PassageFocus, passageFocusOf } from "./passage-link.ts";
+import { type PassageFocus, passageFocusOf, passageHref } from "./passage-link.ts";
 import {
   type KnowledgeDocument,
   type SearchHit,
@@ -39,8 +39,8 @@ export function KnowledgeBasePage({ id }: { id: string }) {
   const base = useKnowledgeBase(id);
   const documents = useDocuments(id);
   const remove = useDeleteKnowledgeBase();
-  // A citation's link names the passage to open (passage-link.ts); read once, as the page opens.
-  const [focus, setFocus] = useState(() => passageFocusOf(window.location.search));
+  // A citation's link (or a search hit's) names the passage to open in the address (passage-link.ts).
+  const focus = passageFocusOf(useQueryString());
 
   if (base.isPending) return <Loading what="the knowledge base" />;
   if (base.error)
@@ -81,11 +81,9 @@ export function KnowledgeBasePage({ id }: { id: string }) {
       </p>
       {focus ? (
         <PassageView
+          key={focus.chunkId}
           focus={focus}
-          onClose={() => {
-            setFocus(null);
-            navigate(`/knowledge/${id}`, { replace: true });
-          }}
+          onClose={() => navigate(`/knowledge/${id}`, { replace: true })}
         />
       ) : null}
       <div className="kb-page">
@@ -283,7 +281,9 @@ function RetrievalTest({ baseId, readyCount }: { baseId: string; readyCount: num
   // The form's fields are the same for the three searches: one answer's field errors speak for all.
   const error = fieldErrors(fulltext.error ?? hybrid.error);
   const isBusy = fulltext.isPending || vector.isPending || hybrid.isPending;
-  const hasAnswers = MODES.some(({ mode }) => searches[mode].data || searches[mode].error);
+  // A failure of all three (no connection, a refused query) is the form's; one mode's alone is its column's.
+  const isAllFailed = MODES.every(({ mode }) => searches[mode].error);
+  const hasAnswers = !isAllFailed && MODES.some(({ mode }) => searches[mode].data || searches[mode].error);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -333,6 +333,7 @@ function RetrievalTest({ baseId, readyCount }: { baseId: string; readyCount: num
         <Button type="submit" isBusy={isBusy}>
           Search
         </Button>
+        {isAllFailed ? <FormError error={fulltext.error} fields={["query", "top_k"]} /> : null}
       </form>
       {readyCount === 0 && !hasAnswers ? (
         <p className="muted">No document is ready yet, so nothing can be found.</p>
@@ -399,7 +400,9 @@ function Hit({
         >
           {label} · {percent}%
         </span>
-        <strong>{hit.document_name}</strong>
+        <Link to={passageHref(hit)} title="Open the passage in its document">
+          <strong>{hit.document_name}</strong>
+        </Link>
         <span className="muted">
           passage {hit.position + 1}
           {hit.page !== null ? ` · page ${hit.page}` : ""}

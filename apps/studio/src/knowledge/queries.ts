@@ -41,6 +41,7 @@ export interface Chunk {
 export type SearchMode = "hybrid" | "vector" | "fulltext";
 
 export interface SearchHit {
+  knowledge_base_id: string;
   chunk_id: string;
   document_id: string;
   document_name: string;
