@@ -1,7 +1,5 @@
 import {
-  type ApiError,
   createRouter,
-  defineErrors,
   errorResponses,
   eventStream,
   idParam,
@@ -9,32 +7,31 @@ import {
   listQuerySchema,
   toPage,
 } from "@app/http";
-import {
-  type GraphIssue,
-  resolveStartInputs,
-  validateGraph,
-  type WorkflowGraph,
-  WorkflowGraphError,
-} from "@app/workflow";
+import { validateGraph, type WorkflowGraph } from "@app/workflow";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { checkGraphReferences } from "./check-graph-references.ts";
+import { checkRunnable } from "./check-runnable.ts";
 import {
   createWorkflowBody,
   graphIssueSchema,
   graphSchema,
+  runSchema,
+  runWorkflowBody,
+  toolSchema,
   updateWorkflowBody,
+  validateGraphBody,
   validationResultSchema,
   workflowExportSchema,
   workflowSchema,
 } from "./contract.ts";
+import { graphError, WorkflowErrors } from "./errors.ts";
 import { finishedRunJson, runJson } from "./runs/run-json.ts";
 import { findNodeRuns, findRun, listRuns, requestCancel } from "./runs/run-store.ts";
 import type { RunStreamEvent, WorkflowRunner } from "./runs/workflow-runner.ts";
-import type { WorkflowRow } from "./workflows.ts";
 import {
   createWorkflow,
   deleteWorkflow,
@@ -45,53 +42,7 @@ import {
   updateWorkflow,
 } from "./workflows.ts";
 
-export const WorkflowErrors = defineErrors({
-  WORKFLOW_NOT_FOUND: { status: 404, message: "No workflow with this id." },
-  RUN_NOT_FOUND: { status: 404, message: "No run with this id." },
-  INVALID_GRAPH: { status: 422, message: "The workflow graph is invalid." },
-  INVALID_INPUTS: { status: 422, message: "The run's inputs do not match the start node." },
-  RUN_NOT_RUNNING: { status: 409, message: "The run has already finished." },
-});
-
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-
-const nodeRunSchema = z.object({
-  node_id: z.string(),
-  node_type: z.string(),
-  status: z.enum(["running", "succeeded", "failed", "skipped"]),
-  step: z.number().nullable(),
-  inputs: z.unknown(),
-  outputs: z.record(z.string(), z.unknown()).nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  tokens: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-  elapsed_ms: z.number().nullable(),
-});
-
-export const runSchema = z
-  .object({
-    id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
-    workflow_id: z.string(),
-    status: z.enum(["running", "succeeded", "failed", "cancelled"]),
-    trigger: z.enum(["api", "hook", "tool", "mcp"]),
-    inputs: z.record(z.string(), z.unknown()),
-    outputs: z.record(z.string(), z.unknown()).nullable(),
-    error: z.object({ code: z.string(), message: z.string(), node_id: z.string().optional() }).nullable(),
-    steps: z.number(),
-    usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
-    started_at: z.string(),
-    finished_at: z.string().nullable(),
-    elapsed_ms: z.number().nullable(),
-    nodes: z.array(nodeRunSchema).optional(),
-  })
-  .openapi("WorkflowRun");
-
-const runBody = z
-  .object({ inputs: z.record(z.string(), z.unknown()).default({}) })
-  .openapi("RunWorkflowRequest");
-
-const toolSchema = z.object({ name: z.string(), description: z.string(), outputs: z.array(z.string()) });
 
 const routes = {
   list: createRoute({
@@ -123,7 +74,7 @@ const routes = {
     path: "/workflows/validate",
     tags: ["workflows"],
     summary: "Check a graph without saving it (for editors)",
-    request: { body: { required: true, content: json(z.object({ graph: z.unknown() })) } },
+    request: { body: { required: true, content: json(validateGraphBody) } },
     responses: {
       200: { description: "The problems found", content: json(validationResultSchema) },
       ...errorResponses(400, 401),
@@ -209,7 +160,7 @@ const routes = {
     summary: "Run a workflow (blocking, or streamed as Server-Sent Events)",
     description:
       "With `Accept: text/event-stream` the answer streams `run_started`, `node_started`, `node_finished` (outputs, elapsed ms, tokens), `node_skipped` and `run_finished`. Otherwise it answers the finished run.",
-    request: { params: idParam, body: { required: false, content: json(runBody) } },
+    request: { params: idParam, body: { required: false, content: json(runWorkflowBody) } },
     responses: {
       200: {
         description: "The finished run, or an event stream",
@@ -250,21 +201,6 @@ const routes = {
     },
   }),
 };
-
-export function graphError(issues: readonly GraphIssue[]): ApiError {
-  const first = issues[0];
-  return WorkflowErrors.INVALID_GRAPH({
-    message: `The workflow graph is invalid: ${first?.message ?? "unknown problem"}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`,
-    ...(first ? { param: `graph.${first.path}` } : {}),
-    details: issues.map((issue) => ({
-      path: `graph.${issue.path}`,
-      message: issue.message,
-      code: issue.code,
-      ...(issue.node_id ? { node_id: issue.node_id } : {}),
-      ...(issue.edge_id ? { edge_id: issue.edge_id } : {}),
-    })),
-  });
-}
 
 /** Workflows, their runs and the inbound trigger's management; mounted at /api. */
 export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
@@ -405,33 +341,6 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     return c.json(runJson(row, undefined), 202);
   });
   return router;
-}
-
-/** Rejects before a run record exists when the graph cannot run now or the inputs do not fit. */
-export function checkRunnable(
-  runner: WorkflowRunner,
-  workflow: WorkflowRow,
-  inputs: Record<string, unknown>,
-): void {
-  let start: { inputs: Parameters<typeof resolveStartInputs>[0]["inputs"] };
-  try {
-    start = runner.compile(workflow).start.data;
-  } catch (error) {
-    if (error instanceof WorkflowGraphError) throw graphError(error.issues);
-    throw error;
-  }
-  const resolved = resolveStartInputs(start, inputs);
-  if (!resolved.ok) {
-    throw WorkflowErrors.INVALID_INPUTS({
-      message: `The run's inputs do not match the start node: ${resolved.issues[0]?.message ?? ""}`,
-      ...(resolved.issues[0] ? { param: resolved.issues[0].path } : {}),
-      details: resolved.issues.map((issue) => ({
-        path: issue.path,
-        message: issue.message,
-        code: issue.code,
-      })),
-    });
-  }
 }
 
 function runnerTools(runner: WorkflowRunner) {
