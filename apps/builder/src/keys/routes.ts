@@ -11,7 +11,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { apiKeyCredential, type PrincipalCache } from "../auth/principal-cache.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { type ApiKeyRow, createApiKey, listApiKeys, revokeApiKey } from "./api-keys.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.ts";
+import type { ApiKeyRow } from "./schema.ts";
 
 export const KeyErrors = defineErrors({
   API_KEY_NOT_FOUND: { status: 404, message: "No API key with this id." },

@@ -1,7 +1,7 @@
 import { resolveStartInputs, WorkflowGraphError } from "@app/workflow";
 import { graphError, WorkflowErrors } from "./errors.ts";
 import type { WorkflowRunner } from "./runs/workflow-runner.ts";
-import type { WorkflowRow } from "./workflows.ts";
+import type { WorkflowRow } from "./schema.ts";
 
 /** Rejects before a run record exists when the graph cannot run now or the inputs do not fit. */
 export function checkRunnable(

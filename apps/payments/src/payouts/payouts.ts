@@ -8,6 +8,7 @@ import { appendLedgerEntry, availableBalance, lockBalance } from "../ledger/ledg
 import type { MerchantScope } from "../merchants/merchants.ts";
 import type { Environment } from "../merchants/schema.ts";
 import { toAmount } from "../shared/money.ts";
+import type { PayoutRow } from "./schema.ts";
 import { type PayoutDestination, type PayoutStatus, payouts } from "./schema.ts";
 
 /** The simulated bank settles a payout this long after it was requested. */
@@ -21,8 +22,6 @@ export const PayoutErrors = defineErrors({
     message: "The payout cannot make this move from its current state.",
   },
 });
-
-export type PayoutRow = typeof payouts.$inferSelect;
 
 export function toPayoutJson(row: PayoutRow) {
   return {

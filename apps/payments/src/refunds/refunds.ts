@@ -12,6 +12,7 @@ import { findPayment } from "../payments/payments.ts";
 import { payments as paymentsTable } from "../payments/schema.ts";
 import { applyPaymentTransition } from "../payments/transition-payment.ts";
 import { checkMoney, toAmount } from "../shared/money.ts";
+import type { RefundRow } from "./schema.ts";
 import { type RefundStatus, refunds } from "./schema.ts";
 
 /** The simulated provider settles a refund this long after it was requested. */
@@ -26,8 +27,6 @@ export const RefundErrors = defineErrors({
     message: "The refund cannot make this move from its current state.",
   },
 });
-
-export type RefundRow = typeof refunds.$inferSelect;
 
 export function toRefundJson(row: RefundRow) {
   return {
