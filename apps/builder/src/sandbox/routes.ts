@@ -1,4 +1,4 @@
-import { createRouter, defineErrors, errorResponses } from "@app/http";
+import { createRouter, errorResponses } from "@app/http";
 import {
   LANGUAGES,
   LanguageUnavailableError,
@@ -16,15 +16,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { chargeSandboxRun, requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-
-export const SandboxErrors = defineErrors({
-  SANDBOX_UNAVAILABLE: { status: 503, message: "The code sandbox is not available on this server." },
-  LANGUAGE_UNAVAILABLE: { status: 503, message: "This language is not installed on this server." },
-  SANDBOX_BUSY: {
-    status: 429,
-    message: "The sandbox is busy with this workspace's other runs; retry after the Retry-After seconds.",
-  },
-});
+import { SandboxErrors } from "./errors.ts";
 
 const { timeoutMs, memoryMb } = RUN_LIMIT_BOUNDS;
 
