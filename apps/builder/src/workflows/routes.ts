@@ -3,6 +3,7 @@ import {
   errorResponses,
   eventStream,
   idParam,
+  jsonContent,
   listOf,
   listQuerySchema,
   toPage,
@@ -42,8 +43,6 @@ import {
   updateWorkflow,
 } from "./workflows.ts";
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-
 const routes = {
   list: createRoute({
     method: "get",
@@ -52,7 +51,7 @@ const routes = {
     summary: "List the caller's workflows, newest first",
     request: { query: listQuerySchema },
     responses: {
-      200: { description: "A page of workflows", content: json(listOf(workflowSchema)) },
+      200: { description: "A page of workflows", content: jsonContent(listOf(workflowSchema)) },
       ...errorResponses(401, 422),
     },
   }),
@@ -63,9 +62,9 @@ const routes = {
     summary: "Create a workflow",
     description:
       "The graph is validated: one start, at least one end, every node reachable, no cycles, edge ends and condition handles that exist, and `{{node.field}}` references only to upstream nodes' declared outputs. Problems answer 422 with each node or edge id in `details`.",
-    request: { body: { required: true, content: json(createWorkflowBody) } },
+    request: { body: { required: true, content: jsonContent(createWorkflowBody) } },
     responses: {
-      201: { description: "Created", content: json(workflowSchema) },
+      201: { description: "Created", content: jsonContent(workflowSchema) },
       ...errorResponses(400, 401, 413, 422),
     },
   }),
@@ -74,9 +73,9 @@ const routes = {
     path: "/workflows/validate",
     tags: ["workflows"],
     summary: "Check a graph without saving it (for editors)",
-    request: { body: { required: true, content: json(validateGraphBody) } },
+    request: { body: { required: true, content: jsonContent(validateGraphBody) } },
     responses: {
-      200: { description: "The problems found", content: json(validationResultSchema) },
+      200: { description: "The problems found", content: jsonContent(validationResultSchema) },
       ...errorResponses(400, 401),
     },
   }),
@@ -86,7 +85,7 @@ const routes = {
     tags: ["workflows"],
     summary: "The tools Tool nodes can call, with their output fields",
     responses: {
-      200: { description: "Tools", content: json(z.object({ data: z.array(toolSchema) })) },
+      200: { description: "Tools", content: jsonContent(z.object({ data: z.array(toolSchema) })) },
       ...errorResponses(401),
     },
   }),
@@ -95,9 +94,9 @@ const routes = {
     path: "/workflows/import",
     tags: ["workflows"],
     summary: "Create a workflow from an exported document",
-    request: { body: { required: true, content: json(workflowExportSchema) } },
+    request: { body: { required: true, content: jsonContent(workflowExportSchema) } },
     responses: {
-      201: { description: "Imported", content: json(workflowSchema) },
+      201: { description: "Imported", content: jsonContent(workflowSchema) },
       ...errorResponses(400, 401, 413, 422),
     },
   }),
@@ -108,7 +107,7 @@ const routes = {
     summary: "Get a workflow",
     request: { params: idParam },
     responses: {
-      200: { description: "The workflow", content: json(workflowSchema) },
+      200: { description: "The workflow", content: jsonContent(workflowSchema) },
       ...errorResponses(401, 404),
     },
   }),
@@ -117,9 +116,9 @@ const routes = {
     path: "/workflows/{id}",
     tags: ["workflows"],
     summary: "Change a workflow's name, description or graph",
-    request: { params: idParam, body: { required: true, content: json(updateWorkflowBody) } },
+    request: { params: idParam, body: { required: true, content: jsonContent(updateWorkflowBody) } },
     responses: {
-      200: { description: "Updated", content: json(workflowSchema) },
+      200: { description: "Updated", content: jsonContent(workflowSchema) },
       ...errorResponses(400, 401, 404, 422),
     },
   }),
@@ -138,7 +137,7 @@ const routes = {
     summary: "Export a workflow as a portable JSON document",
     request: { params: idParam },
     responses: {
-      200: { description: "The document", content: json(workflowExportSchema) },
+      200: { description: "The document", content: jsonContent(workflowExportSchema) },
       ...errorResponses(401, 404),
     },
   }),
@@ -149,7 +148,7 @@ const routes = {
     summary: "Replace the inbound trigger URL (the old one stops working)",
     request: { params: idParam },
     responses: {
-      200: { description: "The workflow with its new trigger_url", content: json(workflowSchema) },
+      200: { description: "The workflow with its new trigger_url", content: jsonContent(workflowSchema) },
       ...errorResponses(401, 404),
     },
   }),
@@ -160,11 +159,11 @@ const routes = {
     summary: "Run a workflow (blocking, or streamed as Server-Sent Events)",
     description:
       "With `Accept: text/event-stream` the answer streams `run_started`, `node_started`, `node_finished` (outputs, elapsed ms, tokens), `node_skipped` and `run_finished`. Otherwise it answers the finished run.",
-    request: { params: idParam, body: { required: false, content: json(runWorkflowBody) } },
+    request: { params: idParam, body: { required: false, content: jsonContent(runWorkflowBody) } },
     responses: {
       200: {
         description: "The finished run, or an event stream",
-        content: { ...json(runSchema), "text/event-stream": { schema: z.string() } },
+        content: { ...jsonContent(runSchema), "text/event-stream": { schema: z.string() } },
       },
       // 402: out of credits (with BILLING_ENFORCE=1), before any node runs.
       ...errorResponses(400, 401, 402, 404, 422),
@@ -177,7 +176,7 @@ const routes = {
     summary: "A workflow's runs, newest first",
     request: { params: idParam, query: listQuerySchema },
     responses: {
-      200: { description: "A page of runs", content: json(listOf(runSchema)) },
+      200: { description: "A page of runs", content: jsonContent(listOf(runSchema)) },
       ...errorResponses(401, 404, 422),
     },
   }),
@@ -187,7 +186,10 @@ const routes = {
     tags: ["workflows"],
     summary: "A run with every node's inputs, outputs, status, timings, tokens and error",
     request: { params: idParam },
-    responses: { 200: { description: "The run", content: json(runSchema) }, ...errorResponses(401, 404) },
+    responses: {
+      200: { description: "The run", content: jsonContent(runSchema) },
+      ...errorResponses(401, 404),
+    },
   }),
   cancelRun: createRoute({
     method: "post",
@@ -196,7 +198,7 @@ const routes = {
     summary: "Cancel a running run",
     request: { params: idParam },
     responses: {
-      202: { description: "Cancellation requested", content: json(runSchema) },
+      202: { description: "Cancellation requested", content: jsonContent(runSchema) },
       ...errorResponses(401, 404, 409),
     },
   }),
