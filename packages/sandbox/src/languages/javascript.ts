@@ -84,11 +84,11 @@ export function isolatedVmBinding(): string | undefined {
 /**
  * Names the isolate path cannot offer: Node.js modules and globals, timers and the Web APIs Node.js
  * adds to V8 (the isolate has only the language itself and a console). Code that mentions any of
- * them, even in a comment or a string, runs on the one-process-per-run path, where all of Node.js is
- * there; a false match only costs speed.
+ * them (other than as a property, `x.process`), even in a comment, a string or as an object key, runs
+ * on the one-process-per-run path, where all of Node.js is there; a false match only costs speed.
  */
 const NODE_ONLY_NAMES =
-  /\b(?:require|process|Buffer|global|module\s*\.\s*require|import|__dirname|__filename|setTimeout|setInterval|setImmediate|clearTimeout|clearInterval|clearImmediate|queueMicrotask|URL|URLSearchParams|TextEncoder|TextDecoder|AbortController|AbortSignal|Event|EventTarget|atob|btoa|structuredClone|performance|crypto|Blob|fetch|WebAssembly|SharedArrayBuffer|Atomics)\b/;
+  /(?<![.$\w])(?:require|process|Buffer|global|module\s*\.\s*require|import|__dirname|__filename|setTimeout|setInterval|setImmediate|clearTimeout|clearInterval|clearImmediate|queueMicrotask|URL|URLSearchParams|TextEncoder|TextDecoder|AbortController|AbortSignal|Event|EventTarget|atob|btoa|structuredClone|performance|crypto|Blob|fetch|WebAssembly|SharedArrayBuffer|Atomics)\b/;
 
 /**
  * Whether the code can run in a fresh isolate (pure JavaScript: the language, JSON, a console).

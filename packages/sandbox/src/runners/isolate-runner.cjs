@@ -47,13 +47,16 @@ const PRELUDE = `
 "use strict";
 const $print = globalThis.$print;
 delete globalThis.$print;
+// Taken before the user's code runs, so a node that replaces JSON's functions cannot garble its own result frame.
+const $stringify = JSON.stringify;
+const $parse = JSON.parse;
 function $format(value) {
   if (typeof value === "string") return value;
   if (value instanceof Error) return value.stack || String(value);
   if (typeof value === "function") return "[Function: " + (value.name || "anonymous") + "]";
   if (typeof value === "bigint") return value + "n";
   if (value !== null && typeof value === "object") {
-    try { return JSON.stringify(value); } catch { return String(value); }
+    try { return $stringify(value); } catch { return String(value); }
   }
   return String(value);
 }
@@ -78,7 +81,7 @@ const describe = (kind, e) => {
     console.error(e.stack.split("\\n").filter((l) => !/^\\s+at /.test(l) || l.includes("main.js")).join("\\n"));
   } else console.error(String(e));
   const isMemory = detail.type === "RangeError" && /allocation failed|Invalid array length|out of memory/i.test(detail.message);
-  return JSON.stringify({ ok: false, error: isMemory ? { ...detail, kind: "memory" } : detail });
+  return $stringify({ ok: false, error: isMemory ? { ...detail, kind: "memory" } : detail });
 };
 return (async () => {
   let entry;
@@ -89,20 +92,20 @@ return (async () => {
     return describe("runtime", e);
   }
   if (typeof entry !== "function") {
-    return JSON.stringify({ ok: false, error: { kind: "compile", type: "MissingMain", message: "The code must define function main(inputs)." } });
+    return $stringify({ ok: false, error: { kind: "compile", type: "MissingMain", message: "The code must define function main(inputs)." } });
   }
   let output;
   try {
-    output = await entry(JSON.parse(inputJson));
+    output = await entry($parse(inputJson));
   } catch (e) {
     return describe("runtime", e);
   }
   if (output === null || typeof output !== "object" || Array.isArray(output)) {
     const got = output === null ? "null" : Array.isArray(output) ? "array" : typeof output;
-    return JSON.stringify({ ok: false, error: { kind: "invalid_output", type: got, message: "main must return an object, got " + got } });
+    return $stringify({ ok: false, error: { kind: "invalid_output", type: got, message: "main must return an object, got " + got } });
   }
   try {
-    return '{"ok":true,"output":' + JSON.stringify(output) + "}";
+    return '{"ok":true,"output":' + $stringify(output) + "}";
   } catch (e) {
     return describe("invalid_output", e);
   }
