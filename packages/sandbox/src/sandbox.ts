@@ -148,7 +148,7 @@ export interface SandboxStats {
   maxActive: number;
   /** Idle resident runners kept by open sessions for their run's next node. */
   held: number;
-  /** Idle Python zygotes kept for their workspace's next run. */
+  /** Idle Python zygotes and JavaScript isolate runners kept for their workspace's next run. */
   parked: number;
 }
 
