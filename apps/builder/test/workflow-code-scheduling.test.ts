@@ -18,7 +18,7 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-function graph(code: string) {
+function graph(code: string, nodeSettings: Record<string, unknown> = {}) {
   return {
     nodes: [
       {
@@ -31,6 +31,7 @@ function graph(code: string) {
         id: "calc",
         type: "code",
         position: { x: 200, y: 0 },
+        ...nodeSettings,
         data: {
           language: "javascript",
           code,
@@ -52,11 +53,11 @@ function graph(code: string) {
   };
 }
 
-async function create(cookie: string, code: string): Promise<string> {
+async function create(cookie: string, code: string, nodeSettings?: Record<string, unknown>): Promise<string> {
   const response = await builder.request("/api/workflows", {
     method: "POST",
     cookie,
-    json: { name: "scheduling", graph: graph(code) },
+    json: { name: "scheduling", graph: graph(code, nodeSettings) },
   });
   expect(response.status, await response.clone().text()).toBe(201);
   return ((await response.json()) as { id: string }).id;
@@ -100,7 +101,7 @@ describe("Code nodes are scheduled fairly between workspaces", () => {
     // The flooding workspace runs one at a time (its share of the pool), so the light run got the
     // other slot: it ended while most of the flood was still waiting, not behind it.
     const floodDoneWhenLightEnded = floodDone;
-    expect(lightResult.status).toBe(201);
+    expect(lightResult.status).toBe(200);
     expect(lightResult.body).toMatchObject({ status: "succeeded", outputs: { n: 42 } });
     expect(floodDoneWhenLightEnded).toBeLessThanOrEqual(2);
     const flooded = await Promise.all(flood);
@@ -123,5 +124,12 @@ describe("Code nodes are scheduled fairly between workspaces", () => {
     expect(JSON.stringify(failed.body)).toMatch(/memory/);
     const fine = await run(light, quick, 1);
     expect(fine.body).toMatchObject({ status: "succeeded", outputs: { n: 2 } });
+    // Time: the node's own limit stops it (and the workspace's runner with it); the next run starts clean.
+    const spin = await create(light, "function main() {\n  for (;;);\n}\n", { timeout_ms: 1000 });
+    const stopped = await run(light, spin, 0);
+    expect(stopped.body.status).toBe("failed");
+    expect(JSON.stringify(stopped.body)).toMatch(/timeout/);
+    const again = await run(light, quick, 2);
+    expect(again.body).toMatchObject({ status: "succeeded", outputs: { n: 3 } });
   });
 });
