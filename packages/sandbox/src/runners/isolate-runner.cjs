@@ -119,16 +119,33 @@ function failure(kind, type, message, line) {
 }
 
 /** Runs one node in a new isolate; resolves with the result JSON (the host checks its shape again). */
-async function runNode(request) {
+/**
+ * A new isolate with its context and the prelude, no user code yet. Made while the runner waits for
+ * the next request (see serveOne), so a node does not wait for it; it never serves more than one node.
+ * Synchronous calls where nothing is awaited: each asynchronous one is a round trip between threads.
+ */
+function freshIsolate() {
   const isolate = new ivm.Isolate({ memoryLimit: MEMORY_MB });
+  const context = isolate.createContextSync();
+  const print = new ivm.Callback((stream, text) => {
+    frame(stream === "e" ? "e" : "o", String(text));
+  });
+  context.global.setSync("$print", print);
+  context.evalSync(PRELUDE);
+  return { isolate, context };
+}
+
+let spare;
+
+/** Runs one node in a new isolate; resolves with the result JSON (the host checks its shape again) and the isolate to dispose of. */
+async function runNode(request) {
+  const { isolate, context } = spare ?? freshIsolate();
+  spare = undefined;
+  return { result: await runIn(isolate, context, request), isolate };
+}
+
+async function runIn(isolate, context, request) {
   try {
-    // Synchronous calls where nothing is awaited: each asynchronous one is a round trip between threads.
-    const context = isolate.createContextSync();
-    const print = new ivm.Callback((stream, text) => {
-      frame(stream === "e" ? "e" : "o", String(text));
-    });
-    context.global.setSync("$print", print);
-    context.evalSync(PRELUDE);
     // No newline before the code, so the user's line numbers are the script's.
     const wrapped = `(function (module, exports) {${request.code}\n;return typeof main === "function" ? main : module.exports.main;})`;
     let script;
@@ -154,8 +171,6 @@ async function runNode(request) {
       return failure("memory", "RangeError", `The code used more than its ${MEMORY_MB} MiB of memory.`);
     }
     return failure("runtime", error?.name ?? "Error", message);
-  } finally {
-    if (!isolate.isDisposed) isolate.dispose();
   }
 }
 
@@ -170,7 +185,8 @@ async function serveOne(body) {
   } catch (error) {
     result = failure("invalid_input", "TypeError", String(error.message));
   }
-  if (!result) result = await runNode(request);
+  let used;
+  if (!result) ({ result, isolate: used } = await runNode(request));
   let status = 1;
   try {
     status = JSON.parse(result).ok === true ? 0 : 1;
@@ -178,9 +194,15 @@ async function serveOne(body) {
     status = 1;
   }
   frame("r", result);
-  const used = process.cpuUsage();
+  // Disposed before the node is reported over, so nothing of it is left when the next node starts.
+  if (used && !used.isDisposed) used.dispose();
+  const cpu = process.cpuUsage();
   // The process's CPU time so far (every thread): the host replaces it before RLIMIT_CPU could cut a later node short.
-  frame("x", JSON.stringify({ status, cpu: (used.user + used.system) / 1e6 }));
+  frame("x", JSON.stringify({ status, cpu: (cpu.user + cpu.system) / 1e6 }));
+  // The next node's isolate, made now rather than on its arrival (the runner is otherwise idle).
+  setImmediate(() => {
+    if (spare === undefined && queue.length === 0) spare = freshIsolate();
+  });
 }
 
 let pending = Buffer.alloc(0);
