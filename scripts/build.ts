@@ -104,6 +104,8 @@ export async function buildServices(): Promise<void> {
       format: "esm",
       target: "node24",
       sourcemap: "linked",
+      // The sources are in the checkout: a map of positions only is a fraction of the size.
+      sourcesContent: false,
       logLevel: "warning",
       // What `import()` loads on first use (tracing, document parsers, providers) stays out of the
       // start: a chunk of its own, read only when called.
