@@ -1,7 +1,7 @@
 import { startTracing, type Tracing } from "@app/observability";
 import { type FakeOtlpReceiver, startFakeOtlpReceiver } from "@app/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPayments, type TestPayments } from "./harness.ts";
+import { startTestPayments, type TestPayments } from "../test/harness.ts";
 
 let receiver: FakeOtlpReceiver;
 let tracing: Tracing;
