@@ -46,7 +46,7 @@ export const createMcpServerBody = z
       .record(headerName, z.string().max(10_000))
       .refine((headers) => Object.keys(headers).length <= 20, { message: "at most 20 headers" })
       .optional()
-      .openapi({
+      .meta({
         description:
           "Sent with every request; stored encrypted, only their names are shown. Names the MCP transport sets itself (content-type, accept, mcp-session-id, …) are refused",
         propertyNames: { pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$" },

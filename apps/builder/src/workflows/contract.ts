@@ -1,4 +1,4 @@
-import { patchBody } from "@app/http";
+import { listQuerySchema, patchBody } from "@app/http";
 import { workflowGraphSchema } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
 
@@ -71,3 +71,81 @@ export const validationResultSchema = z
 
 export type CreateWorkflowInput = z.infer<typeof createWorkflowBody>;
 export type UpdateWorkflowInput = z.infer<typeof updateWorkflowBody>;
+
+export const validateGraphBody = z.object({ graph: z.unknown() });
+
+export const nodeRunSchema = z.object({
+  node_id: z.string(),
+  node_type: z.string(),
+  status: z.enum(["running", "succeeded", "failed", "skipped"]),
+  step: z.number().nullable(),
+  inputs: z.unknown(),
+  outputs: z.record(z.string(), z.unknown()).nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  logs: z
+    .object({
+      stdout: z.string(),
+      stderr: z.string(),
+      truncated: z.boolean().openapi({
+        description:
+          "Cut: by the sandbox's output limit, or here, each stream to 16,384 characters (start and end kept)",
+      }),
+    })
+    .nullable()
+    .openapi({ description: "What a Code node's program printed, failed runs too; null for other nodes" }),
+  tokens: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  elapsed_ms: z.number().nullable(),
+});
+
+const RUN_STATUSES = ["running", "succeeded", "failed", "cancelled"] as const;
+
+/** `?limit&cursor&status` of a workflow's runs. */
+export const listRunsQuery = listQuerySchema.extend({
+  status: z
+    .enum(RUN_STATUSES)
+    .optional()
+    .openapi({
+      param: { name: "status", in: "query" },
+      description: "Only runs in this state; paging (`cursor`) keeps the filter",
+    }),
+});
+
+export const runSchema = z
+  .object({
+    id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
+    workflow_id: z.string(),
+    status: z.enum(RUN_STATUSES),
+    trigger: z.enum(["api", "hook", "tool", "mcp"]),
+    inputs: z.record(z.string(), z.unknown()),
+    outputs: z.record(z.string(), z.unknown()).nullable(),
+    error: z.object({ code: z.string(), message: z.string(), node_id: z.string().optional() }).nullable(),
+    steps: z.number(),
+    usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+    elapsed_ms: z.number().nullable(),
+    nodes: z.array(nodeRunSchema).optional(),
+  })
+  .openapi("WorkflowRun");
+
+export const runWorkflowBody = z
+  .object({ inputs: z.record(z.string(), z.unknown()).default({}) })
+  .openapi("RunWorkflowRequest");
+
+export const toolSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  outputs: z.array(z.string()),
+});
+
+/** The inbound trigger's path: the URL is the secret. */
+export const hookTokenParam = z.object({
+  token: z
+    .string()
+    .max(200)
+    .openapi({ param: { name: "token", in: "path" } }),
+});
+
+export const runStartedSchema = z.object({ run_id: z.string(), status: z.literal("running") });

@@ -1,11 +1,12 @@
 import { sha256Hex } from "@app/core";
-import { defineErrors, isRejectedBeforeRunning } from "@app/http";
+import { isRejectedBeforeRunning } from "@app/http";
 import { and, eq, isNull, lt, type SQL } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import type { PaymentsDb, PaymentsTx } from "../db/index.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
+import { IdempotencyErrors } from "./errors.ts";
 import { type IdempotencyClaim, idempotencyKeys } from "./schema.ts";
 
 /** How long a key's first result is replayed. */
@@ -46,18 +47,6 @@ function claimWhere(claim: IdempotencyClaim): SQL | undefined {
 export function recoveryPoint(db: PaymentsDb | PaymentsTx, claim: IdempotencyClaim, resourceId: string) {
   return db.update(idempotencyKeys).set({ recoveryPoint: resourceId }).where(claimWhere(claim));
 }
-
-export const IdempotencyErrors = defineErrors({
-  INVALID_IDEMPOTENCY_KEY: { status: 422, message: "Idempotency-Key must be 1 to 255 printable characters." },
-  IDEMPOTENCY_KEY_REUSED: {
-    status: 422,
-    message: "This Idempotency-Key was used with a different request; use a new key for a new request.",
-  },
-  IDEMPOTENCY_KEY_IN_USE: {
-    status: 409,
-    message: "A request with this Idempotency-Key is still being processed; retry in a moment.",
-  },
-});
 
 /**
  * Makes a POST sent with `Idempotency-Key` run once: a repeat within 24 h gets the first answer
