@@ -46,9 +46,15 @@ export function perlModuleDocuments(directory: string): KnownItemDocument[] {
     const id = module.replace(/::/g, "-");
     documents.push({ id, name: `${id}.md`, question, text });
   }
-  // A module documented in both a .pm and a .pod file: the first one read.
+  // A module documented in both a .pm and a .pod file, or two with the same manual: the first one
+  // read (a knowledge base refuses a second upload of the same bytes).
   const byId = new Map<string, KnownItemDocument>();
-  for (const document of documents) if (!byId.has(document.id)) byId.set(document.id, document);
+  const texts = new Set<string>();
+  for (const document of documents)
+    if (!byId.has(document.id) && !texts.has(document.text)) {
+      byId.set(document.id, document);
+      texts.add(document.text);
+    }
   return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 

@@ -17,7 +17,12 @@ import {
 } from "../src/knowledge/lexical-index.ts";
 import { queryRows } from "../src/knowledge/query-rows.ts";
 import { knowledgeDocuments } from "../src/knowledge/schema.ts";
-import { fuse } from "../src/knowledge/search-knowledge.ts";
+import {
+  fuse,
+  LOCAL_VECTOR_LEXICAL_WEIGHT,
+  localQueryEmbedding,
+  vectorRanking,
+} from "../src/knowledge/search-knowledge.ts";
 import { startTestBuilder } from "./harness.ts";
 import { createBase, search, uploadOk, waitForDocument } from "./knowledge-support.ts";
 
@@ -210,6 +215,31 @@ describe("hybrid fusion", () => {
       { ranked: vector, weight: 1 },
     ]);
     expect(equal[0]?.id).toBe("d");
+  });
+});
+
+describe.skipIf(!builder.hasVector)("vector mode with the local embedder", () => {
+  it("fuses the idf-weighted vector ranking with BM25 at equal weight, scores being the fused ones", async () => {
+    const base = await createBase(builder, alice, { name: "Local vectors" });
+    await ingest(base, "keys.md", "# Keys\n\nRotate the signing keys every ninety days.");
+    await ingest(base, "rotation.md", "# Rotation\n\nLog rotation keeps a week of files.");
+    await ingest(base, "billing.md", "# Billing\n\nInvoices are sent monthly.");
+    const query = "rotating keys";
+    const { data } = await search(builder, alice, base, { query, mode: "vector", top_k: 5 });
+    const { db } = builder.deps;
+    const vectors = await vectorRanking(
+      db,
+      [{ id: base }],
+      await localQueryEmbedding(db, [{ id: base }], query),
+      40,
+    );
+    const expected = fuse([
+      { ranked: vectors, weight: 1 },
+      { ranked: await bm25Ranking(db, [base], query, 40), weight: LOCAL_VECTOR_LEXICAL_WEIGHT },
+    ]);
+    expect(data.map((hit) => hit.chunk_id)).toEqual(expected.slice(0, 5).map((hit) => hit.id));
+    expect(data[0]?.document_name).toBe("keys.md");
+    expect(data[0]?.score).toBeCloseTo(expected[0]?.score ?? 0, 10);
   });
 });
 
