@@ -1,7 +1,4 @@
-import type { conversations, messages } from "./schema.ts";
-
-export type ConversationRow = typeof conversations.$inferSelect;
-export type MessageRow = typeof messages.$inferSelect;
+import type { ConversationRow, MessageRow } from "./schema.ts";
 
 /** A tool call of an assistant turn as the API shows it. */
 export interface ToolCallSummary {

@@ -11,9 +11,9 @@ import {
 } from "ai";
 import type { Deps } from "../deps.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
+import { ProviderErrors, providerApiError } from "../providers/errors.ts";
 import { createLanguageModel } from "../providers/language-model.ts";
 import { meterModel } from "../providers/metered-model.ts";
-import { ProviderErrors, providerApiError } from "../providers/provider-errors.ts";
 import { modelCallWrites } from "../usage/record-model-calls.ts";
 import { buildAgentTools } from "./agent-tools.ts";
 import type { AgentTool } from "./contract.ts";

@@ -2,7 +2,7 @@ import { toStorable } from "@app/core";
 import { writeTogether } from "@app/db";
 import { eq, type SQLWrapper } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import type { ConversationRow, MessageRow } from "./conversation-json.ts";
+import type { ConversationRow, MessageRow } from "./schema.ts";
 import { conversations, messages } from "./schema.ts";
 
 export type NewMessage = typeof messages.$inferInsert;

@@ -3,9 +3,8 @@ import { newestFirst, type PageRequest } from "@app/db";
 import { creditsSpentTotal } from "@app/observability";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
+import type { LedgerRow } from "./schema.ts";
 import { creditBalances, creditLedger, type LedgerKind } from "./schema.ts";
-
-export type LedgerRow = typeof creditLedger.$inferSelect;
 
 export interface LedgerEntry {
   workspaceId: string;

@@ -5,11 +5,11 @@ import type { BuilderDb } from "../db/index.ts";
 import type { SearchMode } from "./contract.ts";
 import { EmbeddingError, embedderFor } from "./embedders.ts";
 import { KnowledgeErrors } from "./errors.ts";
-import type { KnowledgeBaseRow } from "./knowledge-json.ts";
 import { bm25Ranking, wordIdf } from "./lexical-index.ts";
 import { LOCAL_EMBEDDING_DIMENSIONS, localEmbedding, tokenize } from "./local-embedder.ts";
 import { queryRows } from "./query-rows.ts";
 import { type RerankSetting, rerankCandidates, rerankTexts } from "./rerank.ts";
+import type { KnowledgeBaseRow } from "./schema.ts";
 import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
 import { hasVectorSupport, vectorLiteral } from "./vector-index.ts";
 
