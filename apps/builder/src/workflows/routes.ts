@@ -163,7 +163,7 @@ const routes = {
     responses: {
       200: {
         description: "The finished run, or an event stream",
-        content: { ...json(runSchema), "text/event-stream": { schema: z.string() } },
+        content: { ...jsonContent(runSchema), "text/event-stream": { schema: z.string() } },
       },
       // 402: out of credits (with BILLING_ENFORCE=1), before any node runs.
       ...errorResponses(400, 401, 402, 404, 422),
