@@ -1,5 +1,5 @@
 // npm run bench -- rag [--chunks 100000] [--ingest-mb 50] [--queries 200] [--corpus topics|templates]
-//   [--sections quality,faq,latency,ingest]
+//   [--sections quality,faq,modules,latency,ingest] (+ ablations, fusion-sweep)
 // Knowledge bases on the embedded database (PGlite + pgvector), in one process:
 // 1. Retrieval quality on bench/data/rag-eval.json (720 passages, 150 judged queries):
 //    nDCG@10 and recall@10 of fulltext, local-vector and hybrid search, through searchKnowledge.
@@ -7,6 +7,8 @@
 //    documents; known-item questions (each entry's own question, removed from it) and hand-written
 //    paraphrases (bench/data/perlfaq-paraphrases.json). MRR@10, recall@5 and nDCG@10 per mode over
 //    documents, next to BM25 over whole documents by an npm library (MiniSearch), same run.
+// 1c. The Perl module manuals (bench/perl-modules-corpus.ts, read from /usr/share/perl/5.x): long
+//    documents, known-item questions (each manual's NAME summary, removed from it), same measures.
 // 2. Search latency at 10k and --chunks chunks: HNSW next to an exact scan of the same rows in the
 //    same run, and HNSW recall@10 against the exact answer. The passages and queries come from
 //    bench/rag-corpus.ts: a topic-model corpus, or with --corpus templates a near-duplicate one.
