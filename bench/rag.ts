@@ -37,6 +37,7 @@ import { queryRows } from "../apps/builder/src/knowledge/query-rows.ts";
 import { knowledgeDocuments } from "../apps/builder/src/knowledge/schema.ts";
 import {
   hnswScanSettings,
+  localQueryEmbedding,
   searchKnowledge,
   vectorRanking,
 } from "../apps/builder/src/knowledge/search-knowledge.ts";
@@ -385,7 +386,19 @@ async function documentSetQuality(
               (await bm25Ranking(db, [base], question, depth, 0)).map((hit) => hit.id),
           ],
           [
-            "  ablation: vector, query not idf-weighted",
+            "  ablation: vector alone (idf-weighted question, no BM25)",
+            async (question: string) =>
+              (
+                await vectorRanking(
+                  db,
+                  [{ id: base }],
+                  await localQueryEmbedding(db, [{ id: base }], question),
+                  depth,
+                )
+              ).map((hit) => hit.id),
+          ],
+          [
+            "  ablation: vector alone, question not idf-weighted",
             async (question: string) =>
               (await vectorRanking(db, [{ id: base }], localEmbedding(question), depth)).map((hit) => hit.id),
           ],
@@ -456,9 +469,11 @@ async function documentSetQuality(
     rows,
   );
 
-  if (!sections.has("fusion-sweep")) return;
+  if (!sections.has("fusion-sweep") || !ablations) return;
   const fulltextLists = lists.get("fulltext") ?? new Map<string, string[]>();
-  const vectorLists = lists.get("vector (local embedder)") ?? new Map<string, string[]>();
+  // Hybrid fuses BM25 with the vector ranking alone (the `vector` mode's own list is already fused).
+  const vectorLists =
+    lists.get("  ablation: vector alone (idf-weighted question, no BM25)") ?? new Map<string, string[]>();
   const sweep: (string | number)[][] = [];
   for (const k of [10, 60]) {
     for (const vectorWeight of [0, 0.05, 0.1, 0.2, 0.35, 0.5, 1, 2]) {
