@@ -86,6 +86,15 @@ describe("OpenTelemetry traces over OTLP", () => {
       (span) => span.kind === 3 && String(span.attributes["url.full"] ?? "").startsWith(openai.baseUrl),
     );
     expect(outbound).toBeDefined();
+    // The statements the turn ran on the builder's database, as client spans of the same trace.
+    const statements = inChat.filter((span) => span.attributes["db.system.name"] === "postgresql");
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.every((span) => span.kind === 3 && span.attributes["db.namespace"] === "builder")).toBe(
+      true,
+    );
+    expect(statements.some((span) => String(span.attributes["db.query.text"]).startsWith("select"))).toBe(
+      true,
+    );
     // Prompts and answers are the workspace's data: never exported.
     expect(JSON.stringify(inChat)).not.toContain("Answer briefly.");
 

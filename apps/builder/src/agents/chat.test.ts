@@ -21,18 +21,21 @@ const PASSAGES = [
     documentId: "doc_policy",
     documentName: "refund-policy.md",
     chunkId: "chk_1",
+    position: 0,
     text: "Refunds are accepted within 30 days of purchase.",
   },
   {
     documentId: "doc_policy",
     documentName: "refund-policy.md",
     chunkId: "chk_2",
+    position: 1,
     text: "Shipping costs are not refunded.",
   },
   {
     documentId: "doc_faq",
     documentName: "faq.md",
     chunkId: "chk_3",
+    position: 0,
     text: "Support answers e-mail within one business day.",
   },
 ];
@@ -44,6 +47,7 @@ const knowledge: KnowledgeSearch = {
     const words = new Set(request.query.toLowerCase().split(/\W+/).filter(Boolean));
     return PASSAGES.map((passage) => ({
       ...passage,
+      knowledgeBaseId: request.knowledgeBaseIds[0] ?? "",
       score:
         passage.text
           .toLowerCase()
@@ -139,6 +143,7 @@ interface ChatAnswer {
     id: string;
     content: string;
     tool_calls: { name: string; input: unknown; output: unknown; is_error: boolean }[];
+    citations: Record<string, unknown>[];
   };
 }
 
@@ -211,6 +216,52 @@ describe("agent chat", () => {
     });
     expect(secondCall?.tools).toEqual(["knowledge_search"]);
     expect(answer.usage.input_tokens).toBeGreaterThan(0);
+    // Each passage the search answered, with what the studio needs to open it at its place.
+    expect(answer.message.citations).toEqual([
+      {
+        knowledge_base_id: policies,
+        document_id: "doc_policy",
+        document_name: "refund-policy.md",
+        chunk_id: "chk_1",
+        position: 0,
+        text: "Refunds are accepted within 30 days of purchase.",
+      },
+    ]);
+  });
+
+  it("documents citations in the OpenAPI document, on messages and the stream's finish event", async () => {
+    const document = (await (await builder.request("/api/openapi.json")).json()) as {
+      components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+    };
+    const { Message, Citation } = document.components.schemas;
+    expect(Message?.properties?.citations).toMatchObject({
+      items: { $ref: "#/components/schemas/Citation" },
+    });
+    expect(Citation?.required?.sort()).toEqual(
+      ["chunk_id", "document_id", "document_name", "knowledge_base_id", "position", "text"].sort(),
+    );
+    expect(JSON.stringify(document)).toContain("finish_reason, steps, usage, citations");
+  });
+
+  it("cites a passage found twice in one turn once, and cites nothing without a search", async () => {
+    const agentId = await createAgent(alice, {
+      provider: "openai-compatible",
+      model: "llama3.2",
+      tools: [{ type: "knowledge_search", top_k: 1 }],
+      knowledge_base_ids: [policies],
+    });
+    openai.script = (turn) => {
+      if (lastUserText(turn) === "hello") return { text: "Hi." };
+      const found = resultsThisTurn(turn);
+      if (found.length < 2)
+        return { toolCalls: [{ name: "knowledge_search", input: { query: "support e-mail" } }] };
+      return { text: "Within one business day." };
+    };
+    const answer = await chatJson(alice, agentId, { message: "How fast is support?" });
+    expect(answer.message.tool_calls).toHaveLength(2);
+    expect(answer.message.citations.map((citation) => citation.chunk_id)).toEqual(["chk_3"]);
+    const plain = await chatJson(alice, agentId, { message: "hello" });
+    expect(plain.message.citations).toEqual([]);
   });
 
   it.skipIf(!sandbox.runner)(
@@ -292,7 +343,11 @@ describe("agent chat", () => {
       usage: { input_tokens: number; output_tokens: number };
       steps: number;
       message_id: string;
+      citations: { chunk_id: string; document_name: string }[];
     };
+    expect(finish.citations.map((citation) => [citation.document_name, citation.chunk_id])).toEqual([
+      ["refund-policy.md", "chk_2"],
+    ]);
     expect(finish.steps).toBe(2);
     expect(finish.usage.output_tokens).toBeGreaterThan(0);
     expect(finish.usage.input_tokens).toBeGreaterThan(0);
@@ -301,12 +356,15 @@ describe("agent chat", () => {
     const messages = (await (
       await builder.request(`/api/conversations/${conversationId}/messages`, { cookie: alice })
     ).json()) as {
-      data: { id: string; role: string; content: string }[];
+      data: { id: string; role: string; content: string; citations: unknown[] }[];
     };
     expect(messages.data.map((message) => [message.role, message.content])).toEqual([
       ["assistant", "Shipping costs are not refunded, sorry."],
       ["user", "Is shipping refunded?"],
     ]);
+    // A stored answer cites what the streamed one did.
+    expect(messages.data[0]?.citations).toEqual(finish.citations);
+    expect(messages.data[1]?.citations).toEqual([]);
     expect(messages.data[0]?.id).toBe(finish.message_id);
   });
 

@@ -616,9 +616,11 @@ describe("search modes", () => {
     expect(run.status).toBe("succeeded");
     const forWorkflows = run.outputs.hits;
     expect(forWorkflows[0]).toMatchObject({
+      knowledge_base_id: base,
       document_name: "billing.md",
       document_id: expect.stringMatching(/^doc_/),
       chunk_id: expect.stringMatching(/^chk_/),
+      position: expect.any(Number),
     });
     // Agents' tools use the same port as workflows.
     expect(builder.deps.workflowCapabilities?.knowledge).toBe(builder.deps.agentTools.knowledge);
@@ -629,8 +631,10 @@ describe("search modes", () => {
       topK: 2,
     });
     expect(forAgents?.[0]).toMatchObject({
+      knowledgeBaseId: base,
       documentName: "billing.md",
       chunkId: forWorkflows[0]?.chunk_id,
+      position: forWorkflows[0]?.position,
     });
     const otherWorkspace = await builder.deps.agentTools.knowledge?.search({
       workspaceId: "wsp_someone_else",

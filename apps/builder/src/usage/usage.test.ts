@@ -15,7 +15,15 @@ beforeAll(async () => {
       agentTools: {
         knowledge: {
           search: async () => [
-            { documentId: "doc_1", documentName: "a.md", chunkId: "chk_1", text: "Forty-two.", score: 1 },
+            {
+              knowledgeBaseId: "kb_1",
+              documentId: "doc_1",
+              documentName: "a.md",
+              chunkId: "chk_1",
+              position: 0,
+              text: "Forty-two.",
+              score: 1,
+            },
           ],
         },
       },

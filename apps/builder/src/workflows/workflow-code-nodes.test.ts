@@ -165,8 +165,9 @@ describe("Code nodes run in the sandbox", () => {
     const result = (await response.json()) as { status: string; outputs: unknown };
     expect(result).toMatchObject({ status: "succeeded", outputs: { n: 4 } });
     const after = sandbox.stats();
-    // The second and third nodes ran on the process the first one started.
-    expect(after.reused - before.reused).toBe(2);
+    // The second and third nodes ran on the runner the first one used (plain JavaScript: the
+    // workspace's isolate runner, which an earlier run of this workspace may have left parked).
+    expect(after.reused - before.reused).toBeGreaterThanOrEqual(2);
     expect(after.held).toBe(0);
   });
 

@@ -32,7 +32,7 @@ export type AgentInput = Pick<
   | "temperature"
   | "memory_turns"
   | "mcp_exposed"
-> & { tools?: unknown[] };
+> & { tools?: unknown[]; knowledge_base_ids?: string[] };
 
 export function useSaveAgent(id: string | undefined) {
   const client = useQueryClient();

@@ -41,6 +41,7 @@ export interface Chunk {
 export type SearchMode = "hybrid" | "vector" | "fulltext";
 
 export interface SearchHit {
+  knowledge_base_id: string;
   chunk_id: string;
   document_id: string;
   document_name: string;
@@ -107,6 +108,13 @@ export function useDocuments(baseId: string) {
   });
 }
 
+export function useDocument(id: string) {
+  return useQuery({
+    queryKey: ["documents", id],
+    queryFn: () => api<KnowledgeDocument>(`/api/rag/documents/${id}`),
+  });
+}
+
 export function useDeleteDocument(baseId: string) {
   const client = useQueryClient();
   return useMutation({
@@ -115,12 +123,13 @@ export function useDeleteDocument(baseId: string) {
   });
 }
 
-export function useChunks(documentId: string) {
+/** A document's chunks in order, a page at a time (`pageSize` up to 100, the API's limit). */
+export function useChunks(documentId: string, pageSize = 20) {
   return useInfiniteQuery({
-    queryKey: ["documents", documentId, "chunks"],
+    queryKey: ["documents", documentId, "chunks", pageSize],
     queryFn: ({ pageParam }) =>
       api<Page<Chunk>>(
-        `/api/rag/documents/${documentId}/chunks?limit=20${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ""}`,
+        `/api/rag/documents/${documentId}/chunks?limit=${pageSize}${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ""}`,
       ),
     initialPageParam: "",
     getNextPageParam: (last) => last.next_cursor ?? undefined,
