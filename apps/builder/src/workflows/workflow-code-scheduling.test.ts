@@ -1,6 +1,6 @@
 import { createSandbox, type Sandbox } from "@app/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestBuilder, type TestBuilder } from "./harness.ts";
+import { startTestBuilder, type TestBuilder } from "../../test/harness.ts";
 
 // Two users, so two workspaces, on one sandbox of two slots (one per workspace at most, the default share).
 let sandbox: Sandbox;
