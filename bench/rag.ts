@@ -1,5 +1,5 @@
 // npm run bench -- rag [--chunks 100000] [--ingest-mb 50] [--queries 200] [--corpus topics|templates]
-//   [--sections quality,faq,latency,ingest]
+//   [--sections quality,faq,latency,ingest,restart]
 // Knowledge bases on the embedded database (PGlite + pgvector), in one process:
 // 1. Retrieval quality on bench/data/rag-eval.json (720 passages, 150 judged queries):
 //    nDCG@10 and recall@10 of fulltext, local-vector and hybrid search, through searchKnowledge.
@@ -12,6 +12,10 @@
 //    bench/rag-corpus.ts: a topic-model corpus, or with --corpus templates a near-duplicate one.
 // 3. Ingestion throughput: --ingest-mb of mixed documents uploaded over HTTP and ingested by the
 //    worker with the local embedder (chunks per second, upload to last `ready`).
+// 4. With `restart` (after `latency`, not in the default set): the builder stopped and started again
+//    on the same data with the page cache sized automatically from it (no EMBEDDED_DB_CACHE_MB, as a
+//    user's restart), and the --chunks base searched again: the first queries (cold cache) and the
+//    rest, next to the same queries before the restart with the 512 MB cache (issue 25).
 // Targets (issue 7): hybrid nDCG@10 above both single modes; p50 ≤ 20 ms at 100k; HNSW recall ≥ 0.95.
 // Issue 21: every mode's MRR@10 at least the whole-document BM25 baseline's, hybrid at least the
 // better single mode's; full-text and hybrid p50 ≤ 20 ms at 10k and ≤ 60 ms at 100k chunks.
@@ -66,12 +70,14 @@ const config = loadConfig({
   PUBLIC_URL: `http://127.0.0.1:${port}`,
   EMBEDDED_DB_CACHE_MB: process.env.EMBEDDED_DB_CACHE_MB ?? "512",
 });
-const builder = await startBuilder(config, {
+let builder = await startBuilder(config, {
   hostname: "127.0.0.1",
   logger: createLogger({ service: "bench", level: "warn" }),
 });
 const { db } = builder.deps;
 const url = builder.server.url;
+/** The HNSW latencies of the last --chunks pass, for the restart's comparison. */
+let beforeRestart: { vectors: number[][]; texts: string[]; hnswMs: number[]; hybridMs: number[] } | undefined;
 
 try {
   const cookie = await signUp();
@@ -204,6 +210,7 @@ try {
         });
         hybridMs.push(performance.now() - started);
       }
+      if (target === maxChunks) beforeRestart = { vectors, texts: queries.slice(0, 50), hnswMs, hybridMs };
       latency.push([
         n(target),
         percentile(hnswMs, 50),
@@ -275,6 +282,72 @@ try {
           seconds,
           chunks / seconds,
           bytes / 1024 / 1024 / seconds,
+        ],
+      ],
+    );
+  }
+
+  // 4. The same searches after a restart with the automatically sized page cache.
+  if (sections.has("restart")) {
+    if (!beforeRestart) throw new Error("--sections restart needs the latency section before it");
+    await builder.stop();
+    const { EMBEDDED_DB_CACHE_MB: _fixed, ...withoutCache } = process.env;
+    const autoConfig = loadConfig({ ...withoutCache, PORT: String(port), DATA_DIR: dataDir });
+    const started = performance.now();
+    builder = await startBuilder(autoConfig, {
+      hostname: "127.0.0.1",
+      logger: createLogger({ service: "bench", level: "info" }),
+    });
+    const startSeconds = (performance.now() - started) / 1000;
+    const restarted = { db: builder.deps.db, clock: systemClock, config: autoConfig };
+    const [setting] = await queryRows<{ shared_buffers: string }>(
+      restarted.db,
+      sql`select current_setting('shared_buffers') as shared_buffers`,
+    );
+    const [size] = await queryRows<{ mb: number }>(
+      restarted.db,
+      sql`select (pg_total_relation_size('knowledge_chunks') / 1048576)::int as mb`,
+    );
+    const afterMs: number[] = [];
+    for (const vector of beforeRestart.vectors) {
+      const searchStarted = performance.now();
+      await vectorRanking(restarted.db, [{ id: speedBase }], vector, 10);
+      afterMs.push(performance.now() - searchStarted);
+    }
+    const hybridAfterMs: number[] = [];
+    for (const text of beforeRestart.texts) {
+      const searchStarted = performance.now();
+      await searchKnowledge(restarted, workspaceId, {
+        knowledgeBaseIds: [speedBase],
+        query: text,
+        topK: 10,
+        mode: "hybrid",
+      });
+      hybridAfterMs.push(performance.now() - searchStarted);
+    }
+    const cold = afterMs.slice(0, 10);
+    const warm = afterMs.slice(10);
+    console.log(
+      `\nSearch of ${n(maxChunks)} chunks after a restart, page cache sized from the data (knowledge_chunks ${size?.mb} MB with its indexes; restart ${startSeconds.toFixed(1)} s)\n`,
+    );
+    printTable(
+      ["page cache", "HNSW first 10 p50", "HNSW first 10 max", "HNSW p50", "HNSW p99", "hybrid p50"],
+      [
+        [
+          `before restart: ${config.embeddedDbCacheMegabytes} MB (fixed)`,
+          percentile(beforeRestart.hnswMs.slice(0, 10), 50),
+          Math.max(...beforeRestart.hnswMs.slice(0, 10)),
+          percentile(beforeRestart.hnswMs.slice(10), 50),
+          percentile(beforeRestart.hnswMs.slice(10), 99),
+          percentile(beforeRestart.hybridMs, 50),
+        ],
+        [
+          `after restart: ${setting?.shared_buffers} (automatic)`,
+          percentile(cold, 50),
+          Math.max(...cold),
+          percentile(warm, 50),
+          percentile(warm, 99),
+          percentile(hybridAfterMs, 50),
         ],
       ],
     );

@@ -27,6 +27,8 @@ interface Memory {
   rss: number;
   pss: number;
   processes: number;
+  /** The service's own process alone (the rest are the processes it started: sandbox runners). */
+  main: { rss: number; pss: number };
 }
 
 /** The process and every descendant, from /proc. */
@@ -54,8 +56,10 @@ function tree(pid: number): number[] {
 function memoryOf(pid: number): Memory {
   let rss = 0;
   let pss = 0;
+  const main = { rss: 0, pss: 0 };
   const pids = tree(pid);
   for (const id of pids) {
+    if (id === pid) Object.assign(main, { rss: -rss, pss: -pss });
     try {
       const rollup = readFileSync(`/proc/${id}/smaps_rollup`, "utf8");
       rss += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
@@ -71,8 +75,9 @@ function memoryOf(pid: number): Memory {
         // Gone.
       }
     }
+    if (id === pid) Object.assign(main, { rss: main.rss + rss, pss: main.pss + pss });
   }
-  return { rss, pss, processes: pids.length };
+  return { rss, pss, processes: pids.length, main };
 }
 
 /** The pid listening on a port. */
@@ -244,6 +249,36 @@ for (const service of ["builder", "payments"] as const) {
     "",
     idleMemory[service].processes,
   ]);
+}
+for (const service of ["builder", "payments"] as const) {
+  const idleMain = idleMemory[service].main;
+  const loadedMain = loaded?.[service].main;
+  const started = (memory: Memory) => ({
+    rss: memory.rss - memory.main.rss,
+    pss: memory.pss - memory.main.pss,
+  });
+  rows.push([
+    `  ${service}: its own process`,
+    "",
+    "",
+    `${mib(idleMain.rss)} / ${mib(idleMain.pss)}`,
+    loadedMain ? `${mib(loadedMain.rss)} / ${mib(loadedMain.pss)}` : "—",
+    "",
+    1,
+  ]);
+  if (idleMemory[service].processes > 1) {
+    const idleStarted = started(idleMemory[service]);
+    const loadedStarted = loaded ? started(loaded[service]) : undefined;
+    rows.push([
+      `  ${service}: processes it started (sandbox)`,
+      "",
+      "",
+      `${mib(idleStarted.rss)} / ${mib(idleStarted.pss)}`,
+      loadedStarted ? `${mib(loadedStarted.rss)} / ${mib(loadedStarted.pss)}` : "—",
+      "",
+      idleMemory[service].processes - 1,
+    ]);
+  }
 }
 const sum = (memory: typeof idleMemory, key: "rss" | "pss") => memory.builder[key] + memory.payments[key];
 rows.push([

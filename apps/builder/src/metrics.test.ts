@@ -1,22 +1,9 @@
-import { type FakeProvider, startFakeOpenAI } from "@app/testing";
+import { type FakeProvider, prometheusSample, startFakeOpenAI } from "@app/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentOnFake } from "../test/agent-support.ts";
 import { startTestBuilder, type TestBuilder } from "../test/harness.ts";
 
 const TOKEN = "scrape-token-0123456789";
-
-/** The value of one sample in a Prometheus text exposition, or undefined when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split("\n")) {
-    if (line.startsWith("#")) continue;
-    const match = /^([a-zA-Z_:][\w:]*)(\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const given = Object.fromEntries(
-      [...(match[3] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]),
-    );
-    if (Object.entries(labels).every(([key, value]) => given[key] === value)) return Number(match[4]);
-  }
-  return undefined;
-}
 
 let builder: TestBuilder;
 let openai: FakeProvider;
@@ -42,24 +29,7 @@ describe("builder /metrics", () => {
 
   it("after a chat turn, a workflow run and a 404, reports each named series", async () => {
     const { cookie } = await builder.signUp();
-    const credential = await builder.request("/api/credentials", {
-      method: "POST",
-      cookie,
-      json: { provider: "openai-compatible", api_key: "sk-compat-good-key-0001", base_url: openai.baseUrl },
-    });
-    expect(credential.status).toBe(201);
-    const agent = await builder.request("/api/agents", {
-      method: "POST",
-      cookie,
-      json: {
-        name: "Helper",
-        instructions: "Answer briefly.",
-        provider: "openai-compatible",
-        model: "llama3.2",
-      },
-    });
-    expect(agent.status).toBe(201);
-    const agentId = ((await agent.json()) as { id: string }).id;
+    const agentId = await createAgentOnFake(builder, cookie, openai, "sk-compat-good-key-0001");
     openai.script = () => ({ text: "Hello." });
     const turn = await builder.request(`/api/agents/${agentId}/chat`, {
       method: "POST",
@@ -95,35 +65,38 @@ describe("builder /metrics", () => {
     const text = await response.text();
 
     expect(
-      sample(text, "http_request_duration_seconds_count", {
+      prometheusSample(text, "http_request_duration_seconds_count", {
         method: "POST",
         route: "/api/agents/:id/chat",
         status: "200",
       }),
     ).toBeGreaterThanOrEqual(1);
     expect(
-      sample(text, "http_request_duration_seconds_count", { route: "/api/agents/:id", status: "404" }),
+      prometheusSample(text, "http_request_duration_seconds_count", {
+        route: "/api/agents/:id",
+        status: "404",
+      }),
     ).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain("agt_missing");
-    expect(sample(text, "agent_turns_total", { outcome: "completed" })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, "workflow_runs_total", { outcome: "succeeded" })).toBeGreaterThanOrEqual(1);
+    expect(prometheusSample(text, "agent_turns_total", { outcome: "completed" })).toBeGreaterThanOrEqual(1);
+    expect(prometheusSample(text, "workflow_runs_total", { outcome: "succeeded" })).toBeGreaterThanOrEqual(1);
     expect(
-      sample(text, "model_tokens_total", { provider: "openai-compatible", direction: "input" }),
+      prometheusSample(text, "model_tokens_total", { provider: "openai-compatible", direction: "input" }),
     ).toBeGreaterThan(0);
-    expect(sample(text, "credits_spent_total", { meter: "llm_tokens" })).toBeGreaterThan(0);
-    expect(sample(text, "webhook_deliveries", { state: "pending" })).toBeGreaterThanOrEqual(0);
-    expect(sample(text, "webhook_deliveries", { state: "parked" })).toBe(0);
+    expect(prometheusSample(text, "credits_spent_total", { meter: "llm_tokens" })).toBeGreaterThan(0);
+    expect(prometheusSample(text, "webhook_deliveries", { state: "pending" })).toBeGreaterThanOrEqual(0);
+    expect(prometheusSample(text, "webhook_deliveries", { state: "parked" })).toBe(0);
     expect(
-      sample(text, "webhook_deliveries_oldest_age_seconds", { state: "pending" }),
+      prometheusSample(text, "webhook_deliveries_oldest_age_seconds", { state: "pending" }),
     ).toBeGreaterThanOrEqual(0);
-    expect(sample(text, "ingestion_backlog")).toBe(0);
-    expect(sample(text, "ingestion_backlog_oldest_age_seconds")).toBe(0);
-    expect(sample(text, "generation_polling")).toBe(0);
-    expect(sample(text, "generation_polling_oldest_age_seconds")).toBe(0);
+    expect(prometheusSample(text, "ingestion_backlog")).toBe(0);
+    expect(prometheusSample(text, "ingestion_backlog_oldest_age_seconds")).toBe(0);
+    expect(prometheusSample(text, "generation_polling")).toBe(0);
+    expect(prometheusSample(text, "generation_polling_oldest_age_seconds")).toBe(0);
     // The test builder has no sandbox: the series is declared, with no samples.
     expect(text).toContain("# TYPE sandbox_runs gauge");
-    expect(sample(text, "db_pool_connections", { state: "total" })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, "nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
-    expect(sample(text, "metrics_collect_errors_total")).toBeUndefined();
+    expect(prometheusSample(text, "db_pool_connections", { state: "total" })).toBeGreaterThanOrEqual(1);
+    expect(prometheusSample(text, "nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
+    expect(prometheusSample(text, "metrics_collect_errors_total")).toBeUndefined();
   });
 });

@@ -54,6 +54,7 @@ export async function startBuilder(
   config: BuilderConfig,
   overrides: Partial<Pick<Deps, "clock" | "logger">> & { hostname?: string } = {},
 ): Promise<RunningBuilder> {
+  const startedAt = performance.now();
   const logger = overrides.logger ?? createLogger({ service: "builder", level: config.logLevel });
   // First: spans of everything below need the tracer provider in place.
   const tracing = await startTracing({ service: "builder", endpoint: config.otlpEndpoint });
@@ -62,7 +63,11 @@ export async function startBuilder(
   const dataDir = `${config.dataDir}/builder/db`;
   // The sandbox probes its toolchains and starts warm runners while the database opens: a second
   // off the start on a small machine.
-  const sandboxOpening = openSandbox(logger, config.sandbox);
+  let sandboxMs = 0;
+  const sandboxOpening = openSandbox(logger, config.sandbox).finally(() => {
+    sandboxMs = performance.now() - startedAt;
+  });
+  const databaseStartedAt = performance.now();
   let database: Awaited<ReturnType<typeof openBuilderDatabase>>;
   try {
     database = await openBuilderDatabase({
@@ -74,7 +79,9 @@ export async function startBuilder(
     await (await sandboxOpening)?.close();
     throw error;
   }
+  const databaseMs = performance.now() - databaseStartedAt;
   const sandbox = await sandboxOpening;
+  const appStartedAt = performance.now();
   const clock = overrides.clock ?? systemClock;
   const search = knowledgeSearch({ db: database.db, clock, config });
   const deps: Deps = {
@@ -97,7 +104,19 @@ export async function startBuilder(
     ...(overrides.hostname ? { hostname: overrides.hostname } : {}),
   });
   logger.info(
-    { url: server.url, database: database.kind, storage: describeStorage(config.storage) },
+    {
+      url: server.url,
+      database: database.kind,
+      storage: describeStorage(config.storage),
+      // Where the start went (ms since this process began, and by phase): the database opening and
+      // migrations check run while the sandbox probes its host and starts its warm runners.
+      start_ms: {
+        process: Math.round(performance.now()),
+        database: Math.round(databaseMs),
+        sandbox: Math.round(sandboxMs),
+        app: Math.round(performance.now() - appStartedAt),
+      },
+    },
     "builder listening",
   );
   return {

@@ -6,6 +6,7 @@ import {
   startFakeOtlpReceiver,
 } from "@app/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentOnFake } from "../test/agent-support.ts";
 import { startTestBuilder, type TestBuilder } from "../test/harness.ts";
 
 let receiver: FakeOtlpReceiver;
@@ -34,23 +35,7 @@ describe("OpenTelemetry traces over OTLP", () => {
   it("exports a trace per request with the request, workspace and run ids, model calls and outbound HTTP inside it", async () => {
     expect(tracing.isEnabled).toBe(true);
     const { cookie } = await builder.signUp();
-    const credential = await builder.request("/api/credentials", {
-      method: "POST",
-      cookie,
-      json: { provider: "openai-compatible", api_key: "sk-compat-good-key-0001", base_url: openai.baseUrl },
-    });
-    expect(credential.status).toBe(201);
-    const agent = await builder.request("/api/agents", {
-      method: "POST",
-      cookie,
-      json: {
-        name: "Helper",
-        instructions: "Answer briefly.",
-        provider: "openai-compatible",
-        model: "llama3.2",
-      },
-    });
-    const agentId = ((await agent.json()) as { id: string }).id;
+    const agentId = await createAgentOnFake(builder, cookie, openai, "sk-compat-good-key-0001");
     openai.script = () => ({ text: "Hello." });
     const turn = await builder.request(`/api/agents/${agentId}/chat`, {
       method: "POST",
@@ -101,6 +86,15 @@ describe("OpenTelemetry traces over OTLP", () => {
       (span) => span.kind === 3 && String(span.attributes["url.full"] ?? "").startsWith(openai.baseUrl),
     );
     expect(outbound).toBeDefined();
+    // The statements the turn ran on the builder's database, as client spans of the same trace.
+    const statements = inChat.filter((span) => span.attributes["db.system.name"] === "postgresql");
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.every((span) => span.kind === 3 && span.attributes["db.namespace"] === "builder")).toBe(
+      true,
+    );
+    expect(statements.some((span) => String(span.attributes["db.query.text"]).startsWith("select"))).toBe(
+      true,
+    );
     // Prompts and answers are the workspace's data: never exported.
     expect(JSON.stringify(inChat)).not.toContain("Answer briefly.");
 

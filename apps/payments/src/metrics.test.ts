@@ -1,19 +1,6 @@
+import { prometheusSample } from "@app/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPayments, type TestPayments } from "../test/harness.ts";
-
-/** The value of one sample in a Prometheus text exposition, or undefined when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split("\n")) {
-    if (line.startsWith("#")) continue;
-    const match = /^([a-zA-Z_:][\w:]*)(\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const given = Object.fromEntries(
-      [...(match[3] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]),
-    );
-    if (Object.entries(labels).every(([key, value]) => given[key] === value)) return Number(match[4]);
-  }
-  return undefined;
-}
 
 describe("payment service /metrics", () => {
   let payments: TestPayments;
@@ -42,19 +29,22 @@ describe("payment service /metrics", () => {
     const text = await response.text();
 
     const byRoute = (route: string, status: string) =>
-      sample(text, "http_request_duration_seconds_count", { method: "POST", route, status });
+      prometheusSample(text, "http_request_duration_seconds_count", { method: "POST", route, status });
     expect(byRoute("/v1/payments", "201")).toBe(1);
     expect(
-      sample(text, "http_request_duration_seconds_count", { route: "/v1/payments/:id", status: "404" }),
+      prometheusSample(text, "http_request_duration_seconds_count", {
+        route: "/v1/payments/:id",
+        status: "404",
+      }),
     ).toBe(1);
-    expect(sample(text, "webhook_deliveries", { state: "pending" })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, "webhook_deliveries", { state: "parked" })).toBe(0);
+    expect(prometheusSample(text, "webhook_deliveries", { state: "pending" })).toBeGreaterThanOrEqual(1);
+    expect(prometheusSample(text, "webhook_deliveries", { state: "parked" })).toBe(0);
     expect(
-      sample(text, "webhook_deliveries_oldest_age_seconds", { state: "pending" }),
+      prometheusSample(text, "webhook_deliveries_oldest_age_seconds", { state: "pending" }),
     ).toBeGreaterThanOrEqual(0);
-    expect(sample(text, "db_pool_connections", { state: "total" })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, "nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
-    expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(0);
+    expect(prometheusSample(text, "db_pool_connections", { state: "total" })).toBeGreaterThanOrEqual(1);
+    expect(prometheusSample(text, "nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
+    expect(prometheusSample(text, "process_resident_memory_bytes")).toBeGreaterThan(0);
     // Raw paths never become labels: they carry ids.
     expect(text).not.toContain("pay_missing");
   });

@@ -28,6 +28,7 @@ export async function startPayments(
   // First: spans of everything below need the tracer provider in place.
   const tracing = await startTracing({ service: "payments", endpoint: config.otlpEndpoint });
   const dataDir = `${config.dataDir}/db`;
+  const databaseStartedAt = performance.now();
   const database = await openPaymentsDatabase({
     url: config.databaseUrl,
     dataDir,
@@ -38,6 +39,8 @@ export async function startPayments(
       ? undefined
       : embeddedCacheSize(dataDir, { min: 16, max: 128 }).megabytes,
   });
+  const databaseMs = performance.now() - databaseStartedAt;
+  const appStartedAt = performance.now();
   const clock = overrides.clock ?? systemClock;
   const base = { db: database.db, clock, logger, config };
   const engine = config.isInlineWorker ? createPaymentsDeliveryEngine(base) : undefined;
@@ -47,7 +50,17 @@ export async function startPayments(
   const jobs = startJobs(deps);
   const server = await listen(createPaymentsApp(deps).fetch, { port: config.port });
   logger.info(
-    { url: server.url, database: database.kind, inlineWorker: config.isInlineWorker },
+    {
+      url: server.url,
+      database: database.kind,
+      inlineWorker: config.isInlineWorker,
+      // Where the start went: ms since this process began, the database (open and migrations check), the rest.
+      start_ms: {
+        process: Math.round(performance.now()),
+        database: Math.round(databaseMs),
+        app: Math.round(performance.now() - appStartedAt),
+      },
+    },
     "payments listening",
   );
   return {

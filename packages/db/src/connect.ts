@@ -9,6 +9,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
 import { withNamedStatements } from "./pglite-statements.ts";
+import { withStatementSpans } from "./statement-spans.ts";
 
 /** One Drizzle interface over both drivers: feature code never knows which one it runs on. */
 export type Db<TSchema extends Record<string, unknown>> = PgDatabase<PgQueryResultHKT, TSchema>;
@@ -72,7 +73,10 @@ async function openPglite<TSchema extends Record<string, unknown>>(
         }
       : {}),
   });
-  const db = drizzlePglite({ client: withNamedStatements(client), schema: options.schema });
+  const db = drizzlePglite({
+    client: withStatementSpans(withNamedStatements(client), serviceOf(options.migrationsFolder)),
+    schema: options.schema,
+  });
   await migratePglite(db, { migrationsFolder: options.migrationsFolder });
   return {
     db: db as unknown as Db<TSchema>,
@@ -98,7 +102,10 @@ async function openPostgres<TSchema extends Record<string, unknown>>(
     const available = await pool.query<{ count: string }>(
       "select count(*)::text as count from pg_available_extensions where name = 'vector'",
     );
-    const db = drizzlePostgres({ client: pool, schema: options.schema });
+    const db = drizzlePostgres({
+      client: withStatementSpans(pool, serviceOf(options.migrationsFolder)),
+      schema: options.schema,
+    });
     await whileHoldingMigrationLock(url, options.migrationsFolder, () =>
       migratePostgres(db, { migrationsFolder: options.migrationsFolder }),
     );
@@ -126,10 +133,15 @@ async function whileHoldingMigrationLock<T>(url: string, migrationsFolder: strin
   await lockHolder.connect();
   try {
     // Keyed by the service's folder name, not the full path: two checkouts share one database's lock.
-    const key = `migrations:${basename(dirname(migrationsFolder))}`;
+    const key = `migrations:${serviceOf(migrationsFolder)}`;
     await lockHolder.query("select pg_advisory_lock(hashtextextended($1, 0))", [key]);
     return await work();
   } finally {
     await lockHolder.end().catch(() => undefined);
   }
+}
+
+/** The service a database belongs to, from its migrations folder (`apps/<service>/drizzle`). */
+function serviceOf(migrationsFolder: string): string {
+  return basename(dirname(migrationsFolder));
 }

@@ -10,7 +10,10 @@ import { createSandbox, type Sandbox, type SandboxOptions } from "@app/sandbox";
  */
 export async function openSandbox(
   logger: Logger,
-  settings: Pick<SandboxOptions, "concurrency" | "perWorkspaceConcurrency" | "queueTimeoutMs"> = {},
+  settings: Pick<
+    SandboxOptions,
+    "concurrency" | "perWorkspaceConcurrency" | "queueTimeoutMs" | "warmPerLanguage"
+  > = {},
 ): Promise<Sandbox | undefined> {
   try {
     const sandbox = await createSandbox({ ...settings, logger });

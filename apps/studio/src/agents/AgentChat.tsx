@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { ApiError, api, type Page } from "../api/client.ts";
+import { ApiError, allPages, api, type Page } from "../api/client.ts";
 import { postEventStream } from "../api/sse.ts";
 import type { Agent } from "../api/types.ts";
 import { Button, ErrorBox, MissingKey, QueryError } from "../ui/ui.tsx";
@@ -54,7 +54,7 @@ export function AgentChat({ agentId }: { agentId: string }) {
 
   const open = async (id: string) => {
     setConversationId(id);
-    const page = await api<Page<Message>>(`/api/conversations/${id}/messages?limit=100`);
+    const page = await allPages<Message>(`/api/conversations/${id}/messages`);
     setMessages([...page.data].reverse());
   };
 

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, type Page } from "../api/client.ts";
+import { allPages, api, type Page } from "../api/client.ts";
 
 export interface KnowledgeBase {
   id: string;
@@ -61,7 +61,7 @@ const INGESTION_POLL_MS = 1000;
 export function useKnowledgeBases() {
   return useQuery({
     queryKey: ["knowledge-bases"],
-    queryFn: () => api<Page<KnowledgeBase>>("/api/knowledge-bases?limit=100"),
+    queryFn: () => allPages<KnowledgeBase>("/api/knowledge-bases"),
   });
 }
 
@@ -102,7 +102,7 @@ export const documentsKey = (baseId: string) => ["knowledge-bases", baseId, "doc
 export function useDocuments(baseId: string) {
   return useQuery({
     queryKey: documentsKey(baseId),
-    queryFn: () => api<Page<KnowledgeDocument>>(`/api/knowledge-bases/${baseId}/documents?limit=100`),
+    queryFn: () => allPages<KnowledgeDocument>(`/api/knowledge-bases/${baseId}/documents`),
     refetchInterval: (query) =>
       query.state.data?.data.some((document) => !isDocumentFinished(document)) ? INGESTION_POLL_MS : false,
   });
