@@ -95,28 +95,29 @@ describe("knowledge bases", () => {
     expect(await copy.textContent()).toMatch(/same content|already/i);
   });
 
-  it("answers a retrieval test with scored chunks", async () => {
+  it("answers a retrieval test in the three modes side by side, with ranks and readable relevance", async () => {
     await page.getByLabel("Query").fill("how do refunds get paid");
     await page.getByRole("button", { name: "Search", exact: true }).click();
-    const hits = page.getByTestId("search-hit");
-    await expect.poll(() => hits.count()).toBeGreaterThan(0);
-    const first = await hits.first().textContent();
-    expect(first).toContain("handbook.md");
-    expect(first).toContain("original card");
-    expect(first).toMatch(/\d\.\d{4}/);
-    await screenshot(page, "knowledge-base", { isDoc: true });
-    // The upload and document cards stay in their column, clear of the retrieval card.
-    const retrieval = await page.getByRole("region", { name: "Retrieval test" }).boundingBox();
-    for (const name of ["Upload documents", "Documents"]) {
-      const card = await page.getByRole("region", { name, exact: true }).boundingBox();
-      expect((card?.x ?? 0) + (card?.width ?? 0), name).toBeLessThanOrEqual(retrieval?.x ?? 0);
+    for (const mode of ["fulltext", "vector", "hybrid"]) {
+      const hits = page.getByTestId(`mode-${mode}`).getByTestId("search-hit");
+      await expect.poll(() => hits.count()).toBeGreaterThan(0);
+      const first = (await hits.first().textContent()) ?? "";
+      expect(first, mode).toContain("handbook.md");
+      expect(first, mode).toContain("original card");
+      expect(first, mode).toMatch(/Rank #1strong · 100%/);
+      expect(first, mode).not.toMatch(/\d\.\d{3}/);
     }
+    await screenshot(page, "knowledge-base", { isDoc: true });
+    // The upload card stays in its column, clear of the documents card.
+    const upload = await page.getByRole("region", { name: "Upload documents", exact: true }).boundingBox();
+    const documents = await page.getByRole("region", { name: "Documents", exact: true }).boundingBox();
+    expect((upload?.x ?? 0) + (upload?.width ?? 0)).toBeLessThanOrEqual(documents?.x ?? 0);
 
-    await page.getByLabel("Mode").selectOption("fulltext");
     await page.getByLabel("Query").fill("warehouse");
     await page.getByRole("button", { name: "Search", exact: true }).click();
-    await expect.poll(() => hits.first().textContent()).toContain("Bandung");
-    expect(await page.getByText("(fulltext)").isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByTestId("mode-fulltext").getByTestId("search-hit").first().textContent())
+      .toContain("Bandung");
   });
 
   it("lists the base and works in the dark theme too", async () => {

@@ -16,6 +16,11 @@ export function usePath(): string {
   return useSyncExternalStore(subscribe, () => window.location.pathname);
 }
 
+/** The current query string (`?a=b`, or ""); re-renders on navigation. */
+export function useQueryString(): string {
+  return useSyncExternalStore(subscribe, () => window.location.search);
+}
+
 /** Moves to a path of the studio without reloading. */
 export function navigate(path: string, options: { replace?: boolean } = {}): void {
   if (options.replace) window.history.replaceState(null, "", path);

@@ -16,7 +16,15 @@ import { BinaryCache, binaryKey } from "./binary-cache.ts";
 import { createRunCgroup, detectLimitMechanism, type LimitMechanism } from "./cgroup.ts";
 import { ensurePrivateDir, type HostTools, probeHost } from "./host.ts";
 import { GO_WARM_UP_PROGRAM, go, goWarmUpMarker } from "./languages/go.ts";
-import { installNodeRuntime, javascript, pinnedNodeBinary } from "./languages/javascript.ts";
+import {
+  fitsIsolate,
+  installNodeRuntime,
+  isolateBinds,
+  isolateCommand,
+  isolatedVmBinding,
+  javascript,
+  pinnedNodeBinary,
+} from "./languages/javascript.ts";
 import { python } from "./languages/python.ts";
 import { rust } from "./languages/rust.ts";
 import type {
@@ -140,7 +148,7 @@ export interface SandboxStats {
   maxActive: number;
   /** Idle resident runners kept by open sessions for their run's next node. */
   held: number;
-  /** Idle Python zygotes kept for their workspace's next run. */
+  /** Idle Python zygotes and JavaScript isolate runners kept for their workspace's next run. */
   parked: number;
 }
 
@@ -155,8 +163,20 @@ export class LanguageUnavailableError extends Error {
 }
 
 const DEFINITIONS: Record<Language, LanguageDefinition> = { python, javascript, go, rust };
-const RUNNER_FILES = ["runner.py", "zygote.py", "runner.cjs", "wrapper.go", "wrapper.rs"] as const;
-/** How long a workspace's idle Python zygote is kept for its next run. */
+const RUNNER_FILES = [
+  "runner.py",
+  "zygote.py",
+  "runner.cjs",
+  "isolate-runner.cjs",
+  "wrapper.go",
+  "wrapper.rs",
+] as const;
+/**
+ * The kinds of resident runner: one per interpreted language, and for JavaScript that fits an isolate
+ * (no Node.js APIs, see `fitsIsolate`) a workspace's isolate runner, which runs each node in a new V8 isolate.
+ */
+type RunnerKind = Language | "javascript-isolate";
+/** How long a workspace's idle Python zygote or JavaScript isolate runner is kept for its next run. */
 const PARKED_IDLE_MS = 60_000;
 const MAX_CODE_BYTES = 512 * 1024;
 const MAX_INPUT_BYTES = 1024 * 1024;
@@ -247,8 +267,8 @@ async function runUntilAborted(runner: SandboxedProcess, input: string, chosen: 
   }
 }
 
-/** The idle resident runner a session keeps per language between its nodes. */
-type HeldRunners = Map<Language, ResidentRunner>;
+/** The idle resident runner a session keeps per kind between its nodes. */
+type HeldRunners = Map<RunnerKind, ResidentRunner>;
 
 type CompileOutcome =
   | { isCompiled: true; path: string; durationMs: number }
@@ -270,7 +290,11 @@ export class Sandbox {
   readonly #logger: SandboxOptions["logger"];
   readonly #limiter: Limiter;
   readonly #stats = { runs: 0, reused: 0, warmStarts: 0, coldStarts: 0, compiles: 0, cacheHits: 0 };
-  /** Idle Python zygotes per workspace, newest last: they never ran user code, so a later run of the same workspace may use them. */
+  /**
+   * Idle resident runners per kind and workspace (`${kind}:${workspaceId}`), newest last, for a later run
+   * of the same workspace: Python zygotes never ran user code; isolate runners ran it only in isolates
+   * they disposed of.
+   */
   readonly #parked = new Map<string, { runner: ResidentRunner; timer: NodeJS.Timeout }[]>();
   /** Idle resident runners held by open sessions, across all sessions. */
   #heldBySessions = 0;
@@ -366,6 +390,13 @@ export class Sandbox {
     if (this.#toolchains.get("javascript")?.isAvailable) {
       try {
         this.#context.nodeRuntime = installNodeRuntime(cacheDir, pinnedNodeBinary());
+        const binding = isolatedVmBinding();
+        if (binding) this.#context.isolateBinding = installNodeRuntime(cacheDir, binding, "isolated-vm.node");
+        else
+          this.#logger?.warn(
+            {},
+            "isolated-vm has no native module for this platform: every JavaScript node gets a process of its own",
+          );
       } catch (error) {
         this.#toolchains.set("javascript", {
           isAvailable: false,
@@ -504,7 +535,14 @@ export class Sandbox {
       const definition = DEFINITIONS[language];
       const result =
         definition.kind === "interpreted"
-          ? await this.#runInterpreted(language, JSON.stringify({ code, input }), chosen, workspaceId, held)
+          ? await this.#runInterpreted(
+              language,
+              code,
+              JSON.stringify({ code, input }),
+              chosen,
+              workspaceId,
+              held,
+            )
           : await this.#runCompiled(definition, toolchain.version, code, inputJson, chosen);
       signal?.throwIfAborted();
       return result;
@@ -702,8 +740,35 @@ export class Sandbox {
     };
   }
 
+  #isolateSpec(limits: ReturnType<typeof runLimits>): Omit<SandboxSpec, "uid" | "cgroup"> {
+    if (!this.#context) throw new Error("not initialised");
+    // Each isolate reserves a JIT code range of its own (512 MiB, writable, never touched) on top of
+    // the runner's, and RLIMIT_DATA and RLIMIT_AS count reservations. A disposed isolate is torn down
+    // on another thread, so the next node's isolate may reserve its range before the last one's is
+    // returned: room for three. The node's memory is held by its isolate's heap limit (V8 counts
+    // ArrayBuffers in it too) and by cgroup v2 memory.max where delegated; these rlimits are the backstop.
+    const extra = 3 * 512 * 1024 * 1024;
+    return {
+      command: isolateCommand(limits),
+      limits: {
+        ...limits,
+        dataBytes: limits.dataBytes + extra,
+        addressSpaceBytes: limits.addressSpaceBytes + extra,
+      },
+      env: javascript.env(limits),
+      readOnlyBinds: [[this.#context.assetsDir, "/sandbox"], ...isolateBinds(this.#context)],
+    };
+  }
+
+  /** Which resident runner a node goes to. */
+  #runnerKind(language: Language, code: string): RunnerKind {
+    if (language !== "javascript" || !this.#context?.isolateBinding || !fitsIsolate(code)) return language;
+    return "javascript-isolate";
+  }
+
   async #runInterpreted(
     language: Language,
+    code: string,
     request: string,
     chosen: ChosenLimits,
     workspaceId: string,
@@ -711,10 +776,11 @@ export class Sandbox {
   ): Promise<RunResult> {
     const limits = runLimits(language, chosen);
     const isDefault = fitsWarmLimits(chosen);
+    const kind = this.#runnerKind(language, code);
     let runner: ResidentRunner | undefined;
-    const mine = isDefault ? held?.get(language) : undefined;
+    const mine = isDefault ? held?.get(kind) : undefined;
     if (mine) {
-      held?.delete(language);
+      held?.delete(kind);
       this.#heldBySessions--;
       // Held idle, it may have died since (killed, or out of CPU headroom): then the node starts afresh.
       if (mine.isUsable) {
@@ -722,9 +788,14 @@ export class Sandbox {
         this.#stats.reused++;
       } else mine.kill();
     }
-    if (!runner && isDefault && language === "python") {
-      runner = this.#unpark(workspaceId);
+    if (!runner && isDefault && kind !== "javascript") {
+      runner = this.#unpark(kind, workspaceId);
       if (runner) this.#stats.reused++;
+    }
+    if (!runner && kind === "javascript-isolate") {
+      // Started on demand, never ahead: it belongs to this workspace from its first node on.
+      this.#stats.coldStarts++;
+      runner = new ResidentRunner(this.#start(this.#isolateSpec(limits)), limits);
     }
     if (!runner) {
       const warm = isDefault ? this.#warm.get(language)?.take() : undefined;
@@ -733,17 +804,18 @@ export class Sandbox {
       runner = new ResidentRunner(warm ?? this.#start(this.#interpreterSpec(language, limits)), limits);
     }
     const outcome = await runner.execute(request, chosen.timeoutMs, chosen.signal);
-    this.#release(language, runner, workspaceId, isDefault ? held : undefined, isDefault);
+    this.#release(kind, runner, workspaceId, isDefault ? held : undefined, isDefault);
     return toRunResult(outcome, { timeoutMs: chosen.timeoutMs, durationMs: outcome.durationMs });
   }
 
   /**
    * Where a resident runner goes after a node: back to its session for the run's next node; a Python
-   * zygote (it never ran user code) to its workspace's parking for a later run; anything else, or a
-   * runner that a limit stopped, is killed.
+   * zygote (it never ran user code) or an isolate runner (it ran code only in isolates it disposed
+   * of) to its workspace's parking for a later run; a per-run JavaScript process, or a runner that a
+   * limit stopped, is killed.
    */
   #release(
-    language: Language,
+    language: RunnerKind,
     runner: ResidentRunner,
     workspaceId: string,
     held: HeldRunners | undefined,
@@ -765,12 +837,12 @@ export class Sandbox {
       });
       return;
     }
-    if (language === "python") this.#park(workspaceId, runner);
+    if (language !== "javascript") this.#park(`${language}:${workspaceId}`, runner);
     else runner.kill();
   }
 
-  #park(workspaceId: string, runner: ResidentRunner): void {
-    const parked = this.#parked.get(workspaceId) ?? [];
+  #park(key: string, runner: ResidentRunner): void {
+    const parked = this.#parked.get(key) ?? [];
     const total = [...this.#parked.values()].reduce((sum, list) => sum + list.length, 0);
     // Idle zygotes cost memory, not CPU: a few per slot, across all workspaces.
     if (parked.length >= this.#options.perWorkspaceConcurrency || total >= this.#options.concurrency * 4) {
@@ -780,30 +852,32 @@ export class Sandbox {
     const entry = {
       runner,
       timer: setTimeout(() => {
-        const list = this.#parked.get(workspaceId);
+        const list = this.#parked.get(key);
         const index = list?.indexOf(entry) ?? -1;
         if (list && index >= 0) list.splice(index, 1);
-        if (list?.length === 0) this.#parked.delete(workspaceId);
+        if (list?.length === 0) this.#parked.delete(key);
         runner.kill();
       }, PARKED_IDLE_MS),
     };
     entry.timer.unref();
     parked.push(entry);
-    this.#parked.set(workspaceId, parked);
+    this.#parked.set(key, parked);
   }
 
-  #unpark(workspaceId: string): ResidentRunner | undefined {
-    const parked = this.#parked.get(workspaceId);
+  #unpark(kind: RunnerKind, workspaceId: string): ResidentRunner | undefined {
+    const key = `${kind}:${workspaceId}`;
+    const parked = this.#parked.get(key);
     while (parked && parked.length > 0) {
       const entry = parked.pop();
       if (!entry) break;
       clearTimeout(entry.timer);
       if (entry.runner.isUsable) {
-        if (parked.length === 0) this.#parked.delete(workspaceId);
+        if (parked.length === 0) this.#parked.delete(key);
         return entry.runner;
       }
+      entry.runner.kill();
     }
-    this.#parked.delete(workspaceId);
+    this.#parked.delete(key);
     return undefined;
   }
 

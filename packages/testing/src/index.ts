@@ -49,3 +49,4 @@ export {
   startFakeS3,
 } from "./fake-s3.ts";
 export { freePort } from "./ports.ts";
+export { prometheusSample } from "./prometheus.ts";

@@ -3,9 +3,8 @@ import { newestFirst, type PageRequest } from "@app/db";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { AgentTool, CreateAgentInput, UpdateAgentInput } from "./contract.ts";
+import type { AgentRow } from "./schema.ts";
 import { agents } from "./schema.ts";
-
-export type AgentRow = typeof agents.$inferSelect;
 
 export function toAgentJson(row: AgentRow) {
   return {

@@ -29,6 +29,20 @@ export const toolCallSchema = z
   })
   .openapi("ToolCall");
 
+export const citationSchema = z
+  .object({
+    knowledge_base_id: z.string(),
+    document_id: z.string(),
+    document_name: z.string(),
+    chunk_id: z.string(),
+    position: z.number().int().openapi({ description: "0-based order of the chunk in its document" }),
+    text: z.string().openapi({ description: "The passage as the model read it" }),
+  })
+  .openapi("Citation", {
+    description:
+      "A passage the knowledge_search tool gave the model in this turn; open it at GET /api/rag/documents/{document_id}/chunks",
+  });
+
 export const messageSchema = z
   .object({
     id: z.string().openapi({ example: "msg_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
@@ -36,6 +50,10 @@ export const messageSchema = z
     role: z.enum(["user", "assistant"]),
     content: z.string(),
     tool_calls: z.array(toolCallSchema),
+    citations: z.array(citationSchema).openapi({
+      description:
+        "The passages knowledge_search found in this turn, each once, in the order found (empty for user messages)",
+    }),
     provider: z.string().nullable(),
     model: z.string().nullable(),
     finish_reason: z.string().nullable(),
@@ -70,6 +88,6 @@ export const chatAnswerSchema = z
 export const chatEventStreamSchema = z.string().openapi({
   description:
     "Server-Sent Events: `conversation` (the conversation), `text_delta` ({ text }), `tool_call` ({ id, name, input }), " +
-    "`tool_result` ({ id, name, output, is_error }), then `finish` ({ conversation_id, message_id, finish_reason, steps, usage }) " +
+    "`tool_result` ({ id, name, output, is_error }), then `finish` ({ conversation_id, message_id, finish_reason, steps, usage, citations }) " +
     "or `error` ({ status, error }).",
 });

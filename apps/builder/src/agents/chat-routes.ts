@@ -210,6 +210,7 @@ function finishData(result: TurnResult) {
     finish_reason: result.finish_reason,
     steps: result.steps,
     usage: result.usage,
+    citations: result.message.citations,
   };
 }
 

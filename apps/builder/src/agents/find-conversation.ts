@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import type { ConversationRow } from "./conversation-json.ts";
+import type { ConversationRow } from "./schema.ts";
 import { conversations } from "./schema.ts";
 
 /**

@@ -1,12 +1,11 @@
 import { preparedPerDb } from "@app/db";
 import type { ModelMessage } from "ai";
 import { and, eq, sql } from "drizzle-orm";
-import type { CredentialRow } from "../credentials/credential-json.ts";
+import type { CredentialRow } from "../credentials/schema.ts";
 import { credentials } from "../credentials/schema.ts";
 import type { BuilderDb } from "../db/index.ts";
-import type { AgentRow } from "./agents.ts";
-import type { ConversationRow } from "./conversation-json.ts";
 import { memoryWindow } from "./conversation-memory.ts";
+import type { AgentRow, ConversationRow } from "./schema.ts";
 import { agents, conversations, messages } from "./schema.ts";
 
 /** What a turn reads before it calls the model. */

@@ -1,5 +1,5 @@
 import { type Clock, newId } from "@app/core";
-import type { ConversationRow } from "./conversation-json.ts";
+import type { ConversationRow } from "./schema.ts";
 
 const TITLE_LENGTH = 80;
 

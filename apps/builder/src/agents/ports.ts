@@ -22,9 +22,12 @@ export interface CodeRunner {
 }
 
 export interface KnowledgeChunk {
+  knowledgeBaseId: string;
   documentId: string;
   documentName: string;
   chunkId: string;
+  /** 0-based order of the chunk in its document: where a citation opens it. */
+  position: number;
   text: string;
   score: number;
 }
@@ -36,9 +39,11 @@ export interface KnowledgeChunk {
  */
 export function citationJson(chunk: KnowledgeChunk) {
   return {
+    knowledge_base_id: chunk.knowledgeBaseId,
     document_id: chunk.documentId,
     document_name: chunk.documentName,
     chunk_id: chunk.chunkId,
+    position: chunk.position,
     text: chunk.text,
     score: chunk.score,
   };

@@ -2,11 +2,10 @@ import type { ModelMessage } from "ai";
 import { requireCredits } from "../billing/meter.ts";
 import { accessFromCredential, type ResolvedAccess } from "../credentials/resolve-provider-access.ts";
 import type { Deps } from "../deps.ts";
-import type { AgentRow } from "./agents.ts";
-import type { ConversationRow } from "./conversation-json.ts";
 import { AgentErrors } from "./errors.ts";
 import type { TurnContext } from "./find-turn-context.ts";
 import { newConversation } from "./new-conversation.ts";
+import type { AgentRow, ConversationRow } from "./schema.ts";
 
 export interface PreparedTurn {
   workspaceId: string;

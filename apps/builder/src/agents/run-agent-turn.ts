@@ -11,9 +11,9 @@ import {
 } from "ai";
 import type { Deps } from "../deps.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
+import { ProviderErrors, providerApiError } from "../providers/errors.ts";
 import { createLanguageModel } from "../providers/language-model.ts";
 import { meterModel } from "../providers/metered-model.ts";
-import { ProviderErrors, providerApiError } from "../providers/provider-errors.ts";
 import { modelCallWrites } from "../usage/record-model-calls.ts";
 import { buildAgentTools } from "./agent-tools.ts";
 import type { AgentTool } from "./contract.ts";
@@ -163,6 +163,7 @@ export async function* runAgentTurn(
     const isStepLimit = hasTools && finishReason === "tool-calls" && steps.length >= deps.ai.maxSteps;
     const finish = isStepLimit ? "step_limit" : finishReason;
     const assistantAt = later(deps.clock.now(), userAt);
+    const usageWrites = modelCallWrites(deps, origin, meter.settle());
     const [, saved] = await saveTurn(
       deps.db,
       { conversation, isNew: turn.isNewConversation },
@@ -189,8 +190,9 @@ export async function* runAgentTurn(
         finishReason: finish,
         createdAt: assistantAt,
       },
-      modelCallWrites(deps, origin, meter.settle()),
+      usageWrites.writes,
     );
+    usageWrites.countCommitted();
     isUsageRecorded = true;
     return {
       conversation_id: conversation.id,
@@ -222,14 +224,15 @@ export async function* runAgentTurn(
             : "failed",
     });
     if (!isUsageRecorded) {
+      const usageWrites = modelCallWrites(deps, origin, meter.settle());
       // A client may have seen the new conversation's id (the first event): it stays, empty.
       const writes = [
         ...(turn.isNewConversation
           ? [conversationWrite(deps.db, conversation, true, conversation.updatedAt)]
           : []),
-        ...modelCallWrites(deps, origin, meter.settle()),
+        ...usageWrites.writes,
       ];
-      await writeTogether(deps.db, writes).catch((error: unknown) => {
+      await writeTogether(deps.db, writes).then(usageWrites.countCommitted, (error: unknown) => {
         deps.logger.error(
           { err: error, conversation_id: conversation.id },
           "the failed turn's conversation and model calls not recorded",

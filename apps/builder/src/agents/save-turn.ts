@@ -2,7 +2,7 @@ import { toStorable } from "@app/core";
 import { writeTogether } from "@app/db";
 import { eq, type SQLWrapper } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import type { ConversationRow, MessageRow } from "./conversation-json.ts";
+import type { ConversationRow, MessageRow } from "./schema.ts";
 import { conversations, messages } from "./schema.ts";
 
 export type NewMessage = typeof messages.$inferInsert;
@@ -13,7 +13,7 @@ export type NewMessage = typeof messages.$inferInsert;
  * and `also`, the turn's other writes (its model calls and their charge). Answers the two messages
  * as stored.
  *
- * @example const [user, assistant] = await saveTurn(db, { conversation, isNew: false }, userMessage, assistantMessage, modelCallWrites(deps, origin, calls));
+ * @example const [user, assistant] = await saveTurn(db, { conversation, isNew: false }, userMessage, assistantMessage, usageWrites.writes);
  */
 export async function saveTurn(
   db: BuilderDb,
@@ -38,7 +38,7 @@ export async function saveTurn(
  * The write that brings a conversation up to `updatedAt`: its insert when it is new, else the
  * update of its `updated_at`.
  *
- * @example await writeTogether(db, [conversationWrite(db, conversation, true, conversation.updatedAt), ...modelCallWrites(deps, origin, calls)]);
+ * @example await writeTogether(db, [conversationWrite(db, conversation, true, conversation.updatedAt), ...usageWrites.writes]);
  */
 export function conversationWrite(
   db: BuilderDb,

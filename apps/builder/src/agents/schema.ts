@@ -77,3 +77,9 @@ export const messages = pgTable(
   },
   (table) => [index("messages_conversation_idx").on(table.conversationId, table.id)],
 );
+
+export type ConversationRow = typeof conversations.$inferSelect;
+
+export type MessageRow = typeof messages.$inferSelect;
+
+export type AgentRow = typeof agents.$inferSelect;

@@ -4,6 +4,7 @@ import {
   type ErrorBody,
   errorBodySchema,
   errorResponses,
+  jsonContent,
   toApiError,
 } from "@app/http";
 import { getConnInfo } from "@hono/node-server/conninfo";
@@ -53,11 +54,6 @@ const sessionResult = z
   })
   .nullable()
   .openapi("SessionResult");
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
 
 /**
  * Our error shape plus the top-level `code` and `message` that better-auth's own client
@@ -135,7 +131,7 @@ const signUpRoute = createRoute({
   security: [],
   request: { body: { required: true, content: { "application/json": { schema: signUpBody } } } },
   responses: {
-    200: json(authResult, "Registered and signed in (session cookie set)"),
+    200: { description: "Registered and signed in (session cookie set)", content: jsonContent(authResult) },
     ...authErrorResponses(400, 409, 413, 415, 422, 429),
   },
 });
@@ -148,7 +144,7 @@ const signInRoute = createRoute({
   security: [],
   request: { body: { required: true, content: { "application/json": { schema: signInBody } } } },
   responses: {
-    200: json(authResult, "Signed in (session cookie set)"),
+    200: { description: "Signed in (session cookie set)", content: jsonContent(authResult) },
     ...authErrorResponses(400, 401, 403, 413, 415, 422, 429),
   },
 });
@@ -159,7 +155,10 @@ const signOutRoute = createRoute({
   tags: ["auth"],
   summary: "End the current session",
   security: [{ cookieAuth: [] }],
-  responses: { 200: json(z.object({ success: z.boolean() }), "Signed out"), ...authErrorResponses(403) },
+  responses: {
+    200: { description: "Signed out", content: jsonContent(z.object({ success: z.boolean() })) },
+    ...authErrorResponses(403),
+  },
 });
 
 const getSessionRoute = createRoute({
@@ -168,7 +167,10 @@ const getSessionRoute = createRoute({
   tags: ["auth"],
   summary: "The current session and user, or null",
   security: [{ cookieAuth: [] }],
-  responses: { 200: json(sessionResult, "The session, or null when signed out"), ...authErrorResponses() },
+  responses: {
+    200: { description: "The session, or null when signed out", content: jsonContent(sessionResult) },
+    ...authErrorResponses(),
+  },
 });
 
 /**

@@ -2,7 +2,8 @@ import type { Clock } from "@app/core";
 import type { BuilderDb } from "../db/index.ts";
 import { emitEvent } from "../events/emit-event.ts";
 import { toLedgerJson } from "./billing-json.ts";
-import { appendLedgerEntries, type LedgerRow } from "./ledger.ts";
+import { appendLedgerEntries } from "./ledger.ts";
+import type { LedgerRow } from "./schema.ts";
 
 export interface CreditGrant {
   workspaceId: string;

@@ -8,9 +8,8 @@ import { addCredits } from "./add-credits.ts";
 import { appendLedgerEntries, creditedForOrder, purchaseReference, refundReference } from "./ledger.ts";
 import type { PaymentServiceEvent } from "./payment-service-client.ts";
 import { fromAmount } from "./price-table.ts";
+import type { OrderRow } from "./schema.ts";
 import { creditOrders, type OrderStatus, paymentServiceEvents } from "./schema.ts";
-
-type OrderRow = typeof creditOrders.$inferSelect;
 
 /**
  * What became of an event: `applied` changed an order (or the ledger), `duplicate` was handled

@@ -1,8 +1,5 @@
-import type { LedgerRow } from "./ledger.ts";
 import { BILLING_CURRENCY, type CreditPack, type PriceTable, toAmount } from "./price-table.ts";
-import type { creditOrders } from "./schema.ts";
-
-type OrderRow = typeof creditOrders.$inferSelect;
+import type { LedgerRow, OrderRow } from "./schema.ts";
 
 export function toPackJson(pack: CreditPack) {
   return { id: pack.id, credits: pack.credits, price: toAmount(pack.priceMinor), currency: BILLING_CURRENCY };

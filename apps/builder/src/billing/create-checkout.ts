@@ -6,9 +6,8 @@ import type { BuilderDb } from "../db/index.ts";
 import { BillingErrors } from "./errors.ts";
 import { paymentServiceClient } from "./payment-service-client.ts";
 import { BILLING_CURRENCY, toDecimalAmount } from "./price-table.ts";
+import type { OrderRow } from "./schema.ts";
 import { creditOrders } from "./schema.ts";
-
-export type OrderRow = typeof creditOrders.$inferSelect;
 
 /** The payment methods the payment service offers; QRIS is the default for rupiah. */
 export const PAYMENT_METHODS = ["qris", "virtual_account", "ewallet", "card", "retail"] as const;

@@ -3,9 +3,8 @@ import { newestFirst, type PageRequest } from "@app/db";
 import { creditsSpentTotal } from "@app/observability";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
+import type { LedgerRow } from "./schema.ts";
 import { creditBalances, creditLedger, type LedgerKind } from "./schema.ts";
-
-export type LedgerRow = typeof creditLedger.$inferSelect;
 
 export interface LedgerEntry {
   workspaceId: string;
@@ -30,21 +29,33 @@ export async function appendLedgerEntries(
   entries: readonly LedgerEntry[],
 ): Promise<LedgerRow[]> {
   if (entries.length === 0) return [];
-  return ledgerInsert(db, entries).returning();
+  const rows = await ledgerInsert(db, entries).returning();
+  countCreditsSpent(rows);
+  return rows;
 }
 
 /**
- * The insert of `appendLedgerEntries` without running it, for `writeTogether` with the write that
- * the entries are for. Needs at least one entry.
- *
- * @example await writeTogether(db, [db.insert(modelCalls).values(rows), ledgerInsert(db, charges)]);
+ * Adds the usage debits among `entries` to `credits_spent_total`. Call it once they are committed
+ * (`appendLedgerEntries` does; a `ledgerInsert` run by `writeTogether` needs it after the write).
  */
-export function ledgerInsert(db: BuilderDb, entries: readonly LedgerEntry[]) {
+export function countCreditsSpent(
+  entries: readonly { kind: LedgerKind; credits: number; details?: Record<string, unknown> | null }[],
+): void {
   for (const entry of entries) {
     if (entry.kind === "usage" && entry.credits < 0) {
       creditsSpentTotal.inc({ meter: String(entry.details?.meter ?? "other") }, -entry.credits);
     }
   }
+}
+
+/**
+ * The insert of `appendLedgerEntries` without running it, for `writeTogether` with the write that
+ * the entries are for. Needs at least one entry. Counts nothing in /metrics: call
+ * `countCreditsSpent` once the write committed.
+ *
+ * @example await writeTogether(db, [db.insert(modelCalls).values(rows), ledgerInsert(db, charges)]);
+ */
+export function ledgerInsert(db: BuilderDb, entries: readonly LedgerEntry[]) {
   return db
     .insert(creditLedger)
     .values(

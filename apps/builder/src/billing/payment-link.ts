@@ -3,9 +3,8 @@ import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { BuilderConfig } from "../config.ts";
 import { credentialKey, decryptSecret, encryptSecret } from "../credentials/encryption.ts";
 import type { BuilderDb } from "../db/index.ts";
+import type { PaymentLinkRow } from "./schema.ts";
 import { paymentServiceLink } from "./schema.ts";
-
-export type PaymentLinkRow = typeof paymentServiceLink.$inferSelect;
 
 /** The one row of the link. */
 const LINK_ID = "payments";

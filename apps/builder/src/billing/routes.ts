@@ -1,4 +1,12 @@
-import { createRouter, errorResponses, idParam, listOf, listQuerySchema, toPage } from "@app/http";
+import {
+  createRouter,
+  errorResponses,
+  idParam,
+  jsonContent,
+  listOf,
+  listQuerySchema,
+  toPage,
+} from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
@@ -20,15 +28,13 @@ import { receivePaymentWebhook } from "./receive-payment-webhook.ts";
 /** Entries and orders `GET /api/billing` shows; the list routes page through the rest. */
 const RECENT = 20;
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-
 const overviewRoute = createRoute({
   method: "get",
   path: "/",
   tags: ["billing"],
   summary:
     "The workspace's credit balance, the packs for sale, the price table, recent ledger entries and orders",
-  responses: { 200: { description: "Billing", content: json(billingSchema) }, ...errorResponses(401) },
+  responses: { 200: { description: "Billing", content: jsonContent(billingSchema) }, ...errorResponses(401) },
 });
 
 const checkoutRoute = createRoute({
@@ -39,9 +45,9 @@ const checkoutRoute = createRoute({
   description:
     "The payment is created on the payment service server to server; the credits arrive when the " +
     "payment service reports `payment.succeeded` (webhook, or the reconciler).",
-  request: { body: { required: true, content: json(checkoutBody) } },
+  request: { body: { required: true, content: jsonContent(checkoutBody) } },
   responses: {
-    201: { description: "The order and where to pay it", content: json(checkoutSchema) },
+    201: { description: "The order and where to pay it", content: jsonContent(checkoutSchema) },
     // 502: the payment service refused or did not answer; 503: payments are not configured.
     ...errorResponses(400, 401, 413, 415, 422, 502, 503),
   },
@@ -54,7 +60,10 @@ const ledgerRoute = createRoute({
   summary: "The workspace's credit ledger, newest first",
   request: { query: listQuerySchema },
   responses: {
-    200: { description: "A page of entries", content: json(listOf(ledgerEntrySchema).openapi("LedgerList")) },
+    200: {
+      description: "A page of entries",
+      content: jsonContent(listOf(ledgerEntrySchema).openapi("LedgerList")),
+    },
     ...errorResponses(401, 422),
   },
 });
@@ -66,7 +75,10 @@ const ordersRoute = createRoute({
   summary: "The workspace's credit orders, newest first",
   request: { query: listQuerySchema },
   responses: {
-    200: { description: "A page of orders", content: json(listOf(orderSchema).openapi("CreditOrderList")) },
+    200: {
+      description: "A page of orders",
+      content: jsonContent(listOf(orderSchema).openapi("CreditOrderList")),
+    },
     ...errorResponses(401, 422),
   },
 });
@@ -77,7 +89,10 @@ const orderRoute = createRoute({
   tags: ["billing"],
   summary: "One order (poll it after the checkout to see it paid)",
   request: { params: idParam },
-  responses: { 200: { description: "The order", content: json(orderSchema) }, ...errorResponses(401, 404) },
+  responses: {
+    200: { description: "The order", content: jsonContent(orderSchema) },
+    ...errorResponses(401, 404),
+  },
 });
 
 const webhookRoute = createRoute({
@@ -98,7 +113,7 @@ const webhookRoute = createRoute({
     }),
   },
   responses: {
-    200: { description: "Received", content: json(webhookAnswerSchema) },
+    200: { description: "Received", content: jsonContent(webhookAnswerSchema) },
     // 400: the signature does not verify or the body is no event; 503: the endpoint is not registered yet.
     ...errorResponses(400, 413, 503),
   },

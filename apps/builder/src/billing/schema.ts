@@ -103,3 +103,9 @@ export const paymentServiceLink = pgTable("billing_payment_link", {
   reconciledAt: timestamp("reconciled_at", { withTimezone: true }),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull(),
 });
+
+export type PaymentLinkRow = typeof paymentServiceLink.$inferSelect;
+
+export type OrderRow = typeof creditOrders.$inferSelect;
+
+export type LedgerRow = typeof creditLedger.$inferSelect;

@@ -4,9 +4,9 @@ import type { BuilderDb } from "../db/index.ts";
 import { checkOutboundUrl, OutboundUrlError } from "../outbound/outbound-fetch.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import { type CreateCredentialInput, HTTP_SECRET_KIND, REPLICATE_KIND } from "./contract.ts";
-import type { CredentialRow } from "./credential-json.ts";
 import { credentialContext, credentialKey, encryptSecret, keyHint } from "./encryption.ts";
 import { CredentialErrors } from "./errors.ts";
+import type { CredentialRow } from "./schema.ts";
 import { credentials } from "./schema.ts";
 
 /** The kinds that are not catalogue providers: their display name, and why they take no base_url. */

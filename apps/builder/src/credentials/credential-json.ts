@@ -1,6 +1,4 @@
-import type { credentials } from "./schema.ts";
-
-export type CredentialRow = typeof credentials.$inferSelect;
+import type { CredentialRow } from "./schema.ts";
 
 /** The public view of a credential: never the key, only its hint. */
 export function toCredentialJson(row: CredentialRow) {

@@ -2,9 +2,9 @@ import type { Clock } from "@app/core";
 import { and, desc, eq } from "drizzle-orm";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
-import type { CredentialRow } from "./credential-json.ts";
 import { credentialContext, credentialKey, decryptSecret } from "./encryption.ts";
 import { CredentialErrors } from "./errors.ts";
+import type { CredentialRow } from "./schema.ts";
 import { credentials } from "./schema.ts";
 
 /** Writing `last_used_at` on every use would add a write per call; once a minute is enough. */

@@ -4,12 +4,12 @@ import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { findProvider } from "../providers/catalogue.ts";
+import { ProviderErrors } from "../providers/errors.ts";
 import type { ProviderAccess } from "../providers/language-model.ts";
-import { ProviderErrors } from "../providers/provider-errors.ts";
 import { HTTP_SECRET_KIND } from "./contract.ts";
-import type { CredentialRow } from "./credential-json.ts";
 import { CredentialErrors } from "./errors.ts";
 import { openCredential } from "./open-credential.ts";
+import type { CredentialRow } from "./schema.ts";
 import { credentials } from "./schema.ts";
 
 export type ResolvedAccess = ProviderAccess & { credentialId: string | null };

@@ -25,3 +25,5 @@ export const credentials = pgTable(
     index("credentials_workspace_provider_idx").on(table.workspaceId, table.provider, table.id),
   ],
 );
+
+export type CredentialRow = typeof credentials.$inferSelect;

@@ -1,8 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
+import type { StoredFileRow } from "./schema.ts";
 import { storedFiles } from "./schema.ts";
-
-export type StoredFileRow = typeof storedFiles.$inferSelect;
 
 /**
  * The workspace's stored file with this id, or undefined (another workspace's is not found either).

@@ -1,17 +1,13 @@
 import { Readable } from "node:stream";
-import { createRouter, defineErrors, errorResponses } from "@app/http";
+import { createRouter, errorResponses } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { Storage } from "../storage/storage.ts";
 import { StorageNotFoundError } from "../storage/storage.ts";
 import { parseByteRange } from "./byte-range.ts";
+import { FileErrors } from "./errors.ts";
 import { findFile } from "./find-file.ts";
-
-export const FileErrors = defineErrors({
-  FILE_NOT_FOUND: { status: 404, message: "No file with this id." },
-  RANGE_NOT_SATISFIABLE: { status: 416, message: "The requested range starts past the end of the file." },
-});
 
 const binary = z.string().openapi({ type: "string", format: "binary" });
 

@@ -24,3 +24,5 @@ export const storedFiles = pgTable(
     index("stored_files_generation_idx").on(table.generationId),
   ],
 );
+
+export type StoredFileRow = typeof storedFiles.$inferSelect;

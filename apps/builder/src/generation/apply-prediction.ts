@@ -3,7 +3,8 @@ import { storedFiles } from "../files/schema.ts";
 import { removeStoredOutputs } from "./copy-output.ts";
 import { emitGenerationEvent } from "./emit-generation-event.ts";
 import type { GenerationContext } from "./generation-context.ts";
-import { type GenerationRow, isFinished } from "./generation-json.ts";
+import { isFinished } from "./generation-json.ts";
+import type { GenerationRow } from "./schema.ts";
 import { type GenerationStatus, generations } from "./schema.ts";
 import { type PredictionState, settlePrediction, toStatus } from "./settle-prediction.ts";
 

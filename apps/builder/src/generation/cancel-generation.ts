@@ -2,8 +2,9 @@ import { applyPrediction } from "./apply-prediction.ts";
 import { GenerationErrors } from "./errors.ts";
 import { findGeneration } from "./find-generation.ts";
 import type { GenerationContext } from "./generation-context.ts";
-import { type GenerationRow, isFinished } from "./generation-json.ts";
+import { isFinished } from "./generation-json.ts";
 import { missingTokenMessage, replicateErrorInfo } from "./replicate-access.ts";
+import type { GenerationRow } from "./schema.ts";
 
 /**
  * Cancels an unfinished generation on Replicate, with the token that created it, and records what

@@ -1,5 +1,5 @@
 import type { BuilderConfig } from "../config.ts";
-import { ProviderErrors } from "../providers/provider-errors.ts";
+import { ProviderErrors } from "../providers/errors.ts";
 import { newReplicateClient, replicateErrorInfo } from "./replicate-access.ts";
 
 /**

@@ -1,7 +1,7 @@
 import type { Clock } from "@app/core";
 import { sql } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import type { GenerationRow } from "./generation-json.ts";
+import type { GenerationRow } from "./schema.ts";
 import { generations } from "./schema.ts";
 
 /**

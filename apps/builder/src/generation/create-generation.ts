@@ -7,8 +7,8 @@ import { checkModelInput, parseModelRef } from "./check-model-input.ts";
 import { emitGenerationEvent } from "./emit-generation-event.ts";
 import { GenerationErrors } from "./errors.ts";
 import type { GenerationContext } from "./generation-context.ts";
-import type { GenerationRow } from "./generation-json.ts";
 import { replicateErrorInfo } from "./replicate-access.ts";
+import type { GenerationRow } from "./schema.ts";
 import { generations } from "./schema.ts";
 import { hasOutputUrls, settlePrediction, toStatus } from "./settle-prediction.ts";
 

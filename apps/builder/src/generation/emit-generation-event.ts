@@ -2,7 +2,8 @@ import type { Clock } from "@app/core";
 import type { WebhooksDb } from "@app/webhooks";
 import type { BuilderConfig } from "../config.ts";
 import { emitEvent } from "../events/emit-event.ts";
-import { type GenerationRow, toGenerationJson } from "./generation-json.ts";
+import { toGenerationJson } from "./generation-json.ts";
+import type { GenerationRow } from "./schema.ts";
 
 /**
  * The event of a generation that just finished: `generation.succeeded`, or `generation.failed` for a

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import type { GenerationRow } from "./generation-json.ts";
+import type { GenerationRow } from "./schema.ts";
 import { generations } from "./schema.ts";
 
 /**

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createGeneration } from "./create-generation.ts";
 import { findGeneration } from "./find-generation.ts";
 import type { GenerationContext } from "./generation-context.ts";
-import { type GenerationRow, isFinished } from "./generation-json.ts";
+import { isFinished } from "./generation-json.ts";
+import type { GenerationRow } from "./schema.ts";
 
 /** Seconds Replicate is asked to hold the create request open (its sync mode allows up to 60). */
 const SYNC_WAIT_SECONDS = 60;

@@ -1,6 +1,4 @@
-import type { generations } from "./schema.ts";
-
-export type GenerationRow = typeof generations.$inferSelect;
+import type { GenerationRow } from "./schema.ts";
 
 export const TERMINAL_STATUSES = ["succeeded", "failed", "canceled"] as const;
 

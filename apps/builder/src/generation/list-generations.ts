@@ -1,7 +1,7 @@
 import { newestFirst } from "@app/db";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import type { GenerationRow } from "./generation-json.ts";
+import type { GenerationRow } from "./schema.ts";
 import { type GenerationStatus, generations } from "./schema.ts";
 
 export interface GenerationFilters {

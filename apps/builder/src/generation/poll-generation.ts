@@ -1,8 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { applyPrediction, type PredictionState } from "./apply-prediction.ts";
 import type { GenerationContext } from "./generation-context.ts";
-import { type GenerationRow, isFinished } from "./generation-json.ts";
+import { isFinished } from "./generation-json.ts";
 import { missingTokenMessage, replicateErrorInfo } from "./replicate-access.ts";
+import type { GenerationRow } from "./schema.ts";
 import { generations } from "./schema.ts";
 
 /**

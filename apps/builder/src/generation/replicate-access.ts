@@ -6,7 +6,7 @@ import { REPLICATE_KIND } from "../credentials/contract.ts";
 import { findCredentialSecret } from "../credentials/open-credential.ts";
 import type { BuilderDb } from "../db/index.ts";
 import { GenerationErrors } from "./errors.ts";
-import type { GenerationRow } from "./generation-json.ts";
+import type { GenerationRow } from "./schema.ts";
 import { TtlCache } from "./ttl-cache.ts";
 
 /** How long a webhook signing secret is trusted before it is fetched again (it rarely rotates). */

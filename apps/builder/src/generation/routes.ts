@@ -1,5 +1,13 @@
-import { createRouter, errorResponses, idParam, listOf, listQuerySchema, toPage } from "@app/http";
-import { createRoute, type z } from "@hono/zod-openapi";
+import {
+  createRouter,
+  errorResponses,
+  idParam,
+  jsonContent,
+  listOf,
+  listQuerySchema,
+  toPage,
+} from "@app/http";
+import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { cancelGeneration } from "./cancel-generation.ts";
 import {
@@ -25,8 +33,6 @@ import { listModels, type ModelList } from "./list-models.ts";
 import { receiveWebhook } from "./receive-webhook.ts";
 import type { TtlCache } from "./ttl-cache.ts";
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-
 const generateRoute = (kind: "image" | "video") =>
   createRoute({
     method: "post",
@@ -36,9 +42,12 @@ const generateRoute = (kind: "image" | "video") =>
     description:
       "Creates a generation. With `wait` the request is held up to that many seconds while Replicate runs; " +
       "otherwise it answers at once and the status progresses in the background (webhook or polling).",
-    request: { body: { required: true, content: json(generateBody) } },
+    request: { body: { required: true, content: jsonContent(generateBody) } },
     responses: {
-      201: { description: "The generation (finished when `wait` sufficed)", content: json(generationSchema) },
+      201: {
+        description: "The generation (finished when `wait` sufficed)",
+        content: jsonContent(generationSchema),
+      },
       // 402: out of credits (with BILLING_ENFORCE=1); 424: no Replicate token (no Replicate credential in
       // the workspace, no REPLICATE_API_TOKEN); 502: Replicate refused the request or could not be reached.
       ...errorResponses(400, 401, 402, 413, 415, 422, 424, 502),
@@ -52,7 +61,10 @@ const modelsRoute = createRoute({
   summary:
     "Image or video models from Replicate's collections or search with the workspace's token (cached per token), or a curated list without one",
   request: { query: modelQuery },
-  responses: { 200: { description: "Models", content: json(modelListSchema) }, ...errorResponses(401, 422) },
+  responses: {
+    200: { description: "Models", content: jsonContent(modelListSchema) },
+    ...errorResponses(401, 422),
+  },
 });
 
 const modelInputsRoute = createRoute({
@@ -62,7 +74,7 @@ const modelInputsRoute = createRoute({
   summary: "The inputs a model accepts (from its latest version's input schema), for building a form",
   request: { params: modelParams },
   responses: {
-    200: { description: "The model's inputs", content: json(modelInputsSchema) },
+    200: { description: "The model's inputs", content: jsonContent(modelInputsSchema) },
     // 424: no Replicate token (no Replicate credential in the workspace, no REPLICATE_API_TOKEN).
     ...errorResponses(401, 422, 424),
   },
@@ -80,7 +92,7 @@ const webhookRoute = createRoute({
   security: [],
   request: { query: webhookQuery },
   responses: {
-    200: { description: "Received", content: json(webhookAnswerSchema) },
+    200: { description: "Received", content: jsonContent(webhookAnswerSchema) },
     ...errorResponses(401, 404, 424),
   },
 });
@@ -94,7 +106,7 @@ const listRoute = createRoute({
   responses: {
     200: {
       description: "A page of generations",
-      content: json(listOf(generationSchema).openapi("GenerationList")),
+      content: jsonContent(listOf(generationSchema).openapi("GenerationList")),
     },
     ...errorResponses(401, 422),
   },
@@ -107,7 +119,7 @@ const getRoute = createRoute({
   summary: "Get a generation",
   request: { params: idParam },
   responses: {
-    200: { description: "The generation", content: json(generationSchema) },
+    200: { description: "The generation", content: jsonContent(generationSchema) },
     ...errorResponses(401, 404),
   },
 });
@@ -119,7 +131,7 @@ const cancelRoute = createRoute({
   summary: "Cancel an unfinished generation",
   request: { params: idParam },
   responses: {
-    200: { description: "The generation after the cancel", content: json(generationSchema) },
+    200: { description: "The generation after the cancel", content: jsonContent(generationSchema) },
     // 424: the generation's Replicate credential was deleted and no other token is left.
     ...errorResponses(401, 404, 409, 424, 502),
   },

@@ -68,3 +68,5 @@ export const replicateWebhookEvents = pgTable("replicate_webhook_events", {
   generationId: text("generation_id").notNull(),
   receivedAt: timestamp("received_at", { withTimezone: true }).notNull(),
 });
+
+export type GenerationRow = typeof generations.$inferSelect;

@@ -2,8 +2,7 @@ import { newId } from "@app/core";
 import type { storedFiles } from "../files/schema.ts";
 import { copyOutput, OutputCopyError, removeStoredOutputs } from "./copy-output.ts";
 import type { GenerationContext } from "./generation-context.ts";
-import type { GenerationRow } from "./generation-json.ts";
-import type { GenerationOutput, GenerationStatus } from "./schema.ts";
+import type { GenerationOutput, GenerationRow, GenerationStatus } from "./schema.ts";
 
 /** The part of a Replicate prediction that moves a generation forward. */
 export interface PredictionState {

@@ -3,13 +3,12 @@ import { newestFirst } from "@app/db";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { Principal } from "../env.ts";
+import type { ApiKeyRow } from "./schema.ts";
 import { apiKeys } from "./schema.ts";
 
 const KEY_PREFIX = "bk";
 /** Writing `last_used_at` on every request would turn reads into writes; once a minute is enough. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 /** Creates a key and returns it in full once; only its hash is stored. */
 export async function createApiKey(

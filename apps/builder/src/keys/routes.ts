@@ -1,21 +1,11 @@
-import {
-  createRouter,
-  defineErrors,
-  errorResponses,
-  idParam,
-  listOf,
-  listQuerySchema,
-  toPage,
-} from "@app/http";
+import { createRouter, errorResponses, idParam, listOf, listQuerySchema, toPage } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import { apiKeyCredential, type PrincipalCache } from "../auth/principal-cache.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { type ApiKeyRow, createApiKey, listApiKeys, revokeApiKey } from "./api-keys.ts";
-
-export const KeyErrors = defineErrors({
-  API_KEY_NOT_FOUND: { status: 404, message: "No API key with this id." },
-});
+import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.ts";
+import { KeyErrors } from "./errors.ts";
+import type { ApiKeyRow } from "./schema.ts";
 
 export const createApiKeyBody = z
   .object({

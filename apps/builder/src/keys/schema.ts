@@ -22,3 +22,5 @@ export const apiKeys = pgTable(
   },
   (table) => [index("api_keys_workspace_idx").on(table.workspaceId, table.id)],
 );
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;

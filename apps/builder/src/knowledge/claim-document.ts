@@ -1,7 +1,7 @@
 import type { Clock } from "@app/core";
 import { sql } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import type { DocumentRow } from "./knowledge-json.ts";
+import type { DocumentRow } from "./schema.ts";
 import { knowledgeDocuments } from "./schema.ts";
 
 /** Statuses of documents whose ingestion is not finished. */

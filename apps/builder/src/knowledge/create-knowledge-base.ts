@@ -1,8 +1,8 @@
 import { type Clock, newId } from "@app/core";
 import type { BuilderDb } from "../db/index.ts";
 import type { CreateKnowledgeBaseInput } from "./contract.ts";
-import type { KnowledgeBaseRow } from "./knowledge-json.ts";
 import { LOCAL_EMBEDDING_DIMENSIONS } from "./local-embedder.ts";
+import type { KnowledgeBaseRow } from "./schema.ts";
 import { knowledgeBases } from "./schema.ts";
 
 /**

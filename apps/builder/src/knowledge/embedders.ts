@@ -8,8 +8,8 @@ import { APICallError, type EmbeddingModel, embedMany, RetryError } from "ai";
 import type { BuilderConfig } from "../config.ts";
 import { resolveProviderAccess } from "../credentials/resolve-provider-access.ts";
 import type { BuilderDb } from "../db/index.ts";
+import { providerApiError } from "../providers/errors.ts";
 import type { ProviderAccess } from "../providers/language-model.ts";
-import { providerApiError } from "../providers/provider-errors.ts";
 import { LOCAL_EMBEDDING_DIMENSIONS, LOCAL_EMBEDDING_MODEL, localEmbedding } from "./local-embedder.ts";
 
 /** Providers whose SDK offers embedding models, plus the built-in `local` embedder. */

@@ -1,7 +1,8 @@
 import type { Clock } from "@app/core";
 import type { WebhooksDb } from "@app/webhooks";
 import { emitEvent } from "../events/emit-event.ts";
-import { type DocumentRow, toDocumentJson } from "./knowledge-json.ts";
+import { toDocumentJson } from "./knowledge-json.ts";
+import type { DocumentRow } from "./schema.ts";
 
 /**
  * The `document.ready` or `document.failed` event of a document that just reached that status, with

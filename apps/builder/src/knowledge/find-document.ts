@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import type { DocumentRow } from "./knowledge-json.ts";
+import type { DocumentRow } from "./schema.ts";
 import { knowledgeDocuments } from "./schema.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import type { KnowledgeBaseRow } from "./knowledge-json.ts";
+import type { KnowledgeBaseRow } from "./schema.ts";
 import { knowledgeBases } from "./schema.ts";
 
 /**

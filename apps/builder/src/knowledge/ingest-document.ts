@@ -9,10 +9,10 @@ import { chunkSections } from "./chunk-text.ts";
 import { EMBEDDING_BATCH_SIZE, EmbeddingError, embedderFor } from "./embedders.ts";
 import { emitDocumentEvent } from "./emit-document-event.ts";
 import type { DocumentFormat } from "./formats.ts";
-import type { DocumentRow } from "./knowledge-json.ts";
 import { indexDocumentTerms } from "./lexical-index.ts";
 import { parseDocument } from "./parse-document.ts";
 import type { ProgressEvent } from "./progress-events.ts";
+import type { DocumentRow } from "./schema.ts";
 import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
 import { ensureVectorIndex, hasVectorSupport, vectorLiteral } from "./vector-index.ts";
 

@@ -9,10 +9,10 @@ import { claimDocument } from "./claim-document.ts";
 import { EmbeddingError } from "./embedders.ts";
 import { emitDocumentEvent } from "./emit-document-event.ts";
 import { fencedUpdate, ingestDocument, LeaseLostError } from "./ingest-document.ts";
-import type { DocumentRow } from "./knowledge-json.ts";
 import { refreshPlannerStatistics } from "./lexical-index.ts";
 import { DocumentParseError } from "./parse-document.ts";
 import type { ProgressEvents } from "./progress-events.ts";
+import type { DocumentRow } from "./schema.ts";
 import { knowledgeChunks, knowledgeDocuments } from "./schema.ts";
 
 export interface IngestionWorkerOptions {

@@ -3,11 +3,8 @@ import type { chunkSchema, documentSchema, knowledgeBaseSchema } from "./contrac
 import type { DocumentFormat } from "./formats.ts";
 import type { SearchLanguage } from "./lexical-index.ts";
 import type { RerankSetting } from "./rerank.ts";
-import type { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
+import type { ChunkRow, DocumentRow, KnowledgeBaseRow } from "./schema.ts";
 
-export type KnowledgeBaseRow = typeof knowledgeBases.$inferSelect;
-export type DocumentRow = typeof knowledgeDocuments.$inferSelect;
-export type ChunkRow = typeof knowledgeChunks.$inferSelect;
 export type DocumentStatus = z.infer<typeof documentSchema>["status"];
 
 export function toKnowledgeBaseJson(row: KnowledgeBaseRow): z.infer<typeof knowledgeBaseSchema> {

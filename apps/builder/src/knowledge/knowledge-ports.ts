@@ -18,9 +18,11 @@ export function knowledgeSearch(deps: SearchDeps): KnowledgeSearch {
     async search({ workspaceId, knowledgeBaseIds, query, topK }) {
       const { hits } = await searchKnowledge(deps, workspaceId, { knowledgeBaseIds, query, topK });
       return hits.map((hit) => ({
+        knowledgeBaseId: hit.knowledgeBaseId,
         documentId: hit.documentId,
         documentName: hit.documentName,
         chunkId: hit.chunkId,
+        position: hit.position,
         text: hit.text,
         score: hit.score,
       }));

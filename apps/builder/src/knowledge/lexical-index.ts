@@ -148,7 +148,8 @@ export type ScoredTerm = {
  * The question's terms in each base's language, with their idf and the base's average length:
  * document frequencies are counted from the postings' index, N and the average length come from the
  * base's ready documents, all from committed rows. A separate, small query, so that the scoring
- * query is simple to plan (the one-statement version spent 5–13 ms planning) and the planner sizes
+ * query is simple to plan (the one-statement version spent longer planning than running; see
+ * docs/knowledge-bases.md) and the planner sizes
  * nothing on a term it cannot see.
  */
 export async function scoredTerms(
@@ -284,8 +285,8 @@ const STATISTICS_DRIFT = 0.2;
 /**
  * Runs `ANALYZE` on the knowledge tables (and `VACUUM` on the postings) when the ready documents or chunks drifted by a fifth
  * since statistics were last gathered (or never were). Without it the planner keeps the estimates
- * of the first, empty tables: it expected 3 ready documents where there were 648 and read whole
- * tables instead of the indexes (429 ms against 19 ms). PGlite has no autovacuum, and PostgreSQL's
+ * of the first, empty tables and reads whole tables instead of the indexes (the measured cost is
+ * in docs/knowledge-bases.md). PGlite has no autovacuum, and PostgreSQL's
  * runs on its own schedule, so ingestion and deletion call this after they commit. Answers whether
  * it analysed. Another process analysing at the same time does no harm.
  *

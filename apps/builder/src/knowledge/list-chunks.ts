@@ -1,6 +1,6 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import type { ChunkRow } from "./knowledge-json.ts";
+import type { ChunkRow } from "./schema.ts";
 import { knowledgeChunks } from "./schema.ts";
 
 /**

@@ -4,7 +4,7 @@ import { type RerankingModel, rerank } from "ai";
 import type { BuilderConfig } from "../config.ts";
 import { resolveProviderAccess } from "../credentials/resolve-provider-access.ts";
 import type { BuilderDb } from "../db/index.ts";
-import { providerApiError } from "../providers/provider-errors.ts";
+import { providerApiError } from "../providers/errors.ts";
 
 /** Providers whose AI SDK package offers reranking models (among those installed here). */
 export const RERANK_PROVIDERS = ["cohere"] as const;

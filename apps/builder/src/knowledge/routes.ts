@@ -3,6 +3,7 @@ import {
   errorResponses,
   eventStream,
   idParam,
+  jsonContent,
   listOf,
   listQuerySchema,
   toPage,
@@ -60,7 +61,6 @@ export function builderStorage(deps: Pick<Deps, "config" | "storage">): Storage 
   return deps.storage ?? createStorage(deps.config.storage);
 }
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 const tags = ["knowledge"];
 
 const routes = {
@@ -69,9 +69,9 @@ const routes = {
     path: "/knowledge-bases",
     tags,
     summary: "Create a knowledge base with its embedding setting",
-    request: { body: { required: true, content: json(createKnowledgeBaseBody) } },
+    request: { body: { required: true, content: jsonContent(createKnowledgeBaseBody) } },
     responses: {
-      201: { description: "Created", content: json(knowledgeBaseSchema) },
+      201: { description: "Created", content: jsonContent(knowledgeBaseSchema) },
       ...errorResponses(400, 401, 413, 422),
     },
   }),
@@ -84,7 +84,7 @@ const routes = {
     responses: {
       200: {
         description: "A page of knowledge bases",
-        content: json(listOf(knowledgeBaseSchema).openapi("KnowledgeBaseList")),
+        content: jsonContent(listOf(knowledgeBaseSchema).openapi("KnowledgeBaseList")),
       },
       ...errorResponses(401, 422),
     },
@@ -96,7 +96,7 @@ const routes = {
     summary: "Get a knowledge base",
     request: { params: idParam },
     responses: {
-      200: { description: "The knowledge base", content: json(knowledgeBaseSchema) },
+      200: { description: "The knowledge base", content: jsonContent(knowledgeBaseSchema) },
       ...errorResponses(401, 404),
     },
   }),
@@ -117,7 +117,7 @@ const routes = {
     responses: {
       200: {
         description: "A page of documents",
-        content: json(listOf(documentSchema).openapi("KnowledgeDocumentList")),
+        content: jsonContent(listOf(documentSchema).openapi("KnowledgeDocumentList")),
       },
       ...errorResponses(401, 404, 422),
     },
@@ -127,9 +127,9 @@ const routes = {
     path: "/knowledge-bases/{id}/search",
     tags,
     summary: "Search a knowledge base: vector, fulltext or hybrid (reciprocal rank fusion)",
-    request: { params: idParam, body: { required: true, content: json(searchBody) } },
+    request: { params: idParam, body: { required: true, content: jsonContent(searchBody) } },
     responses: {
-      200: { description: "The best chunks, best first", content: json(searchAnswerSchema) },
+      200: { description: "The best chunks, best first", content: jsonContent(searchAnswerSchema) },
       ...errorResponses(400, 401, 404, 422, 424, 429, 502, 504),
     },
   }),
@@ -144,7 +144,7 @@ const routes = {
       "Answers 202 with the document (`status: queued`); follow it at GET /api/rag/documents/{id} or its `/events` stream.",
     request: { body: { required: true, content: { "multipart/form-data": { schema: uploadFormSchema } } } },
     responses: {
-      202: { description: "Accepted and queued for ingestion", content: json(documentSchema) },
+      202: { description: "Accepted and queued for ingestion", content: jsonContent(documentSchema) },
       ...errorResponses(400, 401, 404, 409, 413, 415, 422),
     },
   }),
@@ -155,7 +155,7 @@ const routes = {
     summary: "Get a document with its ingestion status and progress",
     request: { params: idParam },
     responses: {
-      200: { description: "The document", content: json(documentSchema) },
+      200: { description: "The document", content: jsonContent(documentSchema) },
       ...errorResponses(401, 404),
     },
   }),
@@ -181,7 +181,7 @@ const routes = {
     responses: {
       200: {
         description: "A page of chunks",
-        content: json(listOf(chunkSchema).openapi("KnowledgeChunkList")),
+        content: jsonContent(listOf(chunkSchema).openapi("KnowledgeChunkList")),
       },
       ...errorResponses(401, 404, 422),
     },

@@ -160,3 +160,9 @@ export const knowledgeStatistics = pgTable("knowledge_statistics", {
   readyChunks: bigint("ready_chunks", { mode: "number" }).notNull(),
   analyzedAt: timestamp("analyzed_at", { withTimezone: true }).notNull(),
 });
+
+export type KnowledgeBaseRow = typeof knowledgeBases.$inferSelect;
+
+export type DocumentRow = typeof knowledgeDocuments.$inferSelect;
+
+export type ChunkRow = typeof knowledgeChunks.$inferSelect;

@@ -5,10 +5,10 @@ import type { BuilderDb } from "../db/index.ts";
 import type { SearchMode } from "./contract.ts";
 import { EmbeddingError, embedderFor } from "./embedders.ts";
 import { KnowledgeErrors } from "./errors.ts";
-import type { KnowledgeBaseRow } from "./knowledge-json.ts";
 import { bm25Ranking } from "./lexical-index.ts";
 import { queryRows } from "./query-rows.ts";
 import { type RerankSetting, rerankCandidates, rerankTexts } from "./rerank.ts";
+import type { KnowledgeBaseRow } from "./schema.ts";
 import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
 import { hasVectorSupport, vectorLiteral } from "./vector-index.ts";
 
@@ -213,11 +213,9 @@ const INDEX_SCAN_FROM_CHUNKS = 5_000;
  * Nearest chunks by cosine distance through the HNSW index of this width.
  *
  * The scan's candidate list (`hnsw.ef_search`) grows with the chunks searched: a fixed list finds
- * fewer of the true neighbours as a base grows (recall@10 fell from 0.8 at 10k chunks to 0.6 at
- * 100k with 100 candidates; with the index's ef_construction of 128, 200 give 0.955 at 10k and 800
- * give 0.956 at 100k). pgvector prices the index scan by that list, and already at 10k chunks and
- * 200 candidates the planner preferred an exact scan through the knowledge-base index and a sort,
- * 45–100 ms on PGlite against 3–5 ms through the HNSW index. So from `INDEX_SCAN_FROM_CHUNKS`
+ * fewer of the true neighbours as a base grows. pgvector prices the index scan by that list, and
+ * already at 10k chunks the planner preferred an exact scan through the knowledge-base index and a
+ * sort, several times slower than the HNSW index (figures in docs/knowledge-bases.md). So from `INDEX_SCAN_FROM_CHUNKS`
  * sorting is off for the transaction, which leaves the ordered index scan as the only plan without
  * a sort of the base's rows; below it the planner chooses, and the exact scan of a small base, or of
  * a small share of a large table, is the cheaper one. Sequential scans are off throughout: the index

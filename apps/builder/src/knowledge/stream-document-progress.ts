@@ -2,8 +2,9 @@ import { type PollOutcome, pollLoop } from "@app/core";
 import type { EventWriter } from "@app/http";
 import type { BuilderDb } from "../db/index.ts";
 import { findDocument } from "./find-document.ts";
-import { type DocumentRow, toDocumentJson } from "./knowledge-json.ts";
+import { toDocumentJson } from "./knowledge-json.ts";
 import type { ProgressEvent, ProgressEvents } from "./progress-events.ts";
+import type { DocumentRow } from "./schema.ts";
 
 /** How often a stream reads the document again, for workers of other processes. */
 const PROGRESS_POLL_MS = 250;

@@ -12,7 +12,7 @@ import { uploadFieldsSchema } from "./contract.ts";
 import { KnowledgeErrors } from "./errors.ts";
 import { findKnowledgeBase } from "./find-knowledge-base.ts";
 import { detectFormat, FORMAT_CONTENT_TYPES, SNIFF_BYTES } from "./formats.ts";
-import type { DocumentRow } from "./knowledge-json.ts";
+import type { DocumentRow } from "./schema.ts";
 import { knowledgeDocuments } from "./schema.ts";
 
 /** Room for the multipart envelope and text fields on top of the file-size cap. */

@@ -48,9 +48,9 @@ export async function ensureVectorIndex(db: BuilderDb, dimensions: number): Prom
 
 /**
  * The DDL of the HNSW index for one width: m = 16 (pgvector's default) and ef_construction = 128
- * (twice the default). The better-connected graph finds at 800 candidates the neighbours the
- * default one needs 1000 for (recall@10 0.956 at 100k chunks, in 16 ms instead of 18 on PGlite), for
- * twice the work per inserted chunk. An index already created keeps the parameters it was built with.
+ * (twice the default). The better-connected graph finds with fewer candidates the neighbours the
+ * default one needs more for (recall and timings in docs/knowledge-bases.md), for twice the work
+ * per inserted chunk. An index already created keeps the parameters it was built with.
  */
 export function vectorIndexSql(dimensions: number): string {
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_INDEXED_DIMENSIONS) {

@@ -5,7 +5,7 @@ import { findTurnContext } from "../agents/find-turn-context.ts";
 import { prepareAgentTurn } from "../agents/prepare-agent-turn.ts";
 import { runAgentTurn } from "../agents/run-agent-turn.ts";
 import type { Deps } from "../deps.ts";
-import { checkRunnable } from "../workflows/routes.ts";
+import { checkRunnable } from "../workflows/check-runnable.ts";
 import type { WorkflowRunner } from "../workflows/runs/workflow-runner.ts";
 import { findWorkflow, listExposedWorkflows } from "../workflows/workflows.ts";
 

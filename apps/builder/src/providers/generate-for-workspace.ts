@@ -4,9 +4,9 @@ import { generateText, jsonSchema, Output } from "ai";
 import { resolveProviderAccess } from "../credentials/resolve-provider-access.ts";
 import type { Deps } from "../deps.ts";
 import { type ModelCallOrigin, recordModelCalls } from "../usage/record-model-calls.ts";
+import { providerApiError } from "./errors.ts";
 import { createLanguageModel } from "./language-model.ts";
 import { meterModel } from "./metered-model.ts";
-import { providerApiError } from "./provider-errors.ts";
 
 export interface GenerateRequest {
   workspaceId: string;

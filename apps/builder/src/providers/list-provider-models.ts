@@ -4,8 +4,8 @@ import type { BuilderConfig } from "../config.ts";
 import { resolveProviderAccess } from "../credentials/resolve-provider-access.ts";
 import type { BuilderDb } from "../db/index.ts";
 import { type Capability, findProvider } from "./catalogue.ts";
+import { ProviderErrors, providerApiError } from "./errors.ts";
 import { listLiveModels } from "./list-live-models.ts";
-import { ProviderErrors, providerApiError } from "./provider-errors.ts";
 import type { AiSettings } from "./settings.ts";
 
 export interface ProviderModel {

@@ -1,4 +1,4 @@
-import { createRouter, defineErrors, errorResponses } from "@app/http";
+import { createRouter, errorResponses, jsonContent } from "@app/http";
 import {
   LANGUAGES,
   LanguageUnavailableError,
@@ -16,15 +16,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { chargeSandboxRun, requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-
-export const SandboxErrors = defineErrors({
-  SANDBOX_UNAVAILABLE: { status: 503, message: "The code sandbox is not available on this server." },
-  LANGUAGE_UNAVAILABLE: { status: 503, message: "This language is not installed on this server." },
-  SANDBOX_BUSY: {
-    status: 429,
-    message: "The sandbox is busy with this workspace's other runs; retry after the Retry-After seconds.",
-  },
-});
+import { SandboxErrors } from "./errors.ts";
 
 const { timeoutMs, memoryMb } = RUN_LIMIT_BOUNDS;
 
@@ -105,8 +97,6 @@ export const runtimesSchema = z
   })
   .openapi("SandboxRuntimes");
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-
 const runRoute = createRoute({
   method: "post",
   path: "/run",
@@ -114,9 +104,9 @@ const runRoute = createRoute({
   summary: "Run a program's entry point (main, Main or main_fn) in the sandbox with `input`",
   description:
     "Errors in the code (compile, runtime, timeout, memory, output) are a 200 with `error` set; only host problems are 503.",
-  request: { body: { required: true, content: json(runSandboxBody) } },
+  request: { body: { required: true, content: jsonContent(runSandboxBody) } },
   responses: {
-    200: { description: "The run's result", content: json(runResultSchema) },
+    200: { description: "The run's result", content: jsonContent(runResultSchema) },
     // 402: out of credits (with BILLING_ENFORCE=1); the run's time is billed either way.
     // 429: this workspace's runs waited past the queue timeout (or too many are waiting), with Retry-After.
     ...errorResponses(400, 401, 402, 413, 422, 429, 503),
@@ -129,7 +119,7 @@ const runtimesRoute = createRoute({
   tags: ["sandbox"],
   summary: "Languages available on this host, their versions and the limit mechanism in force",
   responses: {
-    200: { description: "The sandbox's runtimes", content: json(runtimesSchema) },
+    200: { description: "The sandbox's runtimes", content: jsonContent(runtimesSchema) },
     ...errorResponses(401),
   },
 });

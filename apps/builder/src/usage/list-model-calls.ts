@@ -1,9 +1,8 @@
 import { newestFirst } from "@app/db";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
+import type { ModelCallRow } from "./schema.ts";
 import { modelCalls } from "./schema.ts";
-
-export type ModelCallRow = typeof modelCalls.$inferSelect;
 
 export function toModelCallJson(row: ModelCallRow) {
   return {

@@ -2,7 +2,7 @@ import { type Clock, newId } from "@app/core";
 import { writeTogether } from "@app/db";
 import { modelTokensTotal } from "@app/observability";
 import type { SQLWrapper } from "drizzle-orm";
-import { ledgerInsert } from "../billing/ledger.ts";
+import { countCreditsSpent, ledgerInsert } from "../billing/ledger.ts";
 import { modelCallCharges } from "../billing/meter.ts";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
@@ -30,21 +30,37 @@ export async function recordModelCalls(
   origin: ModelCallOrigin,
   calls: readonly ModelCallRecord[],
 ): Promise<void> {
-  await writeTogether(deps.db, modelCallWrites(deps, origin, calls));
+  const batch = modelCallWrites(deps, origin, calls);
+  await writeTogether(deps.db, batch.writes);
+  batch.countCommitted();
+}
+
+/** The writes of a batch of model calls, and the metrics they add once those writes are committed. */
+export interface ModelCallWrites {
+  writes: SQLWrapper[];
+  /**
+   * Adds the calls' tokens (`model_tokens_total`) and charges (`credits_spent_total`) to /metrics.
+   * Call it after the writes committed: a save that fails or rolls back must count nothing, or the
+   * metrics drift from the usage and ledger tables they summarise.
+   */
+  countCommitted(): void;
 }
 
 /**
  * The writes of `recordModelCalls` without running them, for `writeTogether` with the work's own
  * writes (a chat turn stores its messages in the same statement).
  *
- * @example await writeTogether(db, [...turnWrites, ...modelCallWrites(deps, origin, meter.settle())]);
+ * @example
+ * const batch = modelCallWrites(deps, origin, meter.settle());
+ * await writeTogether(db, [...turnWrites, ...batch.writes]);
+ * batch.countCommitted();
  */
 export function modelCallWrites(
   deps: RecordDeps,
   origin: ModelCallOrigin,
   calls: readonly ModelCallRecord[],
-): SQLWrapper[] {
-  if (calls.length === 0) return [];
+): ModelCallWrites {
+  if (calls.length === 0) return { writes: [], countCommitted: () => {} };
   const rows = calls.map((call) => ({
     id: newId("mcall", call.startedAt.getTime()),
     workspaceId: origin.workspaceId,
@@ -60,12 +76,17 @@ export function modelCallWrites(
     createdAt: call.startedAt,
   }));
   const charges = modelCallCharges(deps.config.billing.prices, origin.workspaceId, rows);
-  for (const row of rows) {
-    modelTokensTotal.inc({ provider: row.provider, direction: "input" }, row.inputTokens);
-    modelTokensTotal.inc({ provider: row.provider, direction: "output" }, row.outputTokens);
-  }
-  return [
-    deps.db.insert(modelCalls).values(rows),
-    ...(charges.length > 0 ? [ledgerInsert(deps.db, charges)] : []),
-  ];
+  return {
+    writes: [
+      deps.db.insert(modelCalls).values(rows),
+      ...(charges.length > 0 ? [ledgerInsert(deps.db, charges)] : []),
+    ],
+    countCommitted: () => {
+      for (const row of rows) {
+        modelTokensTotal.inc({ provider: row.provider, direction: "input" }, row.inputTokens);
+        modelTokensTotal.inc({ provider: row.provider, direction: "output" }, row.outputTokens);
+      }
+      countCreditsSpent(charges);
+    },
+  };
 }

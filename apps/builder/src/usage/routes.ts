@@ -1,13 +1,10 @@
-import { createRouter, defineErrors, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
+import { createRouter, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { UsageErrors } from "./errors.ts";
 import { listModelCalls, toModelCallJson } from "./list-model-calls.ts";
 import { summarizeUsage } from "./summarize-usage.ts";
-
-const UsageErrors = defineErrors({
-  INVALID_RANGE: { status: 422, message: "`from` must be before `to`." },
-});
 
 const DEFAULT_RANGE_MS = 30 * 86_400_000;
 

@@ -25,3 +25,5 @@ export const modelCalls = pgTable(
   },
   (table) => [index("model_calls_workspace_created_idx").on(table.workspaceId, table.createdAt)],
 );
+
+export type ModelCallRow = typeof modelCalls.$inferSelect;

@@ -71,3 +71,57 @@ export const validationResultSchema = z
 
 export type CreateWorkflowInput = z.infer<typeof createWorkflowBody>;
 export type UpdateWorkflowInput = z.infer<typeof updateWorkflowBody>;
+
+export const validateGraphBody = z.object({ graph: z.unknown() });
+
+export const nodeRunSchema = z.object({
+  node_id: z.string(),
+  node_type: z.string(),
+  status: z.enum(["running", "succeeded", "failed", "skipped"]),
+  step: z.number().nullable(),
+  inputs: z.unknown(),
+  outputs: z.record(z.string(), z.unknown()).nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  tokens: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  elapsed_ms: z.number().nullable(),
+});
+
+export const runSchema = z
+  .object({
+    id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
+    workflow_id: z.string(),
+    status: z.enum(["running", "succeeded", "failed", "cancelled"]),
+    trigger: z.enum(["api", "hook", "tool", "mcp"]),
+    inputs: z.record(z.string(), z.unknown()),
+    outputs: z.record(z.string(), z.unknown()).nullable(),
+    error: z.object({ code: z.string(), message: z.string(), node_id: z.string().optional() }).nullable(),
+    steps: z.number(),
+    usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+    elapsed_ms: z.number().nullable(),
+    nodes: z.array(nodeRunSchema).optional(),
+  })
+  .openapi("WorkflowRun");
+
+export const runWorkflowBody = z
+  .object({ inputs: z.record(z.string(), z.unknown()).default({}) })
+  .openapi("RunWorkflowRequest");
+
+export const toolSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  outputs: z.array(z.string()),
+});
+
+/** The inbound trigger's path: the URL is the secret. */
+export const hookTokenParam = z.object({
+  token: z
+    .string()
+    .max(200)
+    .openapi({ param: { name: "token", in: "path" } }),
+});
+
+export const runStartedSchema = z.object({ run_id: z.string(), status: z.literal("running") });

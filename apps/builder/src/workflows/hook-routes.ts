@@ -1,34 +1,21 @@
-import { ApiError, createRouter, defineErrors, errorResponses } from "@app/http";
+import { ApiError, createRouter, errorResponses } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import { consumeRateLimit } from "../auth/rate-limit.ts";
 import { requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { checkRunnable, runSchema } from "./routes.ts";
+import { checkRunnable } from "./check-runnable.ts";
+import { hookTokenParam, runSchema, runStartedSchema } from "./contract.ts";
+import { HookErrors } from "./errors.ts";
 import { finishedRunJson } from "./runs/run-json.ts";
 import type { WorkflowRunner } from "./runs/workflow-runner.ts";
 import { isTriggerTokenValid, workflowIdOfToken } from "./trigger-token.ts";
 import { findWorkflowForTrigger } from "./workflows.ts";
 
-export const HookErrors = defineErrors({
-  HOOK_NOT_FOUND: { status: 404, message: "There is no trigger with this URL." },
-  HOOK_BODY_NOT_OBJECT: {
-    status: 422,
-    message: "The body must be a JSON object; its fields become the run's inputs.",
-  },
-});
-
 /** Triggers per workflow per minute: enough for event-driven use, a brake on floods. */
 const TRIGGERS_PER_MINUTE = 120;
 /** The trigger's body becomes run inputs and is stored with the run. */
 export const HOOK_BODY_LIMIT_BYTES = 256 * 1024;
-
-const tokenParam = z.object({
-  token: z
-    .string()
-    .max(200)
-    .openapi({ param: { name: "token", in: "path" } }),
-});
 
 const triggerRoute = createRoute({
   method: "post",
@@ -39,7 +26,7 @@ const triggerRoute = createRoute({
     "No other authentication: the URL is the secret. Answers 202 with the run id, or with `?wait=true` the finished run.",
   security: [],
   request: {
-    params: tokenParam,
+    params: hookTokenParam,
     query: z.object({ wait: z.enum(["true", "false"]).optional() }),
     body: { required: false, content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
   },
@@ -51,7 +38,7 @@ const triggerRoute = createRoute({
     202: {
       description: "The run started",
       content: {
-        "application/json": { schema: z.object({ run_id: z.string(), status: z.literal("running") }) },
+        "application/json": { schema: runStartedSchema },
       },
     },
     // 402: the workflow's workspace is out of credits (with BILLING_ENFORCE=1).

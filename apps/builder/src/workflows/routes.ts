@@ -1,40 +1,38 @@
 import {
-  type ApiError,
   createRouter,
-  defineErrors,
   errorResponses,
   eventStream,
   idParam,
+  jsonContent,
   listOf,
   listQuerySchema,
   toPage,
 } from "@app/http";
-import {
-  type GraphIssue,
-  resolveStartInputs,
-  validateGraph,
-  type WorkflowGraph,
-  WorkflowGraphError,
-} from "@app/workflow";
+import { validateGraph, type WorkflowGraph } from "@app/workflow";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { checkGraphReferences } from "./check-graph-references.ts";
+import { checkRunnable } from "./check-runnable.ts";
 import {
   createWorkflowBody,
   graphIssueSchema,
   graphSchema,
+  runSchema,
+  runWorkflowBody,
+  toolSchema,
   updateWorkflowBody,
+  validateGraphBody,
   validationResultSchema,
   workflowExportSchema,
   workflowSchema,
 } from "./contract.ts";
+import { graphError, WorkflowErrors } from "./errors.ts";
 import { finishedRunJson, runJson } from "./runs/run-json.ts";
 import { findNodeRuns, findRun, listRuns, requestCancel } from "./runs/run-store.ts";
 import type { RunStreamEvent, WorkflowRunner } from "./runs/workflow-runner.ts";
-import type { WorkflowRow } from "./workflows.ts";
 import {
   createWorkflow,
   deleteWorkflow,
@@ -45,54 +43,6 @@ import {
   updateWorkflow,
 } from "./workflows.ts";
 
-export const WorkflowErrors = defineErrors({
-  WORKFLOW_NOT_FOUND: { status: 404, message: "No workflow with this id." },
-  RUN_NOT_FOUND: { status: 404, message: "No run with this id." },
-  INVALID_GRAPH: { status: 422, message: "The workflow graph is invalid." },
-  INVALID_INPUTS: { status: 422, message: "The run's inputs do not match the start node." },
-  RUN_NOT_RUNNING: { status: 409, message: "The run has already finished." },
-});
-
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-
-const nodeRunSchema = z.object({
-  node_id: z.string(),
-  node_type: z.string(),
-  status: z.enum(["running", "succeeded", "failed", "skipped"]),
-  step: z.number().nullable(),
-  inputs: z.unknown(),
-  outputs: z.record(z.string(), z.unknown()).nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  tokens: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-  elapsed_ms: z.number().nullable(),
-});
-
-export const runSchema = z
-  .object({
-    id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
-    workflow_id: z.string(),
-    status: z.enum(["running", "succeeded", "failed", "cancelled"]),
-    trigger: z.enum(["api", "hook", "tool", "mcp"]),
-    inputs: z.record(z.string(), z.unknown()),
-    outputs: z.record(z.string(), z.unknown()).nullable(),
-    error: z.object({ code: z.string(), message: z.string(), node_id: z.string().optional() }).nullable(),
-    steps: z.number(),
-    usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
-    started_at: z.string(),
-    finished_at: z.string().nullable(),
-    elapsed_ms: z.number().nullable(),
-    nodes: z.array(nodeRunSchema).optional(),
-  })
-  .openapi("WorkflowRun");
-
-const runBody = z
-  .object({ inputs: z.record(z.string(), z.unknown()).default({}) })
-  .openapi("RunWorkflowRequest");
-
-const toolSchema = z.object({ name: z.string(), description: z.string(), outputs: z.array(z.string()) });
-
 const routes = {
   list: createRoute({
     method: "get",
@@ -101,7 +51,7 @@ const routes = {
     summary: "List the caller's workflows, newest first",
     request: { query: listQuerySchema },
     responses: {
-      200: { description: "A page of workflows", content: json(listOf(workflowSchema)) },
+      200: { description: "A page of workflows", content: jsonContent(listOf(workflowSchema)) },
       ...errorResponses(401, 422),
     },
   }),
@@ -112,9 +62,9 @@ const routes = {
     summary: "Create a workflow",
     description:
       "The graph is validated: one start, at least one end, every node reachable, no cycles, edge ends and condition handles that exist, and `{{node.field}}` references only to upstream nodes' declared outputs. Problems answer 422 with each node or edge id in `details`.",
-    request: { body: { required: true, content: json(createWorkflowBody) } },
+    request: { body: { required: true, content: jsonContent(createWorkflowBody) } },
     responses: {
-      201: { description: "Created", content: json(workflowSchema) },
+      201: { description: "Created", content: jsonContent(workflowSchema) },
       ...errorResponses(400, 401, 413, 422),
     },
   }),
@@ -123,9 +73,9 @@ const routes = {
     path: "/workflows/validate",
     tags: ["workflows"],
     summary: "Check a graph without saving it (for editors)",
-    request: { body: { required: true, content: json(z.object({ graph: z.unknown() })) } },
+    request: { body: { required: true, content: jsonContent(validateGraphBody) } },
     responses: {
-      200: { description: "The problems found", content: json(validationResultSchema) },
+      200: { description: "The problems found", content: jsonContent(validationResultSchema) },
       ...errorResponses(400, 401),
     },
   }),
@@ -135,7 +85,7 @@ const routes = {
     tags: ["workflows"],
     summary: "The tools Tool nodes can call, with their output fields",
     responses: {
-      200: { description: "Tools", content: json(z.object({ data: z.array(toolSchema) })) },
+      200: { description: "Tools", content: jsonContent(z.object({ data: z.array(toolSchema) })) },
       ...errorResponses(401),
     },
   }),
@@ -144,9 +94,9 @@ const routes = {
     path: "/workflows/import",
     tags: ["workflows"],
     summary: "Create a workflow from an exported document",
-    request: { body: { required: true, content: json(workflowExportSchema) } },
+    request: { body: { required: true, content: jsonContent(workflowExportSchema) } },
     responses: {
-      201: { description: "Imported", content: json(workflowSchema) },
+      201: { description: "Imported", content: jsonContent(workflowSchema) },
       ...errorResponses(400, 401, 413, 422),
     },
   }),
@@ -157,7 +107,7 @@ const routes = {
     summary: "Get a workflow",
     request: { params: idParam },
     responses: {
-      200: { description: "The workflow", content: json(workflowSchema) },
+      200: { description: "The workflow", content: jsonContent(workflowSchema) },
       ...errorResponses(401, 404),
     },
   }),
@@ -166,9 +116,9 @@ const routes = {
     path: "/workflows/{id}",
     tags: ["workflows"],
     summary: "Change a workflow's name, description or graph",
-    request: { params: idParam, body: { required: true, content: json(updateWorkflowBody) } },
+    request: { params: idParam, body: { required: true, content: jsonContent(updateWorkflowBody) } },
     responses: {
-      200: { description: "Updated", content: json(workflowSchema) },
+      200: { description: "Updated", content: jsonContent(workflowSchema) },
       ...errorResponses(400, 401, 404, 422),
     },
   }),
@@ -187,7 +137,7 @@ const routes = {
     summary: "Export a workflow as a portable JSON document",
     request: { params: idParam },
     responses: {
-      200: { description: "The document", content: json(workflowExportSchema) },
+      200: { description: "The document", content: jsonContent(workflowExportSchema) },
       ...errorResponses(401, 404),
     },
   }),
@@ -198,7 +148,7 @@ const routes = {
     summary: "Replace the inbound trigger URL (the old one stops working)",
     request: { params: idParam },
     responses: {
-      200: { description: "The workflow with its new trigger_url", content: json(workflowSchema) },
+      200: { description: "The workflow with its new trigger_url", content: jsonContent(workflowSchema) },
       ...errorResponses(401, 404),
     },
   }),
@@ -209,11 +159,11 @@ const routes = {
     summary: "Run a workflow (blocking, or streamed as Server-Sent Events)",
     description:
       "With `Accept: text/event-stream` the answer streams `run_started`, `node_started`, `node_finished` (outputs, elapsed ms, tokens), `node_skipped` and `run_finished`. Otherwise it answers the finished run.",
-    request: { params: idParam, body: { required: false, content: json(runBody) } },
+    request: { params: idParam, body: { required: false, content: jsonContent(runWorkflowBody) } },
     responses: {
       200: {
         description: "The finished run, or an event stream",
-        content: { ...json(runSchema), "text/event-stream": { schema: z.string() } },
+        content: { ...jsonContent(runSchema), "text/event-stream": { schema: z.string() } },
       },
       // 402: out of credits (with BILLING_ENFORCE=1), before any node runs.
       ...errorResponses(400, 401, 402, 404, 422),
@@ -226,7 +176,7 @@ const routes = {
     summary: "A workflow's runs, newest first",
     request: { params: idParam, query: listQuerySchema },
     responses: {
-      200: { description: "A page of runs", content: json(listOf(runSchema)) },
+      200: { description: "A page of runs", content: jsonContent(listOf(runSchema)) },
       ...errorResponses(401, 404, 422),
     },
   }),
@@ -236,7 +186,10 @@ const routes = {
     tags: ["workflows"],
     summary: "A run with every node's inputs, outputs, status, timings, tokens and error",
     request: { params: idParam },
-    responses: { 200: { description: "The run", content: json(runSchema) }, ...errorResponses(401, 404) },
+    responses: {
+      200: { description: "The run", content: jsonContent(runSchema) },
+      ...errorResponses(401, 404),
+    },
   }),
   cancelRun: createRoute({
     method: "post",
@@ -245,26 +198,11 @@ const routes = {
     summary: "Cancel a running run",
     request: { params: idParam },
     responses: {
-      202: { description: "Cancellation requested", content: json(runSchema) },
+      202: { description: "Cancellation requested", content: jsonContent(runSchema) },
       ...errorResponses(401, 404, 409),
     },
   }),
 };
-
-export function graphError(issues: readonly GraphIssue[]): ApiError {
-  const first = issues[0];
-  return WorkflowErrors.INVALID_GRAPH({
-    message: `The workflow graph is invalid: ${first?.message ?? "unknown problem"}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`,
-    ...(first ? { param: `graph.${first.path}` } : {}),
-    details: issues.map((issue) => ({
-      path: `graph.${issue.path}`,
-      message: issue.message,
-      code: issue.code,
-      ...(issue.node_id ? { node_id: issue.node_id } : {}),
-      ...(issue.edge_id ? { edge_id: issue.edge_id } : {}),
-    })),
-  });
-}
 
 /** Workflows, their runs and the inbound trigger's management; mounted at /api. */
 export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
@@ -405,33 +343,6 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     return c.json(runJson(row, undefined), 202);
   });
   return router;
-}
-
-/** Rejects before a run record exists when the graph cannot run now or the inputs do not fit. */
-export function checkRunnable(
-  runner: WorkflowRunner,
-  workflow: WorkflowRow,
-  inputs: Record<string, unknown>,
-): void {
-  let start: { inputs: Parameters<typeof resolveStartInputs>[0]["inputs"] };
-  try {
-    start = runner.compile(workflow).start.data;
-  } catch (error) {
-    if (error instanceof WorkflowGraphError) throw graphError(error.issues);
-    throw error;
-  }
-  const resolved = resolveStartInputs(start, inputs);
-  if (!resolved.ok) {
-    throw WorkflowErrors.INVALID_INPUTS({
-      message: `The run's inputs do not match the start node: ${resolved.issues[0]?.message ?? ""}`,
-      ...(resolved.issues[0] ? { param: resolved.issues[0].path } : {}),
-      details: resolved.issues.map((issue) => ({
-        path: issue.path,
-        message: issue.message,
-        code: issue.code,
-      })),
-    });
-  }
 }
 
 function runnerTools(runner: WorkflowRunner) {

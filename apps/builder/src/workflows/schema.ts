@@ -82,3 +82,5 @@ export const workflowNodeRuns = pgTable(
 
 export type RunRow = typeof workflowRuns.$inferSelect;
 export type NodeRunRow = typeof workflowNodeRuns.$inferSelect;
+
+export type WorkflowRow = typeof workflows.$inferSelect;

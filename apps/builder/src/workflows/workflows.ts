@@ -4,10 +4,9 @@ import type { WorkflowGraph } from "@app/workflow";
 import { and, eq, sql } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { CreateWorkflowInput, UpdateWorkflowInput } from "./contract.ts";
+import type { WorkflowRow } from "./schema.ts";
 import { workflows } from "./schema.ts";
 import { triggerToken } from "./trigger-token.ts";
-
-export type WorkflowRow = typeof workflows.$inferSelect;
 
 export function toWorkflowJson(row: WorkflowRow, context: { publicUrl: string; secretKey: string }) {
   return {

@@ -1,15 +1,11 @@
-import { createRouter, defineErrors, errorResponses, idParam, jsonContent } from "@app/http";
+import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
 import { eventListJson, findEventBody, listEvents, UnknownCursorError } from "@app/webhooks";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { limitQuery, listEnvelope } from "../shared/openapi.ts";
+import { EventErrors } from "./errors.ts";
 import { EVENT_TYPES } from "./types.ts";
-
-export const EventErrors = defineErrors({
-  EVENT_NOT_FOUND: { status: 404, message: "No event with this id." },
-  CURSOR_NOT_FOUND: { status: 404, message: "No event with the id given as cursor." },
-});
 
 const eventCursor = (name: string) =>
   z

@@ -1,25 +1,14 @@
 import { sha256Hex } from "@app/core";
-import { defineErrors, isRejectedBeforeRunning } from "@app/http";
+import { isRejectedBeforeRunning } from "@app/http";
 import { and, eq, lt } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { IdempotencyErrors } from "./errors.ts";
 import { idempotencyKeys } from "./schema.ts";
 
 /** How long a key's first result is replayed. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
-
-export const IdempotencyErrors = defineErrors({
-  INVALID_IDEMPOTENCY_KEY: { status: 422, message: "Idempotency-Key must be 1 to 255 printable characters." },
-  IDEMPOTENCY_KEY_REUSED: {
-    status: 422,
-    message: "This Idempotency-Key was used with a different request; use a new key for a new request.",
-  },
-  IDEMPOTENCY_KEY_IN_USE: {
-    status: 409,
-    message: "A request with this Idempotency-Key is still being processed; retry in a moment.",
-  },
-});
 
 /**
  * Makes a POST sent with `Idempotency-Key` run once: a repeat within 24 h gets the first answer

@@ -1,8 +1,8 @@
 import { sha256Hex } from "@app/core";
-import { defineErrors } from "@app/http";
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { AuthErrors } from "./errors.ts";
 import { authenticateSecretKey, type MerchantScope } from "./merchants.ts";
 
 /**
@@ -12,15 +12,6 @@ import { authenticateSecretKey, type MerchantScope } from "./merchants.ts";
  */
 const KEY_CACHE_TTL_MS = 30_000;
 const KEY_CACHE_MAX = 10_000;
-
-export const AuthErrors = defineErrors({
-  MISSING_API_KEY: {
-    status: 401,
-    message: "Send your secret key as `Authorization: Bearer sk_test_…` or `sk_live_…`.",
-  },
-  INVALID_API_KEY: { status: 401, message: "The secret key is not valid." },
-  TEST_MODE_ONLY: { status: 403, message: "This operation needs a test-mode key (sk_test_…)." },
-});
 
 /**
  * Lets a request through with a merchant's secret key and sets its scope; anything else is a 401.

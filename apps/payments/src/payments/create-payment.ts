@@ -4,8 +4,9 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "../deps.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
 import type { CreatePaymentInput } from "./contract.ts";
-import { type PaymentRow, toPaymentJson } from "./payments.ts";
+import { toPaymentJson } from "./payments.ts";
 import { providerFor } from "./providers.ts";
+import type { PaymentRow } from "./schema.ts";
 import { payments } from "./schema.ts";
 
 /**

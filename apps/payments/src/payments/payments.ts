@@ -3,9 +3,8 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import type { PaymentsDb, PaymentsTx } from "../db/index.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
 import { toAmount } from "../shared/money.ts";
+import type { PaymentRow } from "./schema.ts";
 import { type PaymentStatus, payments } from "./schema.ts";
-
-export type PaymentRow = typeof payments.$inferSelect;
 
 /**
  * The state machine of the spec: every allowed move. Anything else is a 409, and since no state can

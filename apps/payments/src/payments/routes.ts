@@ -2,7 +2,7 @@ import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { AuthErrors } from "../merchants/auth.ts";
+import { AuthErrors } from "../merchants/errors.ts";
 import { checkMoney } from "../shared/money.ts";
 import { listEnvelope, pageOf } from "../shared/openapi.ts";
 import { createPaymentBody, listPaymentsQuery, paymentSchema } from "./contract.ts";

@@ -31,3 +31,5 @@ export const payments = pgTable(
     index("payments_expiry_idx").on(table.status, table.expiresAt),
   ],
 );
+
+export type PaymentRow = typeof payments.$inferSelect;

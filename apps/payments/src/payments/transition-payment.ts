@@ -5,7 +5,8 @@ import type { Deps } from "../deps.ts";
 import { appendLedgerEntry } from "../ledger/ledger.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
 import { PaymentErrors } from "./errors.ts";
-import { findPayment, PAYMENT_TRANSITIONS, type PaymentRow, toPaymentJson } from "./payments.ts";
+import { findPayment, PAYMENT_TRANSITIONS, toPaymentJson } from "./payments.ts";
+import type { PaymentRow } from "./schema.ts";
 import { type PaymentStatus, payments } from "./schema.ts";
 
 /**

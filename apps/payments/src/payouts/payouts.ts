@@ -1,5 +1,4 @@
 import { newId, unixSeconds } from "@app/core";
-import { defineErrors } from "@app/http";
 import { recordEvent } from "@app/webhooks";
 import { and, asc, desc, eq, lt, lte } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
@@ -8,21 +7,12 @@ import { appendLedgerEntry, availableBalance, lockBalance } from "../ledger/ledg
 import type { MerchantScope } from "../merchants/merchants.ts";
 import type { Environment } from "../merchants/schema.ts";
 import { toAmount } from "../shared/money.ts";
+import { PayoutErrors } from "./errors.ts";
+import type { PayoutRow } from "./schema.ts";
 import { type PayoutDestination, type PayoutStatus, payouts } from "./schema.ts";
 
 /** The simulated bank settles a payout this long after it was requested. */
 export const PAYOUT_SETTLEMENT_MS = 30_000;
-
-export const PayoutErrors = defineErrors({
-  PAYOUT_NOT_FOUND: { status: 404, message: "No payout with this id." },
-  INSUFFICIENT_BALANCE: { status: 422, message: "The amount is more than the available balance." },
-  INVALID_PAYOUT_TRANSITION: {
-    status: 409,
-    message: "The payout cannot make this move from its current state.",
-  },
-});
-
-export type PayoutRow = typeof payouts.$inferSelect;
 
 export function toPayoutJson(row: PayoutRow) {
   return {

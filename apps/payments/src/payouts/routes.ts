@@ -2,17 +2,11 @@ import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { AuthErrors } from "../merchants/auth.ts";
+import { AuthErrors } from "../merchants/errors.ts";
 import { amountInput, checkMoney, currencyInput } from "../shared/money.ts";
 import { limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
-import {
-  createPayout,
-  findPayout,
-  listPayouts,
-  PayoutErrors,
-  settlePayout,
-  toPayoutJson,
-} from "./payouts.ts";
+import { PayoutErrors } from "./errors.ts";
+import { createPayout, findPayout, listPayouts, settlePayout, toPayoutJson } from "./payouts.ts";
 
 const createPayoutBody = z
   .object({

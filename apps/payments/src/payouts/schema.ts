@@ -29,3 +29,5 @@ export const payouts = pgTable(
     index("payouts_settle_idx").on(table.status, table.settlesAt),
   ],
 );
+
+export type PayoutRow = typeof payouts.$inferSelect;

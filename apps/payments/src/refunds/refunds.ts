@@ -1,5 +1,4 @@
 import { newId, unixSeconds } from "@app/core";
-import { defineErrors } from "@app/http";
 import { recordEvent } from "@app/webhooks";
 import { and, asc, desc, eq, inArray, lt, lte, sql } from "drizzle-orm";
 import type { PaymentsDb, PaymentsTx } from "../db/index.ts";
@@ -12,22 +11,12 @@ import { findPayment } from "../payments/payments.ts";
 import { payments as paymentsTable } from "../payments/schema.ts";
 import { applyPaymentTransition } from "../payments/transition-payment.ts";
 import { checkMoney, toAmount } from "../shared/money.ts";
+import { RefundErrors } from "./errors.ts";
+import type { RefundRow } from "./schema.ts";
 import { type RefundStatus, refunds } from "./schema.ts";
 
 /** The simulated provider settles a refund this long after it was requested. */
 export const REFUND_SETTLEMENT_MS = 5_000;
-
-export const RefundErrors = defineErrors({
-  REFUND_NOT_FOUND: { status: 404, message: "No refund with this id." },
-  PAYMENT_NOT_REFUNDABLE: { status: 409, message: "Only a succeeded payment can be refunded." },
-  AMOUNT_EXCEEDS_REFUNDABLE: { status: 422, message: "The amount is more than what remains refundable." },
-  INVALID_REFUND_TRANSITION: {
-    status: 409,
-    message: "The refund cannot make this move from its current state.",
-  },
-});
-
-export type RefundRow = typeof refunds.$inferSelect;
 
 export function toRefundJson(row: RefundRow) {
   return {

@@ -2,17 +2,11 @@ import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { AuthErrors } from "../merchants/auth.ts";
+import { AuthErrors } from "../merchants/errors.ts";
 import { amountInput } from "../shared/money.ts";
 import { limitQuery, listEnvelope, pageOf, startingAfterQuery } from "../shared/openapi.ts";
-import {
-  createRefund,
-  findRefund,
-  listRefunds,
-  RefundErrors,
-  settleRefund,
-  toRefundJson,
-} from "./refunds.ts";
+import { RefundErrors } from "./errors.ts";
+import { createRefund, findRefund, listRefunds, settleRefund, toRefundJson } from "./refunds.ts";
 
 const createRefundBody = z
   .object({ payment: z.string().max(64), amount: amountInput.optional() })

@@ -24,3 +24,5 @@ export const refunds = pgTable(
     index("refunds_settle_idx").on(table.status, table.settlesAt),
   ],
 );
+
+export type RefundRow = typeof refunds.$inferSelect;

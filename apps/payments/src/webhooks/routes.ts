@@ -1,4 +1,4 @@
-import { createRouter, defineErrors, errorResponses, idParam, jsonContent, patchBody } from "@app/http";
+import { createRouter, errorResponses, idParam, jsonContent, patchBody } from "@app/http";
 import {
   checkWebhookUrl,
   createEndpoint,
@@ -20,16 +20,7 @@ import type { AppEnv } from "../env.ts";
 import { EVENT_TYPES } from "../events/types.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
 import { limitQuery, listEnvelope, pageOf, startingAfterQuery } from "../shared/openapi.ts";
-
-export const WebhookErrors = defineErrors({
-  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: "No webhook endpoint with this id." },
-  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: "No webhook delivery with this id." },
-  INVALID_WEBHOOK_URL: { status: 422, message: "The webhook URL is not allowed." },
-  DELIVERY_ALREADY_SCHEDULED: {
-    status: 409,
-    message: "The delivery is still scheduled; only delivered or failed deliveries can be replayed.",
-  },
-});
+import { WebhookErrors } from "./errors.ts";
 
 const enabledEvents = z
   .array(z.enum([...EVENT_TYPES, "*"]))

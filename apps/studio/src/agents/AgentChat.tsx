@@ -1,9 +1,10 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { ApiError, api, type Page } from "../api/client.ts";
+import { ApiError, allPages, api, type Page } from "../api/client.ts";
 import { postEventStream } from "../api/sse.ts";
 import type { Agent } from "../api/types.ts";
 import { Button, ErrorBox, MissingKey, QueryError } from "../ui/ui.tsx";
+import { type Citation, Citations } from "./Citations.tsx";
 
 interface ToolCall {
   id: string;
@@ -18,6 +19,8 @@ interface Message {
   role: "user" | "assistant";
   content: string;
   tool_calls: ToolCall[];
+  /** The passages the answer drew on; the server sends them with the finished turn. */
+  citations?: Citation[];
 }
 
 interface Conversation {
@@ -51,7 +54,7 @@ export function AgentChat({ agentId }: { agentId: string }) {
 
   const open = async (id: string) => {
     setConversationId(id);
-    const page = await api<Page<Message>>(`/api/conversations/${id}/messages?limit=100`);
+    const page = await allPages<Message>(`/api/conversations/${id}/messages`);
     setMessages([...page.data].reverse());
   };
 
@@ -99,6 +102,8 @@ export function AgentChat({ agentId }: { agentId: string }) {
               ),
             }));
           }
+          if (event === "finish" && Array.isArray(data.citations))
+            update((m) => ({ ...m, citations: data.citations as Citation[] }));
           if (event === "error") {
             const failure = data.error as { code?: string; message?: string } | undefined;
             // Kept as an ApiError with its code, so a missing key shows where to add one.
@@ -158,6 +163,7 @@ export function AgentChat({ agentId }: { agentId: string }) {
               </details>
             ))}
             {message.content ? <div className="bubble-text">{message.content}</div> : null}
+            {message.citations?.length ? <Citations citations={message.citations} /> : null}
           </div>
         ))}
         <div ref={bottom} />

@@ -12,7 +12,15 @@ import {
   PageHeader,
   QueryError,
 } from "../ui/ui.tsx";
+import { KnowledgeBasePicker, ToolsEditor } from "./AgentTools.tsx";
 import { type AgentInput, useAgent, useDeleteAgent, useProviders, useSaveAgent } from "./queries.ts";
+import {
+  fromToolDraft,
+  parametersProblem,
+  type ToolDraft,
+  toolFieldPaths,
+  toToolDraft,
+} from "./tool-drafts.ts";
 
 const EMPTY: AgentInput = {
   name: "",
@@ -34,6 +42,7 @@ const FIELDS = [
   "temperature",
   "memory_turns",
   "tools",
+  "knowledge_base_ids",
 ];
 
 export function AgentEditor({ id }: { id?: string }) {
@@ -43,11 +52,15 @@ export function AgentEditor({ id }: { id?: string }) {
   const remove = useDeleteAgent();
   const [form, setForm] = useState<AgentInput>(EMPTY);
   const [mcpTools, setMcpTools] = useState<McpAgentTool[]>([]);
+  const [tools, setTools] = useState<ToolDraft[]>([]);
+  const [knowledgeBaseIds, setKnowledgeBaseIds] = useState<string[]>([]);
 
   useEffect(() => {
     if (agent.data) {
       setForm(agent.data);
       setMcpTools(agent.data.tools.filter(isMcpAgentTool));
+      setTools(agent.data.tools.flatMap((tool) => toToolDraft(tool) ?? []));
+      setKnowledgeBaseIds(agent.data.knowledge_base_ids);
     }
   }, [agent.data]);
 
@@ -59,8 +72,20 @@ export function AgentEditor({ id }: { id?: string }) {
   const set = <K extends keyof AgentInput>(key: K, value: AgentInput[K]) =>
     setForm({ ...form, [key]: value });
 
+  // The API's paths count tools in the order sent: the ones edited here first, then MCP ones.
+  const shownFields = [
+    ...FIELDS,
+    ...tools.flatMap((_, index) => toolFieldPaths(index)),
+    ...knowledgeBaseIds.map((_, index) => `knowledge_base_ids[${index}]`),
+  ];
+  const hasBadParameters = tools.some(
+    (tool) => "parametersText" in tool && parametersProblem(tool.parametersText) !== null,
+  );
+
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    // Each broken parameters field already says why beside itself.
+    if (hasBadParameters) return;
     save.mutate(
       {
         name: form.name,
@@ -71,8 +96,8 @@ export function AgentEditor({ id }: { id?: string }) {
         temperature: form.temperature,
         memory_turns: form.memory_turns,
         mcp_exposed: form.mcp_exposed,
-        // The other kinds of tools are kept as they are; this editor changes only MCP ones.
-        tools: [...(agent.data?.tools ?? []).filter((tool) => !isMcpAgentTool(tool)), ...mcpTools],
+        tools: [...tools.map(fromToolDraft), ...mcpTools],
+        knowledge_base_ids: knowledgeBaseIds,
       },
       { onSuccess: (saved) => navigate(`/agents/${saved.id}`, { replace: true }) },
     );
@@ -101,7 +126,7 @@ export function AgentEditor({ id }: { id?: string }) {
       <form className="card" onSubmit={submit} aria-label="Agent">
         <ErrorBox error={remove.error} />
         <QueryError query={providers} />
-        <FormError error={save.error} fields={FIELDS} />
+        <FormError error={save.error} fields={shownFields} />
         <Field label="Name" error={error?.fieldMessage("name")}>
           <input name="name" value={form.name} onChange={(e) => set("name", e.target.value)} required />
         </Field>
@@ -181,6 +206,17 @@ export function AgentEditor({ id }: { id?: string }) {
             />
           </Field>
         </div>
+        <KnowledgeBasePicker
+          value={knowledgeBaseIds}
+          onChange={setKnowledgeBaseIds}
+          errorAt={(path) => error?.fieldMessage(path)}
+        />
+        <ToolsEditor
+          value={tools}
+          onChange={setTools}
+          errorAt={(path) => error?.fieldMessage(path)}
+          hasKnowledgeBases={knowledgeBaseIds.length > 0}
+        />
         <McpToolPicker value={mcpTools} onChange={setMcpTools} />
         {error?.fieldMessage("tools") ? <p className="field-error">{error.fieldMessage("tools")}</p> : null}
         <label className="checkbox-line">
@@ -195,6 +231,11 @@ export function AgentEditor({ id }: { id?: string }) {
             key)
           </span>
         </label>
+        {hasBadParameters ? (
+          <p className="field-error" role="alert">
+            Fix the tool parameters marked above before saving.
+          </p>
+        ) : null}
         <Button type="submit" isBusy={save.isPending}>
           {id ? "Save" : "Create agent"}
         </Button>

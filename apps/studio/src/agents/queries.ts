@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, type Page } from "../api/client.ts";
+import { allPages, api } from "../api/client.ts";
 import type { Agent, Provider } from "../api/types.ts";
 
 export function useProviders() {
@@ -11,7 +11,7 @@ export function useProviders() {
 }
 
 export function useAgents() {
-  return useQuery({ queryKey: ["agents"], queryFn: () => api<Page<Agent>>("/api/agents?limit=100") });
+  return useQuery({ queryKey: ["agents"], queryFn: () => allPages<Agent>("/api/agents") });
 }
 
 export function useAgent(id: string | undefined) {
@@ -32,7 +32,7 @@ export type AgentInput = Pick<
   | "temperature"
   | "memory_turns"
   | "mcp_exposed"
-> & { tools?: unknown[] };
+> & { tools?: unknown[]; knowledge_base_ids?: string[] };
 
 export function useSaveAgent(id: string | undefined) {
   const client = useQueryClient();

@@ -26,7 +26,13 @@ export function CodeEditor(props: CodeEditorProps) {
       >
         <CodeMirrorEditor {...props} labelId={`${id}-label`} />
       </Suspense>
-      <span className="field-hint">Tab indents; press Escape then Tab to move on.</span>
+      {props.error ? (
+        <span className="field-error" role="alert">
+          {props.error}
+        </span>
+      ) : (
+        <span className="field-hint">Tab indents; press Escape then Tab to move on.</span>
+      )}
     </div>
   );
 }

@@ -174,7 +174,9 @@ export default function CodeMirrorEditor({
           syntaxHighlighting(highlight),
           theme,
           errorLineField,
-          EditorView.contentAttributes.of({ "aria-labelledby": labelId }),
+          // tabindex changes nothing for the keyboard (the editable content is one tab stop either way)
+          // but lets checkers see that a long line's horizontal scroller has focusable content.
+          EditorView.contentAttributes.of({ "aria-labelledby": labelId, tabindex: "0" }),
           EditorView.theme({ ".cm-content, .cm-gutter": { minHeight: `${minLines * 1.45}em` } }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) callbacks.current.onChange(update.state.doc.toString());

@@ -11,4 +11,6 @@ export interface CodeEditorProps {
   /** Called when the editor loses focus (JSON fields parse then). */
   onBlur?: () => void;
   minLines?: number;
+  /** A message about the field (the API's, or the form's own check), shown under it instead of the hint. */
+  error?: string | undefined;
 }

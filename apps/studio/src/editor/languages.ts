@@ -30,6 +30,32 @@ export const CODE_TEMPLATES: Record<SandboxLanguage, string> = {
 `,
 };
 
+/**
+ * What an agent's new code tool starts from: the same entry points, reading the arguments the
+ * model passes (described by the tool's parameters) instead of a node's inputs.
+ */
+export const TOOL_CODE_TEMPLATES: Record<SandboxLanguage, string> = {
+  python: `def main(inputs: dict) -> dict:
+    # inputs: the arguments the model passed, as the tool's parameters describe them.
+    return {"result": inputs.get("value")}
+`,
+  javascript: `function main(inputs) {
+  // inputs: the arguments the model passed, as the tool's parameters describe them (async works too).
+  return { result: inputs.value };
+}
+`,
+  go: `func Main(inputs map[string]any) (map[string]any, error) {
+	// inputs: the arguments the model passed. Return an object, or an error the model reads.
+	return map[string]any{"result": inputs["value"]}, nil
+}
+`,
+  rust: `fn main_fn(inputs: serde_json::Value) -> Result<serde_json::Value, String> {
+    // inputs: the arguments the model passed. Return an object, or Err with what the model reads.
+    Ok(serde_json::json!({ "result": inputs["value"] }))
+}
+`,
+};
+
 /** The entry point of each language, as the sandbox calls it. */
 export const ENTRY_POINTS: Record<SandboxLanguage, string> = {
   python: "def main(inputs: dict) -> dict",
@@ -42,10 +68,13 @@ export const ENTRY_POINTS: Record<SandboxLanguage, string> = {
  * The code to show after switching language: the new language's template when the old code was
  * empty or still an untouched template, else the user's code as it is (never thrown away).
  */
-export function codeAfterLanguageChange(code: string, next: SandboxLanguage): string {
-  const isUntouched =
-    code.trim() === "" || Object.values(CODE_TEMPLATES).some((t) => t.trim() === code.trim());
-  return isUntouched ? CODE_TEMPLATES[next] : code;
+export function codeAfterLanguageChange(
+  code: string,
+  next: SandboxLanguage,
+  templates: Record<SandboxLanguage, string> = CODE_TEMPLATES,
+): string {
+  const isUntouched = code.trim() === "" || Object.values(templates).some((t) => t.trim() === code.trim());
+  return isUntouched ? templates[next] : code;
 }
 
 /** The user's line a run's error points at: the sandbox ends its message with "(line N)". */

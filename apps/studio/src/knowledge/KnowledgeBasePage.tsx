@@ -1,5 +1,5 @@
-import { type FormEvent, Fragment, useState } from "react";
-import { navigate } from "../router.ts";
+import { type FormEvent, Fragment, useEffect, useRef, useState } from "react";
+import { navigate, useQueryString } from "../router.ts";
 import {
   ACTIONS,
   Button,
@@ -18,16 +18,20 @@ import {
   StatusBadge,
 } from "../ui/ui.tsx";
 import { documentState } from "./document-state.ts";
+import { type PassageFocus, passageFocusOf, passageHref } from "./passage-link.ts";
 import {
   type KnowledgeDocument,
+  type SearchHit,
   type SearchMode,
   useChunks,
   useDeleteDocument,
   useDeleteKnowledgeBase,
+  useDocument,
   useDocuments,
   useKnowledgeBase,
   useSearch,
 } from "./queries.ts";
+import { relevance } from "./relevance.ts";
 import { Uploader } from "./Uploader.tsx";
 
 /** One knowledge base: upload, its documents with their ingestion status, and a retrieval test. */
@@ -35,6 +39,8 @@ export function KnowledgeBasePage({ id }: { id: string }) {
   const base = useKnowledgeBase(id);
   const documents = useDocuments(id);
   const remove = useDeleteKnowledgeBase();
+  // A citation's link (or a search hit's) names the passage to open in the address (passage-link.ts).
+  const focus = passageFocusOf(useQueryString());
 
   if (base.isPending) return <Loading what="the knowledge base" />;
   if (base.error)
@@ -73,16 +79,21 @@ export function KnowledgeBasePage({ id }: { id: string }) {
         Embeddings: {base.data.embedding.provider} · {base.data.embedding.model}
         {base.data.embedding.dimensions ? ` (${base.data.embedding.dimensions} dimensions)` : ""}
       </p>
-      <div className="kb-page">
-        <div className="stack">
-          <Uploader knowledgeBaseId={id} documents={documents.data?.data} />
-          <Documents baseId={id} query={documents} />
-        </div>
-        <RetrievalTest
-          baseId={id}
-          readyCount={documents.data?.data.filter((document) => document.status === "ready").length ?? 0}
+      {focus ? (
+        <PassageView
+          key={focus.chunkId}
+          focus={focus}
+          onClose={() => navigate(`/knowledge/${id}`, { replace: true })}
         />
+      ) : null}
+      <div className="kb-page">
+        <Uploader knowledgeBaseId={id} documents={documents.data?.data} />
+        <Documents baseId={id} query={documents} />
       </div>
+      <RetrievalTest
+        baseId={id}
+        readyCount={documents.data?.data.filter((document) => document.status === "ready").length ?? 0}
+      />
     </>
   );
 }
@@ -176,26 +187,73 @@ function DocumentRow({
   );
 }
 
-function Chunks({ documentId }: { documentId: string }) {
-  const chunks = useChunks(documentId);
+/** The cited passage's document, its chunks read up to the passage, which is marked and scrolled to. */
+function PassageView({ focus, onClose }: { focus: PassageFocus; onClose: () => void }) {
+  const document = useDocument(focus.documentId);
+  return (
+    <section className="card passage-view" aria-labelledby="passage-title">
+      <div className="passage-view-header">
+        <h2 id="passage-title">{document.data ? document.data.name : "Cited passage"}</h2>
+        <Button variant="secondary" onClick={onClose}>
+          Close
+        </Button>
+      </div>
+      <QueryError query={document} />
+      {document.data ? <Chunks documentId={focus.documentId} focus={focus} /> : null}
+    </section>
+  );
+}
+
+function Chunks({ documentId, focus }: { documentId: string; focus?: PassageFocus }) {
+  // A cited passage may sit deep in a long document: bigger pages reach it in fewer requests.
+  const chunks = useChunks(documentId, focus ? 100 : 20);
   const all = chunks.data?.pages.flatMap((page) => page.data) ?? [];
+  const lastPosition = all.at(-1)?.position ?? -1;
+  const isFocusLoaded = focus !== undefined && lastPosition >= focus.position;
+  const isFocusFound = focus !== undefined && all.some((chunk) => chunk.id === focus.chunkId);
+  const focused = useRef<HTMLLIElement>(null);
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = chunks;
+
+  // Pages are read in document order until the cited position is in.
+  useEffect(() => {
+    if (focus && !isFocusLoaded && hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [focus, isFocusLoaded, hasNextPage, isFetchingNextPage, fetchNextPage]);
+  useEffect(() => {
+    if (isFocusFound) focused.current?.scrollIntoView({ block: "center" });
+  }, [isFocusFound]);
+
   return (
     <div className="chunks">
       <QueryError query={chunks} />
       {chunks.isPending ? <Loading what="chunks" /> : null}
       {chunks.data && all.length === 0 ? <p className="muted">This document has no chunks.</p> : null}
+      {focus && chunks.data && !isFocusFound && (isFocusLoaded || !hasNextPage) ? (
+        <p className="muted" role="status">
+          The cited passage is no longer in this document (it was ingested again since); its current chunks
+          are below.
+        </p>
+      ) : null}
       <ol className="chunk-list">
-        {all.map((chunk) => (
-          <li key={chunk.id}>
-            <div className="muted chunk-meta">
-              #{chunk.position + 1}
-              {chunk.page !== null ? ` · page ${chunk.page}` : ""}
-              {chunk.heading_path.length ? ` · ${chunk.heading_path.join(" › ")}` : ""} · ~{chunk.token_count}{" "}
-              tokens
-            </div>
-            <p className="chunk-text">{chunk.text}</p>
-          </li>
-        ))}
+        {all.map((chunk) => {
+          const isFocused = chunk.id === focus?.chunkId;
+          return (
+            <li
+              key={chunk.id}
+              ref={isFocused ? focused : undefined}
+              className={isFocused ? "chunk-focused" : undefined}
+              data-testid={isFocused ? "focused-chunk" : undefined}
+            >
+              <div className="muted chunk-meta">
+                {isFocused ? <span className="badge badge-accent">Cited passage</span> : null}#
+                {chunk.position + 1}
+                {chunk.page !== null ? ` · page ${chunk.page}` : ""}
+                {chunk.heading_path.length ? ` · ${chunk.heading_path.join(" › ")}` : ""} · ~
+                {chunk.token_count} tokens
+              </div>
+              <p className="chunk-text">{isFocused ? <mark>{chunk.text}</mark> : chunk.text}</p>
+            </li>
+          );
+        })}
       </ol>
       {chunks.hasNextPage ? (
         <Button variant="secondary" isBusy={chunks.isFetchingNextPage} onClick={() => chunks.fetchNextPage()}>
@@ -206,24 +264,47 @@ function Chunks({ documentId }: { documentId: string }) {
   );
 }
 
+const MODES: { mode: SearchMode; label: string; hint: string }[] = [
+  { mode: "fulltext", label: "Full text", hint: "the query's words (BM25)" },
+  { mode: "vector", label: "Vector", hint: "meaning (embeddings)" },
+  { mode: "hybrid", label: "Hybrid", hint: "both, fused (what agents use)" },
+];
+
+/** One query in the three modes side by side, so a person sees what each finds and in which order. */
 function RetrievalTest({ baseId, readyCount }: { baseId: string; readyCount: number }) {
-  const search = useSearch(baseId);
+  const fulltext = useSearch(baseId);
+  const vector = useSearch(baseId);
+  const hybrid = useSearch(baseId);
+  const searches = { fulltext, vector, hybrid };
   const [query, setQuery] = useState("");
-  const [mode, setMode] = useState<SearchMode>("hybrid");
   const [topK, setTopK] = useState(5);
-  const error = fieldErrors(search.error);
+  // The form's fields are the same for the three searches: one answer's field errors speak for all.
+  const error = fieldErrors(fulltext.error ?? hybrid.error);
+  const isBusy = fulltext.isPending || vector.isPending || hybrid.isPending;
+  // A failure of all three (no connection, a refused query) is the form's; one mode's alone is its column's.
+  const isAllFailed = MODES.every(({ mode }) => searches[mode].error);
+  const hasAnswers = !isAllFailed && MODES.some(({ mode }) => searches[mode].data || searches[mode].error);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!query.trim()) return;
-    search.mutate({ query, mode, top_k: topK });
+    for (const { mode } of MODES) searches[mode].mutate({ query, mode, top_k: topK });
   };
+  // Where each mode put each chunk, so a column can say "#3 in full text" beside its own rank.
+  const ranksOf = (chunkId: string, except: SearchMode) =>
+    MODES.flatMap(({ mode, label }) => {
+      if (mode === except) return [];
+      const rank = searches[mode].data?.data.findIndex((hit) => hit.chunk_id === chunkId) ?? -1;
+      return rank >= 0 ? [`#${rank + 1} in ${label.toLowerCase()}`] : [];
+    });
 
   return (
     <section className="card retrieval" aria-labelledby="retrieval-title">
       <h2 id="retrieval-title">Retrieval test</h2>
-      <p className="muted">Ask what an agent would ask and see which passages it would get.</p>
-      <form onSubmit={submit} aria-label="Retrieval test">
+      <p className="muted">
+        Ask what an agent would ask and compare which passages each search mode finds, in order.
+      </p>
+      <form onSubmit={submit} aria-label="Retrieval test" className="retrieval-form">
         <Field label="Query" error={error?.fieldMessage("query")}>
           <textarea
             name="query"
@@ -239,59 +320,97 @@ function RetrievalTest({ baseId, readyCount }: { baseId: string; readyCount: num
             required
           />
         </Field>
-        <div className="row">
-          <Field label="Mode" error={error?.fieldMessage("mode")}>
-            <select name="mode" value={mode} onChange={(e) => setMode(e.target.value as SearchMode)}>
-              <option value="hybrid">Hybrid</option>
-              <option value="vector">Vector</option>
-              <option value="fulltext">Full text</option>
-            </select>
-          </Field>
-          <Field label="Results" error={error?.fieldMessage("top_k")}>
-            <input
-              name="top_k"
-              type="number"
-              min={1}
-              max={100}
-              value={topK}
-              onChange={(e) => setTopK(Number(e.target.value))}
-            />
-          </Field>
-        </div>
-        <FormError error={search.error} fields={["query", "mode", "top_k"]} />
-        <Button type="submit" isBusy={search.isPending}>
+        <Field label="Results per mode" error={error?.fieldMessage("top_k")}>
+          <input
+            name="top_k"
+            type="number"
+            min={1}
+            max={100}
+            value={topK}
+            onChange={(e) => setTopK(Number(e.target.value))}
+          />
+        </Field>
+        <Button type="submit" isBusy={isBusy}>
           Search
         </Button>
+        {isAllFailed ? <FormError error={fulltext.error} fields={["query", "top_k"]} /> : null}
       </form>
-      {readyCount === 0 && !search.data ? (
+      {readyCount === 0 && !hasAnswers ? (
         <p className="muted">No document is ready yet, so nothing can be found.</p>
       ) : null}
-      {search.data ? (
-        <div aria-live="polite">
-          <h3>
-            {search.data.data.length === 0
-              ? "No passage matched"
-              : `${search.data.data.length} passage${search.data.data.length === 1 ? "" : "s"}`}{" "}
-            <span className="muted">({search.data.mode})</span>
-          </h3>
-          <ol className="hits">
-            {search.data.data.map((hit) => (
-              <li key={hit.chunk_id} className="hit" data-testid="search-hit">
-                <div className="hit-meta">
-                  <span className="badge">score {hit.score.toFixed(4)}</span>
-                  <strong>{hit.document_name}</strong>
-                  <span className="muted">
-                    chunk #{hit.position + 1}
-                    {hit.page !== null ? ` · page ${hit.page}` : ""}
-                    {hit.heading_path.length ? ` · ${hit.heading_path.join(" › ")}` : ""}
-                  </span>
-                </div>
-                <p className="chunk-text">{hit.text}</p>
-              </li>
-            ))}
-          </ol>
+      {hasAnswers ? (
+        <div className="mode-columns" aria-live="polite">
+          {MODES.map(({ mode, label, hint }) => {
+            const search = searches[mode];
+            const hits = search.data?.data ?? [];
+            return (
+              <section
+                key={mode}
+                className="mode-column"
+                aria-label={`${label} results`}
+                data-testid={`mode-${mode}`}
+              >
+                <h3>
+                  {label} <span className="muted">· {hint}</span>
+                </h3>
+                <FormError error={search.error} fields={["query", "top_k"]} />
+                {search.isPending ? <Loading what={`${label.toLowerCase()} results`} /> : null}
+                {search.data && hits.length === 0 ? <p className="muted">No passage matched.</p> : null}
+                <ol className="hits">
+                  {hits.map((hit, index) => (
+                    <Hit
+                      key={hit.chunk_id}
+                      hit={hit}
+                      rank={index + 1}
+                      best={hits[0]?.score ?? 0}
+                      elsewhere={ranksOf(hit.chunk_id, mode)}
+                    />
+                  ))}
+                </ol>
+              </section>
+            );
+          })}
         </div>
       ) : null}
     </section>
+  );
+}
+
+function Hit({
+  hit,
+  rank,
+  best,
+  elsewhere,
+}: {
+  hit: SearchHit;
+  rank: number;
+  best: number;
+  elsewhere: string[];
+}) {
+  const { percent, label } = relevance(hit.score, best);
+  return (
+    <li className="hit" data-testid="search-hit">
+      <div className="hit-meta">
+        <span className="rank">
+          <span className="visually-hidden">Rank </span>#{rank}
+        </span>
+        <span
+          className={`badge relevance relevance-${label}`}
+          title="Relevance as a share of the best passage this mode found"
+        >
+          {label} · {percent}%
+        </span>
+        <Link to={passageHref(hit)} title="Open the passage in its document">
+          <strong>{hit.document_name}</strong>
+        </Link>
+        <span className="muted">
+          passage {hit.position + 1}
+          {hit.page !== null ? ` · page ${hit.page}` : ""}
+          {hit.heading_path.length ? ` · ${hit.heading_path.join(" › ")}` : ""}
+        </span>
+      </div>
+      {elsewhere.length ? <div className="muted hit-elsewhere">Also {elsewhere.join(", ")}</div> : null}
+      <p className="chunk-text">{hit.text}</p>
+    </li>
   );
 }

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, type Page } from "../api/client.ts";
+import { allPages, api, type Page } from "../api/client.ts";
 
 export interface KnowledgeBase {
   id: string;
@@ -41,6 +41,7 @@ export interface Chunk {
 export type SearchMode = "hybrid" | "vector" | "fulltext";
 
 export interface SearchHit {
+  knowledge_base_id: string;
   chunk_id: string;
   document_id: string;
   document_name: string;
@@ -60,7 +61,7 @@ const INGESTION_POLL_MS = 1000;
 export function useKnowledgeBases() {
   return useQuery({
     queryKey: ["knowledge-bases"],
-    queryFn: () => api<Page<KnowledgeBase>>("/api/knowledge-bases?limit=100"),
+    queryFn: () => allPages<KnowledgeBase>("/api/knowledge-bases"),
   });
 }
 
@@ -101,9 +102,16 @@ export const documentsKey = (baseId: string) => ["knowledge-bases", baseId, "doc
 export function useDocuments(baseId: string) {
   return useQuery({
     queryKey: documentsKey(baseId),
-    queryFn: () => api<Page<KnowledgeDocument>>(`/api/knowledge-bases/${baseId}/documents?limit=100`),
+    queryFn: () => allPages<KnowledgeDocument>(`/api/knowledge-bases/${baseId}/documents`),
     refetchInterval: (query) =>
       query.state.data?.data.some((document) => !isDocumentFinished(document)) ? INGESTION_POLL_MS : false,
+  });
+}
+
+export function useDocument(id: string) {
+  return useQuery({
+    queryKey: ["documents", id],
+    queryFn: () => api<KnowledgeDocument>(`/api/rag/documents/${id}`),
   });
 }
 
@@ -115,12 +123,13 @@ export function useDeleteDocument(baseId: string) {
   });
 }
 
-export function useChunks(documentId: string) {
+/** A document's chunks in order, a page at a time (`pageSize` up to 100, the API's limit). */
+export function useChunks(documentId: string, pageSize = 20) {
   return useInfiniteQuery({
-    queryKey: ["documents", documentId, "chunks"],
+    queryKey: ["documents", documentId, "chunks", pageSize],
     queryFn: ({ pageParam }) =>
       api<Page<Chunk>>(
-        `/api/rag/documents/${documentId}/chunks?limit=20${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ""}`,
+        `/api/rag/documents/${documentId}/chunks?limit=${pageSize}${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ""}`,
       ),
     initialPageParam: "",
     getNextPageParam: (last) => last.next_cursor ?? undefined,

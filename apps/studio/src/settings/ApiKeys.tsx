@@ -1,13 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { api, type Page } from "../api/client.ts";
+import { allPages, api } from "../api/client.ts";
 import type { ApiKey } from "../api/types.ts";
 import { Button, EmptyState, ErrorBox, Field, Loading, QueryError, SecretOnce } from "../ui/ui.tsx";
 
 /** API keys for scripts: created here, shown once, listed by prefix, revocable. */
 export function ApiKeys() {
   const client = useQueryClient();
-  const keys = useQuery({ queryKey: ["keys"], queryFn: () => api<Page<ApiKey>>("/api/keys?limit=100") });
+  const keys = useQuery({ queryKey: ["keys"], queryFn: () => allPages<ApiKey>("/api/keys") });
   const [name, setName] = useState("");
   const [revealed, setRevealed] = useState<string | null>(null);
   const create = useMutation({

@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { api, type Page } from "../api/client.ts";
+import { allPages } from "../api/client.ts";
 
 export interface Credential {
   id: string;
@@ -20,6 +20,6 @@ export const REPLICATE = "replicate";
 export function useCredentials() {
   return useQuery({
     queryKey: ["credentials"],
-    queryFn: () => api<Page<Credential>>("/api/credentials?limit=100"),
+    queryFn: () => allPages<Credential>("/api/credentials"),
   });
 }

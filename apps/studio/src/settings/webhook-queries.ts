@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, type Page } from "../api/client.ts";
+import { allPages, api, type Page } from "../api/client.ts";
 
 /** The builder's event types a webhook can subscribe to (apps/builder/src/events/event-types.ts). */
 export const EVENT_TYPES = [
@@ -64,7 +64,7 @@ const isScheduled = (delivery: Delivery) => delivery.status === "pending" || del
 const DELIVERY_POLL_MS = 2000;
 
 export function useWebhooks() {
-  return useQuery({ queryKey: ["webhooks"], queryFn: () => api<Page<Webhook>>("/api/webhooks?limit=100") });
+  return useQuery({ queryKey: ["webhooks"], queryFn: () => allPages<Webhook>("/api/webhooks") });
 }
 
 export function useCreateWebhook() {

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { api, type Page } from "../api/client.ts";
+import { allPages, api, type Page } from "../api/client.ts";
 import type { Agent } from "../api/types.ts";
 import { DataTable, EmptyState, formatDate, Loading, PageHeader, QueryError } from "../ui/ui.tsx";
 import { type Series, TimeChart } from "./TimeChart.tsx";
@@ -125,7 +125,7 @@ export function UsagePage() {
   });
   const agents = useQuery({
     queryKey: ["agents"],
-    queryFn: () => api<Page<Agent>>("/api/agents?limit=100"),
+    queryFn: () => allPages<Agent>("/api/agents"),
   });
 
   const days = useMemo(() => daysOf(fromMs, toMs - 1), [fromMs, toMs]);

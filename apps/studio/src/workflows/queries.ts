@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, type Page } from "../api/client.ts";
+import { allPages, api, type Page } from "../api/client.ts";
 import { postEventStream, type ServerEvent } from "../api/sse.ts";
 import type { ApiGraph } from "./graph.ts";
 
@@ -48,7 +48,7 @@ export interface Run {
 export function useWorkflows() {
   return useQuery({
     queryKey: ["workflows"],
-    queryFn: () => api<Page<Workflow>>("/api/workflows?limit=100"),
+    queryFn: () => allPages<Workflow>("/api/workflows"),
   });
 }
 

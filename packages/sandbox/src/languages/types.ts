@@ -15,6 +15,8 @@ export interface LanguageContext {
   compileUid: number | undefined;
   /** The pinned Node.js binary, installed in the cache directory (see languages/javascript.ts). */
   nodeRuntime?: string | undefined;
+  /** isolated-vm's native module, installed in the cache directory; unset when it cannot load here. */
+  isolateBinding?: string | undefined;
 }
 
 /** A compile error in the user's terms. */

@@ -12,9 +12,8 @@ import {
   type ToolOutputs,
 } from "@app/workflow";
 import type { Deps } from "../../deps.ts";
-import type { RunTrigger } from "../schema.ts";
+import type { RunTrigger, WorkflowRow } from "../schema.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import type { WorkflowRow } from "../workflows.ts";
 import {
   failInterruptedRuns,
   heartbeat,

@@ -1,0 +1,235 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestBuilder, type TestBuilder } from "../test/harness.ts";
+
+let builder: TestBuilder;
+let cookie: string;
+beforeAll(async () => {
+  builder = await startTestBuilder();
+  ({ cookie } = await builder.signUp());
+});
+afterAll(() => builder?.stop());
+
+describe("one error shape with a Request-Id everywhere", () => {
+  it("answers malformed JSON with 400 invalid_json", async () => {
+    const response = await builder.request("/api/agents", {
+      method: "POST",
+      cookie,
+      headers: { "content-type": "application/json" },
+      body: '{"name": "half',
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("request-id")).toBeTruthy();
+    expect(await response.json()).toEqual({
+      error: { type: "invalid_request_error", code: "invalid_json", message: expect.any(String) },
+    });
+  });
+
+  it("answers a missing field with 422 naming it", async () => {
+    const response = await builder.request("/api/agents", {
+      method: "POST",
+      cookie,
+      json: { name: "No provider", model: "gpt-4o-mini" },
+    });
+    expect(response.status).toBe(422);
+    const body = (await response.json()) as {
+      error: { param: string; details: { path: string; message: string }[] };
+    };
+    expect(body.error.param).toBe("provider");
+    expect(body.error.details).toContainEqual({ path: "provider", message: "is required" });
+  });
+
+  it("answers an unknown route with 404 route_not_found", async () => {
+    const response = await builder.request("/api/no-such-thing", { cookie });
+    expect(response.status).toBe(404);
+    expect(response.headers.get("request-id")).toBeTruthy();
+    expect(await response.json()).toMatchObject({ error: { code: "route_not_found", type: "not_found" } });
+  });
+
+  it("answers every protected route with 401 without a session or key", async () => {
+    for (const path of ["/api/agents", "/api/keys", "/api/providers", "/api/agents/agt_x"]) {
+      const response = await fetch(`${builder.url}${path}`);
+      expect(response.status, path).toBe(401);
+      expect(await response.json()).toMatchObject({ error: { code: "unauthenticated" } });
+    }
+  });
+
+  it("keeps a caller's well-formed Request-Id and replaces a malformed one", async () => {
+    const kept = await builder.request("/api/agents", {
+      cookie,
+      headers: { "request-id": "trace-0123456789" },
+    });
+    expect(kept.headers.get("request-id")).toBe("trace-0123456789");
+    const replaced = await builder.request("/api/agents", {
+      cookie,
+      headers: { "request-id": "bad id with spaces" },
+    });
+    expect(replaced.headers.get("request-id")).toMatch(/^req_/);
+  });
+
+  it("refuses bodies over the JSON limit with 413", async () => {
+    const response = await builder.request("/api/agents", {
+      method: "POST",
+      cookie,
+      json: { name: "big", provider: "openai", model: "gpt-4o", instructions: "x".repeat(1_100_000) },
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: { code: "body_too_large" } });
+  });
+
+  it("counts a chunked body (no Content-Length) while it streams: over the limit is 413, under it is read", async () => {
+    const chunked = (text: string) =>
+      builder.request("/api/agents", {
+        method: "POST",
+        cookie,
+        headers: { "content-type": "application/json" },
+        body: new Blob([text]).stream(),
+        duplex: "half",
+      } as RequestInit);
+    const big = JSON.stringify({
+      name: "big",
+      provider: "openai",
+      model: "gpt-4o",
+      instructions: "x".repeat(1_100_000),
+    });
+    const refused = await chunked(big);
+    expect(refused.status).toBe(413);
+    expect(await refused.json()).toMatchObject({ error: { code: "body_too_large" } });
+    const accepted = await chunked(JSON.stringify({ name: "streamed", provider: "openai", model: "gpt-4o" }));
+    expect(accepted.status, await accepted.clone().text()).toBe(201);
+  });
+
+  it("serves health and readiness", async () => {
+    expect(await (await fetch(`${builder.url}/healthz`)).json()).toEqual({ status: "ok" });
+    expect(await (await fetch(`${builder.url}/readyz`)).json()).toEqual({ status: "ok" });
+  });
+});
+
+describe("OpenAPI", () => {
+  it("documents every route of the app in OpenAPI 3.1", async () => {
+    const response = await fetch(`${builder.url}/api/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
+    expect(document.openapi).toBe("3.1.0");
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        "POST /api/auth/sign-up/email",
+        "POST /api/auth/sign-in/email",
+        "POST /api/auth/sign-out",
+        "GET /api/auth/get-session",
+        "GET /api/agents",
+        "POST /api/agents",
+        "GET /api/agents/{id}",
+        "PATCH /api/agents/{id}",
+        "DELETE /api/agents/{id}",
+        "GET /api/providers",
+        "POST /api/keys",
+        "GET /api/keys",
+        "DELETE /api/keys/{id}",
+        "GET /healthz",
+        "GET /readyz",
+      ]),
+    );
+  });
+
+  it("serves the browsable docs page with its assets", async () => {
+    const page = await fetch(`${builder.url}/api/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("/api/openapi.json");
+    const script = await fetch(`${builder.url}/api/docs/assets/swagger-ui-bundle.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toContain("javascript");
+  });
+});
+
+describe("input PostgreSQL cannot store, bytes that are not UTF-8, and integers beyond a column", () => {
+  type ErrorJson = { error: { code: string; param?: string } };
+  const echoGraph = {
+    nodes: [
+      {
+        id: "start",
+        type: "start",
+        position: { x: 0, y: 0 },
+        data: { inputs: [{ name: "q", type: "string" }] },
+      },
+      {
+        id: "done",
+        type: "end",
+        position: { x: 0, y: 0 },
+        data: { outputs: [{ name: "q", value: "{{start.q}}" }] },
+      },
+    ],
+    edges: [{ id: "e", source: "start", target: "done" }],
+  };
+
+  async function rawPost(path: string, body: string, withCookie = true) {
+    return builder.request(path, {
+      method: "POST",
+      ...(withCookie ? { cookie } : {}),
+      headers: { "content-type": "application/json" },
+      body,
+    });
+  }
+
+  it("a lone surrogate in run inputs or a trigger body → 422 naming the input; a NUL in a name → 422", async () => {
+    const created = await builder.request("/api/workflows", {
+      method: "POST",
+      cookie,
+      json: { name: "echo", graph: echoGraph },
+    });
+    const workflow = (await created.json()) as { id: string; trigger_url: string };
+    const run = await rawPost(`/api/workflows/${workflow.id}/runs`, '{"inputs":{"q":"\\ud800"}}');
+    expect(run.status).toBe(422);
+    expect(((await run.json()) as ErrorJson).error).toMatchObject({
+      code: "validation_failed",
+      param: "inputs.q",
+    });
+    const hook = await rawPost(new URL(workflow.trigger_url).pathname, '{"q":"x\\udfff"}', false);
+    expect(hook.status).toBe(422);
+    expect(((await hook.json()) as ErrorJson).error).toMatchObject({ param: "q" });
+    const agent = await rawPost("/api/agents", '{"name":"a\\u0000b","provider":"openai","model":"m"}');
+    expect(agent.status).toBe(422);
+    expect(((await agent.json()) as ErrorJson).error).toMatchObject({ param: "name" });
+  });
+
+  it("a NUL in a path id → 422 naming it; a body that is not UTF-8 → 400", async () => {
+    const path = await builder.request("/api/agents/agt_%00x", { cookie });
+    expect(path.status).toBe(422);
+    expect(((await path.json()) as ErrorJson).error).toMatchObject({ param: "id" });
+    const bytes = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const body = await builder.request("/api/agents", {
+      method: "POST",
+      cookie,
+      headers: { "content-type": "application/json" },
+      body: bytes,
+    });
+    expect(body.status).toBe(400);
+    expect(((await body.json()) as ErrorJson).error.code).toBe("invalid_json");
+  });
+
+  it("a chunk cursor beyond int4 → 422, not 500", async () => {
+    const response = await builder.request(
+      "/api/rag/documents/doc_00000000000000000000000000/chunks?cursor=2147483648",
+      { cookie },
+    );
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as ErrorJson).error).toMatchObject({ param: "cursor" });
+  });
+
+  it.each([
+    "/api/agents?cursor=zzz",
+    "/api/workflows?cursor=%20",
+    "/api/keys?cursor=agt_",
+    "/api/credentials?cursor=1",
+  ])("a garbage list cursor %s → 422 instead of an empty page", async (path) => {
+    const response = await builder.request(path, { cookie });
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as ErrorJson).error).toMatchObject({ param: "cursor" });
+  });
+});

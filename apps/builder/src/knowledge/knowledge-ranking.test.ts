@@ -1,0 +1,294 @@
+import { newId } from "@app/core";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestBuilder } from "../../test/harness.ts";
+import { createBase, search, uploadOk, waitForDocument } from "../../test/knowledge-support.ts";
+import {
+  BM25_B,
+  BM25_K1,
+  bm25Sql,
+  HEADER_WEIGHT,
+  indexDocumentTerms,
+  refreshPlannerStatistics,
+  scoredTerms,
+} from "./lexical-index.ts";
+import { queryRows } from "./query-rows.ts";
+import { knowledgeDocuments } from "./schema.ts";
+import { fuse } from "./search-knowledge.ts";
+
+// Runs on PGlite, and on PostgreSQL with TEST_DATABASE_URL set.
+const builder = await startTestBuilder();
+let alice: string;
+beforeAll(async () => {
+  alice = (await builder.signUp()).cookie;
+});
+afterAll(() => builder.stop());
+
+async function ingest(base: string, name: string, text: string): Promise<string> {
+  const document = await uploadOk(builder, alice, { knowledgeBaseId: base, name, bytes: text });
+  expect((await waitForDocument(builder, alice, document.id)).status).toBe("ready");
+  return document.id;
+}
+
+async function remove(documentId: string) {
+  const response = await builder.request(`/api/rag/documents/${documentId}`, {
+    method: "DELETE",
+    cookie: alice,
+  });
+  expect(response.status).toBe(204);
+}
+
+const fulltext = async (base: string, query: string, topK = 10) =>
+  (await search(builder, alice, base, { query, mode: "fulltext", top_k: topK })).data;
+
+/** BM25 computed here from first principles, for one term in a base of `simple`-language chunks. */
+function bm25(frequency: number, length: number, df: number, chunks: number, averageLength: number): number {
+  const idf = Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
+  return (
+    (idf * frequency * (BM25_K1 + 1)) /
+    (frequency + BM25_K1 * (1 - BM25_B + (BM25_B * length) / averageLength))
+  );
+}
+
+describe("BM25 ranking", () => {
+  it("weighs a rare word above a common one (inverse document frequency)", async () => {
+    const base = await createBase(builder, alice, { name: "Idf" });
+    for (let i = 0; i < 6; i++)
+      await ingest(
+        base,
+        `server-${i}.txt`,
+        `The server restarts nightly. The server logs grow. Server number ${i}.`,
+      );
+    await ingest(base, "zebra.txt", "A zebra crossing is painted outside the office.");
+    const hits = await fulltext(base, "server zebra");
+    // ts_rank_cd, which has no idf, put the chunks saying "server" three times first.
+    expect(hits[0]?.document_name).toBe("zebra.txt");
+    expect(hits).toHaveLength(7);
+  });
+
+  it("scores exactly BM25 with per-base statistics, kept right as documents come and go", async () => {
+    const base = await createBase(builder, alice, { name: "Exact", language: "simple" });
+    const other = await createBase(builder, alice, { name: "Other", language: "simple" });
+    // `simple` keeps every word; header words are the file name's (weight HEADER_WEIGHT).
+    await ingest(base, "d1.txt", "apple banana apple");
+    await ingest(base, "d2.txt", "banana cherry");
+    const score = async () =>
+      (await fulltext(base, "apple")).find((hit) => hit.document_name === "d1.txt")?.score;
+    // d1: apple ×2, length 3 + 2 × 1 ("d1" in the header); d2: length 2 + 2.
+    const lengths = [3 + HEADER_WEIGHT, 2 + HEADER_WEIGHT];
+    const average = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+    expect(await score()).toBeCloseTo(bm25(2, lengths[0] as number, 1, 2, average(lengths)), 5);
+
+    // Another base's documents change nothing here.
+    const elsewhere = await ingest(other, "o1.txt", "apple apple apple apple");
+    expect(await score()).toBeCloseTo(bm25(2, lengths[0] as number, 1, 2, average(lengths)), 5);
+
+    // A second chunk holding "apple" in this base raises its document frequency and the average length.
+    const third = await ingest(base, "d3.txt", "apple durian elderberry fig grape");
+    const withThird = [...lengths, 5 + HEADER_WEIGHT];
+    expect(await score()).toBeCloseTo(bm25(2, lengths[0] as number, 2, 3, average(withThird)), 5);
+
+    // Deleting it restores the statistics of the two documents.
+    await remove(third);
+    await remove(elsewhere);
+    expect(await score()).toBeCloseTo(bm25(2, lengths[0] as number, 1, 2, average(lengths)), 5);
+    const [left] = await queryRows<{ count: number }>(
+      builder.deps.db,
+      sql`select count(*)::int as count from knowledge_terms where knowledge_base_id in (${base}, ${other})
+        and term in ('durian', 'fig')`,
+    );
+    expect(left?.count).toBe(0);
+  });
+
+  it("stems and drops stop words in the base's language", async () => {
+    const english = await createBase(builder, alice, { name: "English" });
+    const simple = await createBase(builder, alice, { name: "Simple", language: "simple" });
+    const german = await createBase(builder, alice, { name: "German", language: "german" });
+    await ingest(english, "folders.md", "# Files\n\nFolders are created with mkdir.");
+    await ingest(english, "other.md", "# Other\n\nThe printer needs paper.");
+    await ingest(simple, "folders.md", "# Files\n\nFolders are created with mkdir.");
+    await ingest(german, "haus.txt", "Das Haus steht am See.");
+
+    expect((await fulltext(english, "creating a folder"))[0]?.document_name).toBe("folders.md");
+    // Only stop words: nothing to rank by.
+    expect(await fulltext(english, "the of and are")).toEqual([]);
+    // `simple` neither stems nor drops words.
+    expect(await fulltext(simple, "creating a folder")).toEqual([]);
+    expect((await fulltext(simple, "created"))[0]?.document_name).toBe("folders.md");
+    expect((await fulltext(german, "Häuser"))[0]?.document_name).toBe("haus.txt");
+  });
+
+  it("ranks a match in the title or heading path above the same word in passing", async () => {
+    const base = await createBase(builder, alice, { name: "Headers" });
+    await ingest(base, "faq.md", "# Billing\n\nWe send an invoice monthly. Refunds are possible on request.");
+    await ingest(base, "refunds.md", "# Refunds\n\nWrite to support with your order number and the reason.");
+    expect((await fulltext(base, "refunds"))[0]?.document_name).toBe("refunds.md");
+  });
+
+  it('keeps only chunks holding a "quoted phrase" in order', async () => {
+    const base = await createBase(builder, alice, { name: "Phrases" });
+    await ingest(base, "ordered.txt", "Rotate the api key every month.");
+    await ingest(base, "scattered.txt", "The key of the api gateway is rotated by the vendor.");
+    const loose = await fulltext(base, "api key");
+    expect(loose.map((hit) => hit.document_name).sort()).toEqual(["ordered.txt", "scattered.txt"]);
+    expect((await fulltext(base, '"api key"')).map((hit) => hit.document_name)).toEqual(["ordered.txt"]);
+    expect(await fulltext(base, 'gateway "api key"')).toHaveLength(1);
+    expect(await fulltext(base, '"key api"')).toEqual([]);
+  });
+
+  it("refuses an unknown language with 422", async () => {
+    const response = await builder.request("/api/knowledge-bases", {
+      method: "POST",
+      cookie: alice,
+      json: { name: "Klingon", language: "klingon" },
+    });
+    expect(response.status).toBe(422);
+    const created = await builder.request("/api/knowledge-bases", {
+      method: "POST",
+      cookie: alice,
+      json: { name: "Default" },
+    });
+    expect(((await created.json()) as { language: string }).language).toBe("english");
+  });
+});
+
+describe("hybrid fusion", () => {
+  it("adds weight / (k + rank) per list, so a light list moves hits up without taking the lead", () => {
+    const lexical = ["a", "b", "c", "d"].map((id, i) => ({ id, score: 10 - i }));
+    const vector = [{ id: "d", score: 0.9 }];
+    const fused = fuse([
+      { ranked: lexical, weight: 1 },
+      { ranked: vector, weight: 0.2 },
+    ]);
+    expect(fused.map((hit) => hit.id)).toEqual(["a", "d", "b", "c"]);
+    expect(fused[1]?.score).toBeCloseTo(1 / 14 + 0.2 / 11, 10);
+    // At equal weights the vector list's first hit takes the lead.
+    const equal = fuse([
+      { ranked: lexical, weight: 1 },
+      { ranked: vector, weight: 1 },
+    ]);
+    expect(equal[0]?.id).toBe("d");
+  });
+});
+
+describe("planner statistics", () => {
+  const reltuples = async (table: string) => {
+    const [row] = await queryRows<{ rows: number }>(
+      builder.deps.db,
+      sql`select reltuples::float8 as rows from pg_class where relname = ${table} and relnamespace = current_schema()::regnamespace`,
+    );
+    return Number(row?.rows ?? -1);
+  };
+  const countOf = async (table: "knowledge_terms" | "knowledge_chunks") => {
+    const [row] = await queryRows<{ count: number }>(
+      builder.deps.db,
+      sql`select count(*)::int as count from ${sql.raw(table)}`,
+    );
+    return Number(row?.count ?? 0);
+  };
+
+  const statisticsCaughtUp = async () => {
+    const deadline = Date.now() + 10_000;
+    while ((await reltuples("knowledge_terms")) !== (await countOf("knowledge_terms"))) {
+      if (Date.now() > deadline)
+        throw new Error(`statistics stuck at ${await reltuples("knowledge_terms")} postings`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  it("are gathered after ingestion and deletion once the ready chunks drifted", async () => {
+    // Alone in the workspace, so the drift is this test's.
+    const listed = await builder.request("/api/knowledge-bases?limit=100", { cookie: alice });
+    for (const { id } of ((await listed.json()) as { data: { id: string }[] }).data) {
+      const deleted = await builder.request(`/api/knowledge-bases/${id}`, {
+        method: "DELETE",
+        cookie: alice,
+      });
+      expect(deleted.status).toBe(204);
+    }
+    const base = await createBase(builder, alice, { name: "Statistics" });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++)
+      ids.push(await ingest(base, `stats-${i}.txt`, `Paragraph ${i} about ${"lighthouses ".repeat(i + 1)}.`));
+    // The last ingestion grew the ready chunks by more than a fifth, so the statistics are current
+    // (gathered just after the document's ready transaction commits, hence the polling).
+    await statisticsCaughtUp();
+    expect(await reltuples("knowledge_chunks")).toBe(await countOf("knowledge_chunks"));
+
+    // A change below the threshold leaves them alone; one above it gathers them again.
+    expect(await refreshPlannerStatistics(builder.deps.db, new Date())).toBe(false);
+    for (const id of ids) await remove(id);
+    await statisticsCaughtUp();
+  });
+
+  it("keep every search query on its index at 10,000 chunks", async () => {
+    const { db } = builder.deps;
+    const base = await createBase(builder, alice, { name: "Plans" });
+    const [owner] = await queryRows<{ workspace_id: string }>(
+      db,
+      sql`select workspace_id from knowledge_bases where id = ${base}`,
+    );
+    const workspaceId = owner?.workspace_id as string;
+    // Ten ready documents of 1,000 chunks, each chunk twelve words of a 3,000-word vocabulary.
+    for (let d = 0; d < 10; d++) {
+      const documentId = newId("doc");
+      const now = new Date();
+      await db.insert(knowledgeDocuments).values({
+        id: documentId,
+        workspaceId,
+        knowledgeBaseId: base,
+        name: `bulk-${d}.txt`,
+        format: "text",
+        contentType: "text/plain",
+        sizeBytes: 0,
+        checksum: documentId,
+        storageKey: `test/${documentId}`,
+        status: "ready",
+        progress: 100,
+        chunkSize: 500,
+        chunkOverlap: 50,
+        chunkCount: 1_000,
+        nextAttemptAt: now,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await db.execute(sql`
+        insert into knowledge_chunks (id, workspace_id, knowledge_base_id, document_id, position, text,
+          char_start, char_end, heading_path, token_count)
+        select ${documentId} || '-' || n, ${workspaceId}, ${base}, ${documentId}, n,
+          (select string_agg('w' || ((n * 7919 + k * 104729 + ${d} * 31) % 3000), ' ') from generate_series(1, 12) k),
+          0, 60, '[]'::jsonb, 15
+        from generate_series(0, 999) n`);
+      await indexDocumentTerms(db, documentId);
+    }
+    await refreshPlannerStatistics(db, new Date());
+    const plan = async (query: ReturnType<typeof sql>) =>
+      db.transaction(async (tx) => {
+        const rows = await queryRows<{ "QUERY PLAN": string }>(tx, sql`explain ${query}`);
+        return rows.map((row) => row["QUERY PLAN"]).join("\n");
+      });
+
+    const lexical = await plan(
+      bm25Sql(await scoredTerms(db, [base], [{ text: "w17 w2999 w40 lighthouse", weight: 1 }], []), [], 40),
+    );
+    expect(lexical).toMatch(/Index (Only )?Scan using knowledge_terms_knowledge_base_id_term_chunk_id_pk/);
+    expect(lexical).not.toMatch(/Seq Scan on knowledge_terms/);
+
+    const phrased = await plan(
+      bm25Sql(await scoredTerms(db, [base], [{ text: "w17 w40", weight: 1 }], ["w17 w40"]), ["w17 w40"], 40),
+    );
+    const statistics = await plan(
+      sql`select count(*) from knowledge_terms t where t.knowledge_base_id = ${base} and t.term = ${"w17"}`,
+    );
+    expect(statistics).toMatch(/Index (Only )?Scan using knowledge_terms_knowledge_base_id_term_chunk_id_pk/);
+    expect(phrased).toMatch(/Index (Only )?Scan using knowledge_terms_knowledge_base_id_term_chunk_id_pk/);
+    expect(phrased).not.toMatch(/Seq Scan on knowledge_(terms|chunks)/);
+
+    const described = await plan(
+      sql`select id, text from knowledge_chunks where id in (${`${base}-1`}, ${"x"}, ${"y"})`,
+    );
+    expect(described).not.toMatch(/Seq Scan on knowledge_chunks/);
+
+    // The vector search's plan is checked by knowledge.test.ts ("searches a base of 5,000 chunks…").
+  }, 120_000);
+});

@@ -1,0 +1,33 @@
+import { type ApiError, defineErrors } from "@app/http";
+import type { GraphIssue } from "@app/workflow";
+
+export const WorkflowErrors = defineErrors({
+  WORKFLOW_NOT_FOUND: { status: 404, message: "No workflow with this id." },
+  RUN_NOT_FOUND: { status: 404, message: "No run with this id." },
+  INVALID_GRAPH: { status: 422, message: "The workflow graph is invalid." },
+  INVALID_INPUTS: { status: 422, message: "The run's inputs do not match the start node." },
+  RUN_NOT_RUNNING: { status: 409, message: "The run has already finished." },
+});
+
+export const HookErrors = defineErrors({
+  HOOK_NOT_FOUND: { status: 404, message: "There is no trigger with this URL." },
+  HOOK_BODY_NOT_OBJECT: {
+    status: 422,
+    message: "The body must be a JSON object; its fields become the run's inputs.",
+  },
+});
+
+export function graphError(issues: readonly GraphIssue[]): ApiError {
+  const first = issues[0];
+  return WorkflowErrors.INVALID_GRAPH({
+    message: `The workflow graph is invalid: ${first?.message ?? "unknown problem"}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`,
+    ...(first ? { param: `graph.${first.path}` } : {}),
+    details: issues.map((issue) => ({
+      path: `graph.${issue.path}`,
+      message: issue.message,
+      code: issue.code,
+      ...(issue.node_id ? { node_id: issue.node_id } : {}),
+      ...(issue.edge_id ? { edge_id: issue.edge_id } : {}),
+    })),
+  });
+}
