@@ -27,9 +27,9 @@ describe("loadConfig", () => {
     expect(config.allowPrivateUrls).toBe(false);
   });
 
-  it("leaves the sandbox's pool and queue to its defaults, and reads them when set", () => {
+  it("leaves the sandbox's pool and queue to its defaults, keeps one warm runner per language, and reads them when set", () => {
     const dir = mkdtempSync(join(tmpdir(), "cfg-"));
-    expect(loadConfig({ DATA_DIR: dir }).sandbox).toEqual({});
+    expect(loadConfig({ DATA_DIR: dir }).sandbox).toEqual({ warmPerLanguage: 1 });
     expect(
       loadConfig({
         DATA_DIR: dir,

@@ -134,8 +134,12 @@ const envSchema = z.object({
   SANDBOX_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   SANDBOX_WORKSPACE_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   SANDBOX_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).optional(),
-  /** Pre-started runners per language (0 starts none until a run asks); unset, one per pool slot. */
-  SANDBOX_WARM_RUNNERS: z.coerce.number().int().min(0).max(64).optional(),
+  /**
+   * Pre-started runners per language (0 starts none until a run asks). One, not the sandbox's one per
+   * pool slot: each is a process tree held from the start (issue 25's idle budget), and a second run
+   * at once pays one sandbox start.
+   */
+  SANDBOX_WARM_RUNNERS: z.coerce.number().int().min(0).max(64).default(1),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
@@ -255,7 +259,7 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
         ? {}
         : { perWorkspaceConcurrency: e.SANDBOX_WORKSPACE_CONCURRENCY }),
       ...(e.SANDBOX_QUEUE_TIMEOUT_MS === undefined ? {} : { queueTimeoutMs: e.SANDBOX_QUEUE_TIMEOUT_MS }),
-      ...(e.SANDBOX_WARM_RUNNERS === undefined ? {} : { warmPerLanguage: e.SANDBOX_WARM_RUNNERS }),
+      warmPerLanguage: e.SANDBOX_WARM_RUNNERS,
     },
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
