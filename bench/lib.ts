@@ -68,9 +68,14 @@ export async function startService(
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
+  // Generous: on a loaded machine a start through the TypeScript loader can take a minute or more.
+  const deadline = Date.now() + 180_000;
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`${entry} did not answer ${healthUrl} within 180 s`);
+    }
     try {
       if ((await fetch(healthUrl)).ok) break;
     } catch {

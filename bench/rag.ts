@@ -1,5 +1,5 @@
 // npm run bench -- rag [--chunks 100000] [--ingest-mb 50] [--queries 200] [--corpus topics|templates]
-//   [--sections quality,faq,latency,ingest,restart]
+//   [--sections quality,faq,modules,latency,ingest,restart] (+ ablations, fusion-sweep)
 // Knowledge bases on the embedded database (PGlite + pgvector), in one process:
 // 1. Retrieval quality on bench/data/rag-eval.json (720 passages, 150 judged queries):
 //    nDCG@10 and recall@10 of fulltext, local-vector and hybrid search, through searchKnowledge.
@@ -7,6 +7,8 @@
 //    documents; known-item questions (each entry's own question, removed from it) and hand-written
 //    paraphrases (bench/data/perlfaq-paraphrases.json). MRR@10, recall@5 and nDCG@10 per mode over
 //    documents, next to BM25 over whole documents by an npm library (MiniSearch), same run.
+// 1c. The Perl module manuals (bench/perl-modules-corpus.ts, read from /usr/share/perl/5.x): long
+//    documents, known-item questions (each manual's NAME summary, removed from it), same measures.
 // 2. Search latency at 10k and --chunks chunks: HNSW next to an exact scan of the same rows in the
 //    same run, and HNSW recall@10 against the exact answer. The passages and queries come from
 //    bench/rag-corpus.ts: a topic-model corpus, or with --corpus templates a near-duplicate one.
@@ -29,24 +31,30 @@ import MiniSearch from "minisearch";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { loadConfig } from "../apps/builder/src/config.ts";
 import type { BuilderDb } from "../apps/builder/src/db/index.ts";
-import { indexDocumentTerms, refreshPlannerStatistics } from "../apps/builder/src/knowledge/lexical-index.ts";
+import {
+  bm25Ranking,
+  indexDocumentTerms,
+  refreshPlannerStatistics,
+} from "../apps/builder/src/knowledge/lexical-index.ts";
 import { localEmbedding } from "../apps/builder/src/knowledge/local-embedder.ts";
 import { queryRows } from "../apps/builder/src/knowledge/query-rows.ts";
 import { knowledgeDocuments } from "../apps/builder/src/knowledge/schema.ts";
 import {
   hnswScanSettings,
+  localQueryEmbedding,
   searchKnowledge,
   vectorRanking,
 } from "../apps/builder/src/knowledge/search-knowledge.ts";
 import { vectorIndexSql, vectorLiteral } from "../apps/builder/src/knowledge/vector-index.ts";
 import { startBuilder } from "../apps/builder/src/start.ts";
 import { option, printTable, repoRoot, temporaryDataDir } from "./lib.ts";
+import { perlLibraryDirectory, perlModuleDocuments } from "./perl-modules-corpus.ts";
 import { type CorpusKind, seededRandom, templateCorpus, topicCorpus } from "./rag-corpus.ts";
 
 const maxChunks = Number(option("chunks", "100000"));
 const ingestMegabytes = Number(option("ingest-mb", "50"));
 const queryCount = Number(option("queries", "200"));
-const sections = new Set(option("sections", "quality,faq,latency,ingest").split(","));
+const sections = new Set(option("sections", "quality,faq,modules,latency,ingest").split(","));
 const DIMENSIONS = 384;
 const ANN_RECALL_EPSILON = 1e-3;
 
@@ -133,6 +141,7 @@ try {
 
   // 1b. The Perl FAQ.
   if (sections.has("faq")) await faqQuality(cookie, workspaceId);
+  if (sections.has("modules")) await modulesQuality(cookie, workspaceId);
 
   // 2. Search latency, HNSW against an exact scan.
   if (sections.has("latency")) {
@@ -359,12 +368,9 @@ try {
 
 type FaqSet = { documents: { id: string; name: string; question: string; text: string }[] };
 type Paraphrases = { questions: { question: string; document: string }[] };
+type Question = { question: string; document: string };
 
-/**
- * Retrieval quality on the Perl FAQ: every entry uploaded as a document through the API and
- * ingested by the worker, then each question searched in each mode; hits are read as documents
- * (a document's best chunk counts, later ones are skipped). One relevant document per question.
- */
+/** The Perl FAQ: 306 short entries, their own questions and 71 hand-written paraphrases. */
 async function faqQuality(cookie: string, workspaceId: string) {
   const faq = JSON.parse(readFileSync(`${repoRoot}/bench/data/perlfaq-eval.json`, "utf8")) as FaqSet;
   const paraphrases = JSON.parse(
@@ -373,67 +379,114 @@ async function faqQuality(cookie: string, workspaceId: string) {
   const byId = new Map(faq.documents.map((document) => [document.id, document]));
   for (const item of paraphrases.questions)
     if (!byId.has(item.document)) throw new Error(`paraphrase of unknown entry ${item.document}`);
-  const sets = {
+  await documentSetQuality(cookie, workspaceId, "Perl FAQ (Debian perl-doc)", faq.documents, {
     "known-item": faq.documents.map((document) => ({ question: document.question, document: document.id })),
     paraphrase: paraphrases.questions,
-  };
+  });
+}
 
-  const base = await createBase(cookie, "perlfaq");
+/** The Perl library's module manuals: long documents, known-item questions (their NAME summaries). */
+async function modulesQuality(cookie: string, workspaceId: string) {
+  const directory = perlLibraryDirectory();
+  if (!directory) {
+    console.log("\nPerl module manuals: no /usr/share/perl/5.x on this machine, skipped");
+    return;
+  }
+  const documents = perlModuleDocuments(directory);
+  await documentSetQuality(cookie, workspaceId, `Perl module manuals (${directory})`, documents, {
+    "known-item": documents.map((document) => ({ question: document.question, document: document.id })),
+  });
+}
+
+/**
+ * Retrieval quality on a set of real documents: each uploaded through the API and ingested by the
+ * worker, then each question searched in each mode; hits are read as documents (a document's best
+ * chunk counts, later ones are skipped). One relevant document per question. Besides the product's
+ * modes, ablations of its choices (document evidence off, unweighted query embedding) and, with
+ * `fusion-sweep`, fusion weightings computed offline from the single modes' lists.
+ */
+async function documentSetQuality(
+  cookie: string,
+  workspaceId: string,
+  title: string,
+  documents: { id: string; name: string; text: string }[],
+  sets: Record<string, Question[]>,
+) {
+  const base = await createBase(cookie, title.slice(0, 60));
   const encoder = new TextEncoder();
   const started = performance.now();
   const ids: string[] = [];
-  for (const document of faq.documents)
+  for (const document of documents)
     ids.push(await uploadFile(cookie, base, { name: document.name, bytes: encoder.encode(document.text) }));
   let chunks = 0;
   for (const id of ids) chunks += (await waitReady(id)).chunkCount;
   const ingestSeconds = (performance.now() - started) / 1000;
+  const documentOfChunk = new Map(
+    (
+      await queryRows<{ id: string; name: string }>(
+        db,
+        sql`select c.id, d.name from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
+          where c.knowledge_base_id = ${base}`,
+      )
+    ).map((row) => [row.id, row.name.replace(/\.md$/, "")]),
+  );
 
   // The baseline: BM25 over whole documents by an npm library, with its default tokenizer.
   const library = new MiniSearch<{ id: string; text: string }>({ fields: ["text"], storeFields: [] });
-  library.addAll(faq.documents.map((document) => ({ id: document.id, text: document.text })));
+  library.addAll(documents.map((document) => ({ id: document.id, text: document.text })));
 
-  const rows: (string | number)[][] = [];
   const deps = { db, clock: systemClock, config };
-  const modes = ["fulltext", "vector", "hybrid"] as const;
-  // Chunk rankings of each single mode, kept to sweep fusion weightings offline below.
-  const lists = new Map<string, { id: string; score: number }[]>();
-  const documentOfChunk = new Map<string, string>();
-  for (const mode of [...modes, "baseline"] as const) {
-    const row: (string | number)[] = [
-      mode === "baseline"
-        ? "BM25, whole documents (MiniSearch 7.2)"
-        : mode === "vector"
-          ? "vector (local embedder)"
-          : mode,
-    ];
-    const latencies: number[] = [];
-    for (const [, questions] of Object.entries(sets)) {
+  const depth = 100;
+  const product = (mode: "fulltext" | "vector" | "hybrid") => async (question: string) =>
+    (
+      await searchKnowledge(deps, workspaceId, {
+        knowledgeBaseIds: [base],
+        query: question,
+        topK: depth,
+        mode,
+      })
+    ).hits.map((hit) => hit.chunkId);
+  const ablations = sections.has("ablations");
+  const rankers: [string, (question: string) => Promise<string[]>][] = [
+    ["fulltext", product("fulltext")],
+    ["vector (local embedder)", product("vector")],
+    ["hybrid", product("hybrid")],
+    ...(ablations
+      ? ([
+          [
+            "  ablation: fulltext, chunks only (no document evidence)",
+            async (question: string) =>
+              (await bm25Ranking(db, [base], question, depth, 0)).map((hit) => hit.id),
+          ],
+          [
+            "  ablation: vector alone (idf-weighted question, no BM25)",
+            async (question: string) =>
+              (
+                await vectorRanking(
+                  db,
+                  [{ id: base }],
+                  await localQueryEmbedding(db, [{ id: base }], question),
+                  depth,
+                )
+              ).map((hit) => hit.id),
+          ],
+          [
+            "  ablation: vector alone, question not idf-weighted",
+            async (question: string) =>
+              (await vectorRanking(db, [{ id: base }], localEmbedding(question), depth)).map((hit) => hit.id),
+          ],
+        ] as [string, (question: string) => Promise<string[]>][])
+      : []),
+  ];
+  const rows: (string | number)[][] = [];
+  const measure = (label: string, rankedOf: (item: Question) => string[], latencies: number[]) => {
+    const row: (string | number)[] = [label];
+    for (const questions of Object.values(sets)) {
       let reciprocal = 0;
       let recall5 = 0;
       let ndcg = 0;
       for (const item of questions) {
-        const t0 = performance.now();
-        let ranked: string[];
-        if (mode === "baseline") ranked = library.search(item.question).map((hit) => String(hit.id));
-        else {
-          const { hits } = await searchKnowledge(deps, workspaceId, {
-            knowledgeBaseIds: [base],
-            query: item.question,
-            // Single modes as deep as hybrid's own candidate lists, for the fusion sweep.
-            topK: mode === "hybrid" ? 40 : 160,
-            mode,
-          });
-          ranked = hits.map((hit) => hit.documentName.replace(/\.md$/, ""));
-          for (const hit of hits) documentOfChunk.set(hit.chunkId, hit.documentName.replace(/\.md$/, ""));
-          if (mode !== "hybrid")
-            lists.set(
-              `${mode}\u0000${item.question}`,
-              hits.map((hit) => ({ id: hit.chunkId, score: hit.score })),
-            );
-        }
-        latencies.push(performance.now() - t0);
-        const documents = [...new Set(ranked)].slice(0, 10);
-        const rank = documents.indexOf(item.document) + 1;
+        const rank = [...new Set(rankedOf(item))].slice(0, 10).indexOf(item.document) + 1;
         if (rank > 0) {
           reciprocal += 1 / rank;
           ndcg += 1 / Math.log2(rank + 1);
@@ -445,56 +498,82 @@ async function faqQuality(cookie: string, workspaceId: string) {
     }
     row.push(percentile(latencies, 50));
     rows.push(row);
+  };
+  const questions = [...new Set(Object.values(sets).flatMap((items) => items.map((item) => item.question)))];
+  const lists = new Map<string, Map<string, string[]>>();
+  for (const [label, rank] of rankers) {
+    const latencies: number[] = [];
+    const answers = new Map<string, string[]>();
+    for (const question of questions) {
+      const t0 = performance.now();
+      answers.set(question, await rank(question));
+      latencies.push(performance.now() - t0);
+    }
+    lists.set(label, answers);
+    measure(
+      label,
+      (item) => (answers.get(item.question) ?? []).map((id) => documentOfChunk.get(id) ?? id),
+      latencies,
+    );
   }
+  const baselineLatencies: number[] = [];
+  const baseline = new Map<string, string[]>();
+  for (const question of questions) {
+    const t0 = performance.now();
+    baseline.set(
+      question,
+      library.search(question).map((hit) => String(hit.id)),
+    );
+    baselineLatencies.push(performance.now() - t0);
+  }
+  measure(
+    "BM25, whole documents (MiniSearch 7.2)",
+    (item) => baseline.get(item.question) ?? [],
+    baselineLatencies,
+  );
+
+  const setNames = Object.keys(sets);
   console.log(
-    `\nPerl FAQ (Debian perl-doc): ${faq.documents.length} documents, ${n(chunks)} chunks, ingested in ${ingestSeconds.toFixed(1)} s; ` +
-      `${sets["known-item"].length} known-item and ${sets.paraphrase.length} paraphrased questions, ranked as documents\n`,
+    `\n${title}: ${n(documents.length)} documents, ${n(chunks)} chunks, ingested in ${ingestSeconds.toFixed(1)} s ` +
+      `(${(chunks / ingestSeconds).toFixed(0)} chunks/s); ${setNames.map((name) => `${sets[name]?.length} ${name}`).join(" and ")} questions, ranked as documents\n`,
   );
   printTable(
-    [
-      "mode",
-      "known-item MRR@10",
-      "recall@5",
-      "nDCG@10",
-      "paraphrase MRR@10",
-      "recall@5",
-      "nDCG@10",
-      "search p50 ms",
-    ],
+    ["mode", ...setNames.flatMap((name) => [`${name} MRR@10`, "recall@5", "nDCG@10"]), "search p50 ms"],
     rows,
   );
 
-  if (!sections.has("fusion-sweep")) return;
+  if (!sections.has("fusion-sweep") || !ablations) return;
+  const fulltextLists = lists.get("fulltext") ?? new Map<string, string[]>();
+  // Hybrid fuses BM25 with the vector ranking alone (the `vector` mode's own list is already fused).
+  const vectorLists =
+    lists.get("  ablation: vector alone (idf-weighted question, no BM25)") ?? new Map<string, string[]>();
   const sweep: (string | number)[][] = [];
   for (const k of [10, 60]) {
-    for (const vectorWeight of k === 10 ? [0, 0.05, 0.1, 0.15, 0.2, 0.35, 0.5, 1] : [0.2, 1]) {
+    for (const vectorWeight of [0, 0.05, 0.1, 0.2, 0.35, 0.5, 1, 2]) {
       const row: (string | number)[] = [k, vectorWeight];
-      for (const [, questions] of Object.entries(sets)) {
+      for (const items of Object.values(sets)) {
         let reciprocal = 0;
-        for (const item of questions) {
+        for (const item of items) {
           const scores = new Map<string, number>();
-          for (const [mode, weight] of [
-            ["fulltext", 1],
-            ["vector", vectorWeight],
-          ] as const) {
-            for (const [i, hit] of (lists.get(`${mode}\u0000${item.question}`) ?? []).entries())
-              scores.set(hit.id, (scores.get(hit.id) ?? 0) + weight / (k + i + 1));
-          }
-          const documents = [...scores.entries()]
+          for (const [list, weight] of [
+            [fulltextLists.get(item.question) ?? [], 1],
+            [vectorLists.get(item.question) ?? [], vectorWeight],
+          ] as const)
+            for (const [i, id] of list.entries())
+              scores.set(id, (scores.get(id) ?? 0) + weight / (k + i + 1));
+          const ranked = [...scores.entries()]
             .sort((a, b) => b[1] - a[1])
             .map(([id]) => documentOfChunk.get(id) ?? id);
-          const rank = [...new Set(documents)].slice(0, 10).indexOf(item.document) + 1;
+          const rank = [...new Set(ranked)].slice(0, 10).indexOf(item.document) + 1;
           if (rank > 0) reciprocal += 1 / rank;
         }
-        row.push((reciprocal / questions.length).toFixed(3));
+        row.push((reciprocal / items.length).toFixed(3));
       }
       sweep.push(row);
     }
   }
-  console.log(
-    "\nFusion sweep on the Perl FAQ: weighted reciprocal rank fusion of fulltext (weight 1) and vector\n",
-  );
-  printTable(["k", "vector weight", "known-item MRR@10", "paraphrase MRR@10"], sweep);
+  console.log(`\nFusion sweep on ${title}: reciprocal rank fusion of fulltext (weight 1) and vector\n`);
+  printTable(["k", "vector weight", ...setNames.map((name) => `${name} MRR@10`)], sweep);
 }
 
 async function waitReady(id: string) {
@@ -524,11 +603,14 @@ async function signUp(): Promise<string> {
 }
 
 async function createBase(cookie: string, name: string): Promise<string> {
-  const response = await fetch(`${url}/api/knowledge-bases`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: url, cookie },
-    body: JSON.stringify({ name }),
-  });
+  const send = () =>
+    fetch(`${url}/api/knowledge-bases`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: url, cookie },
+      body: JSON.stringify({ name }),
+    });
+  // A keep-alive connection left idle through a long measurement may have been closed.
+  const response = await send().catch(send);
   return ((await response.json()) as { id: string }).id;
 }
 

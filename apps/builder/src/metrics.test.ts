@@ -2,6 +2,7 @@ import { type FakeProvider, prometheusSample, startFakeOpenAI } from "@app/testi
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentOnFake } from "../test/agent-support.ts";
 import { startTestBuilder, type TestBuilder } from "../test/harness.ts";
+import { createWorkflow, edge, node, runWorkflow } from "../test/workflow-support.ts";
 
 const TOKEN = "scrape-token-0123456789";
 
@@ -40,24 +41,13 @@ describe("builder /metrics", () => {
 
     const graph = {
       nodes: [
-        { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [] } },
-        { id: "done", type: "end", position: { x: 0, y: 0 }, data: { outputs: [{ name: "x", value: "y" }] } },
+        node("start", "start", { inputs: [] }),
+        node("done", "end", { outputs: [{ name: "x", value: "y" }] }),
       ],
-      edges: [{ id: "start-done", source: "start", target: "done" }],
+      edges: [edge("start", "done")],
     };
-    const workflow = await builder.request("/api/workflows", {
-      method: "POST",
-      cookie,
-      json: { name: "wf", graph },
-    });
-    expect(workflow.status).toBe(201);
-    const workflowId = ((await workflow.json()) as { id: string }).id;
-    const run = await builder.request(`/api/workflows/${workflowId}/runs`, {
-      method: "POST",
-      cookie,
-      json: { inputs: {} },
-    });
-    expect(run.status).toBe(200);
+    const workflowId = await createWorkflow(builder, cookie, graph);
+    await runWorkflow(builder, cookie, workflowId);
     expect((await builder.request("/api/agents/agt_missing", { cookie })).status).toBe(404);
 
     const response = await fetch(`${builder.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });

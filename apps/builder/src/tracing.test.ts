@@ -8,6 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentOnFake } from "../test/agent-support.ts";
 import { startTestBuilder, type TestBuilder } from "../test/harness.ts";
+import { createWorkflow, edge, node, runWorkflow } from "../test/workflow-support.ts";
 
 let receiver: FakeOtlpReceiver;
 let tracing: Tracing;
@@ -47,24 +48,13 @@ describe("OpenTelemetry traces over OTLP", () => {
 
     const graph = {
       nodes: [
-        { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [] } },
-        { id: "done", type: "end", position: { x: 0, y: 0 }, data: { outputs: [{ name: "x", value: "y" }] } },
+        node("start", "start", { inputs: [] }),
+        node("done", "end", { outputs: [{ name: "x", value: "y" }] }),
       ],
-      edges: [{ id: "start-done", source: "start", target: "done" }],
+      edges: [edge("start", "done")],
     };
-    const workflow = await builder.request("/api/workflows", {
-      method: "POST",
-      cookie,
-      json: { name: "wf", graph },
-    });
-    const workflowId = ((await workflow.json()) as { id: string }).id;
-    const run = await builder.request(`/api/workflows/${workflowId}/runs`, {
-      method: "POST",
-      cookie,
-      json: { inputs: {} },
-    });
-    expect(run.status).toBe(200);
-    const runId = ((await run.json()) as { id: string }).id;
+    const workflowId = await createWorkflow(builder, cookie, graph);
+    const runId = (await runWorkflow(builder, cookie, workflowId)).id;
 
     // Flushes the batch to the receiver.
     await tracing.shutdown();

@@ -6,7 +6,7 @@ export class ConfigError extends Error {
 /**
  * Turns failed environment checks into one ConfigError naming every bad variable.
  *
- * @example throw configError("builder", parsed.error.issues);
+ * @example throw configError(parsed.error.issues);
  */
 export function configError(
   issues: readonly { path: readonly PropertyKey[]; message: string }[],

@@ -121,7 +121,7 @@ const MAX_DEPTH = 10;
  * are kept small so requests stay cheap; URL-shaped strings point at `.invalid` hosts, which never
  * resolve, so no generated request reaches the network.
  *
- * @example fc.sample(arbitraryOf(schema, document), 3)
+ * @example fc.sample(arbitraryOf(fc, schema, document), 3)
  */
 export function arbitraryOf(
   fc: typeof import("fast-check"),

@@ -122,7 +122,7 @@ export function compileLimits(wallMs: number): ProcessLimits {
  * The `prlimit` options that apply `limits` inside the sandbox (after bwrap made the user namespace,
  * which is where RLIMIT_NPROC is counted). Soft and hard are equal so the code cannot raise them.
  *
- * @example prlimitArgs(runLimits("go", { timeoutMs: 1000, memoryMb: 64 }))
+ * @example prlimitArgs(runLimits("go", { timeoutMs: 1000, memoryMb: 64 }), { memoryByRlimit: true })
  */
 export function prlimitArgs(limits: ProcessLimits, options: { memoryByRlimit: boolean }): string[] {
   const args = [

@@ -1,19 +1,21 @@
 import type { Clock } from "@app/core";
+import type { Logger } from "@app/http";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { Storage } from "../storage/storage.ts";
-import { deleteDocumentTerms, refreshPlannerStatistics } from "./lexical-index.ts";
+import { deleteDocumentTerms, refreshPlannerStatisticsLater } from "./lexical-index.ts";
 import { knowledgeDocuments } from "./schema.ts";
 
 /**
- * Deletes a document, its chunks (by cascade), its postings and its file, then refreshes the
- * planner's statistics if that changed the tables enough. A worker still ingesting it notices
- * at its next write (the row is gone) and stops.
+ * Deletes a document, its chunks (by cascade), its postings and its file, then, in the background,
+ * refreshes the planner's statistics if that changed the tables enough (a failure there is logged,
+ * never the request's). A worker still ingesting it notices at its next write (the row is gone) and
+ * stops.
  *
- * @example const isDeleted = await deleteDocument({ db, clock, storage }, workspaceId, "doc_…");
+ * @example const isDeleted = await deleteDocument({ db, clock, storage, logger }, workspaceId, "doc_…");
  */
 export async function deleteDocument(
-  { db, clock, storage }: { db: BuilderDb; clock: Clock; storage: Storage },
+  { db, clock, storage, logger }: { db: BuilderDb; clock: Clock; storage: Storage; logger: Logger },
   workspaceId: string,
   id: string,
 ): Promise<boolean> {
@@ -27,6 +29,6 @@ export async function deleteDocument(
   });
   if (!deleted) return false;
   await storage.delete(deleted.storageKey);
-  await refreshPlannerStatistics(db, clock.now());
+  void refreshPlannerStatisticsLater({ db, clock, logger });
   return true;
 }

@@ -1,8 +1,9 @@
 import type { Clock } from "@app/core";
+import type { Logger } from "@app/http";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { Storage } from "../storage/storage.ts";
-import { refreshPlannerStatistics } from "./lexical-index.ts";
+import { refreshPlannerStatisticsLater } from "./lexical-index.ts";
 import { knowledgeBases, knowledgeDocuments } from "./schema.ts";
 
 /**
@@ -10,10 +11,10 @@ import { knowledgeBases, knowledgeDocuments } from "./schema.ts";
  * first: a file left behind by a crash between the two steps is garbage, while a row pointing at
  * a deleted file would be a broken document.
  *
- * @example const isDeleted = await deleteKnowledgeBase({ db, clock, storage }, workspaceId, "kb_…");
+ * @example const isDeleted = await deleteKnowledgeBase({ db, clock, storage, logger }, workspaceId, "kb_…");
  */
 export async function deleteKnowledgeBase(
-  { db, clock, storage }: { db: BuilderDb; clock: Clock; storage: Storage },
+  { db, clock, storage, logger }: { db: BuilderDb; clock: Clock; storage: Storage; logger: Logger },
   workspaceId: string,
   id: string,
 ): Promise<boolean> {
@@ -27,6 +28,7 @@ export async function deleteKnowledgeBase(
     .returning({ id: knowledgeBases.id });
   if (deleted.length === 0) return false;
   for (const file of files) await storage.delete(file.storageKey);
-  await refreshPlannerStatistics(db, clock.now());
+  // Statistics in the background: a failure there is logged, never the request's.
+  void refreshPlannerStatisticsLater({ db, clock, logger });
   return true;
 }

@@ -10,6 +10,7 @@ import { EMBEDDING_BATCH_SIZE, EmbeddingError, embedderFor } from "./embedders.t
 import { emitDocumentEvent } from "./emit-document-event.ts";
 import type { DocumentFormat } from "./formats.ts";
 import { indexDocumentTerms } from "./lexical-index.ts";
+import { LOCAL_EMBEDDING_DIMENSIONS, localEmbedding } from "./local-embedder.ts";
 import { parseDocument } from "./parse-document.ts";
 import type { ProgressEvent } from "./progress-events.ts";
 import type { DocumentRow } from "./schema.ts";
@@ -77,6 +78,11 @@ async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lea
     chunkOverlap: document.chunkOverlap,
   });
   const nowMs = clock.now().getTime();
+  const [base] = await db
+    .select({ provider: knowledgeBases.embeddingProvider })
+    .from(knowledgeBases)
+    .where(eq(knowledgeBases.id, document.knowledgeBaseId));
+  const isLocal = hasVector && base?.provider === "local";
   await db.transaction(async (tx) => {
     // Without pgvector there is nothing to embed: the chunks are searchable by full text at once.
     const updated = await fencedUpdate({ db: tx, clock }, document.id, lease, {
@@ -90,22 +96,32 @@ async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lea
     // A retry after a crash mid-parse starts over, so earlier chunks of this document go first.
     await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, document.id));
     for (let i = 0; i < chunks.length; i += INSERT_BATCH_ROWS) {
-      await tx.insert(knowledgeChunks).values(
-        chunks.slice(i, i + INSERT_BATCH_ROWS).map((chunk, j) => ({
+      const rows = chunks.slice(i, i + INSERT_BATCH_ROWS).map((chunk, j) => {
+        const headingPath = toStorable(chunk.headingPath);
+        return {
           id: newId("chk", nowMs),
-          workspaceId: document.workspaceId,
-          knowledgeBaseId: document.knowledgeBaseId,
-          documentId: document.id,
           position: i + j,
           // A PDF's or DOCX's extracted text can hold NUL, which PostgreSQL cannot store.
           text: toStorableText(chunk.text),
-          charStart: chunk.start,
-          charEnd: chunk.end,
+          char_start: chunk.start,
+          char_end: chunk.end,
           page: chunk.page,
-          headingPath: toStorable(chunk.headingPath),
-          tokenCount: chunk.tokenCount,
-        })),
-      );
+          heading_path: headingPath,
+          token_count: chunk.tokenCount,
+          // The local embedder costs less than a round trip: its vectors go in with the rows, so
+          // each row is written once here rather than once more per embedding batch.
+          e: isLocal
+            ? vectorLiteral(localEmbedding(embeddingInput({ text: chunk.text, headingPath })))
+            : null,
+        };
+      });
+      await tx.execute(sql`
+        insert into knowledge_chunks (id, workspace_id, knowledge_base_id, document_id, position, text,
+          char_start, char_end, page, heading_path, token_count${isLocal ? sql`, embedding` : sql``})
+        select r.id, ${document.workspaceId}, ${document.knowledgeBaseId}, ${document.id}, r.position, r.text,
+          r.char_start, r.char_end, r.page, r.heading_path, r.token_count${isLocal ? sql`, r.e::vector` : sql``}
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id text, position int, text text,
+          char_start int, char_end int, page int, heading_path jsonb, token_count int, e text)`);
     }
     if (!hasVector) await indexDocumentTerms(tx, document.id);
   });
@@ -125,6 +141,9 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
     model: base.embeddingModel,
   });
   let dimensions = base.embeddingDimensions;
+  // Local vectors were stored with the chunks (parseAndStore), so no batch below records the width.
+  if (dimensions === null && base.embeddingProvider === "local")
+    dimensions = await recordDimensions(db, base.id, LOCAL_EMBEDDING_DIMENSIONS);
   const [counts] = await db
     .select({
       total: sql<number>`count(*)::int`,

@@ -1,4 +1,6 @@
+import { Writable } from "node:stream";
 import { newId } from "@app/core";
+import { createLogger } from "@app/http";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder } from "../../test/harness.ts";
@@ -6,18 +8,33 @@ import { createBase, search, uploadOk, waitForDocument } from "../../test/knowle
 import {
   BM25_B,
   BM25_K1,
+  bm25Ranking,
   bm25Sql,
+  DOCUMENT_WEIGHT,
   HEADER_WEIGHT,
   indexDocumentTerms,
   refreshPlannerStatistics,
+  refreshPlannerStatisticsLater,
   scoredTerms,
 } from "./lexical-index.ts";
 import { queryRows } from "./query-rows.ts";
 import { knowledgeDocuments } from "./schema.ts";
-import { fuse } from "./search-knowledge.ts";
+import { fuse, LOCAL_VECTOR_LEXICAL_WEIGHT, localQueryEmbedding, vectorRanking } from "./search-knowledge.ts";
 
 // Runs on PGlite, and on PostgreSQL with TEST_DATABASE_URL set.
-const builder = await startTestBuilder();
+const logs: string[] = [];
+const builder = await startTestBuilder({
+  logger: createLogger({
+    service: "builder-test",
+    level: "warn",
+    destination: new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logs.push(chunk.toString("utf8"));
+        done();
+      },
+    }),
+  }),
+});
 let alice: string;
 beforeAll(async () => {
   alice = (await builder.signUp()).cookie;
@@ -41,11 +58,15 @@ async function remove(documentId: string) {
 const fulltext = async (base: string, query: string, topK = 10) =>
   (await search(builder, alice, base, { query, mode: "fulltext", top_k: topK })).data;
 
-/** BM25 computed here from first principles, for one term in a base of `simple`-language chunks. */
+/**
+ * BM25 computed here from first principles, for one term in a base of `simple`-language documents
+ * of one chunk each: the chunk's score plus `DOCUMENT_WEIGHT` times its document's, which is the
+ * same figure when a document is one chunk.
+ */
 function bm25(frequency: number, length: number, df: number, chunks: number, averageLength: number): number {
   const idf = Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
   return (
-    (idf * frequency * (BM25_K1 + 1)) /
+    ((1 + DOCUMENT_WEIGHT) * (idf * frequency * (BM25_K1 + 1))) /
     (frequency + BM25_K1 * (1 - BM25_B + (BM25_B * length) / averageLength))
   );
 }
@@ -125,6 +146,27 @@ describe("BM25 ranking", () => {
     expect((await fulltext(base, "refunds"))[0]?.document_name).toBe("refunds.md");
   });
 
+  it("counts the whole document's evidence: a manual about a thing outranks a passing mention", async () => {
+    const base = await createBase(builder, alice, { name: "Documents", language: "simple" });
+    const filler = (seed: number) =>
+      Array.from({ length: 60 }, (_, i) => `filler${(seed * 7 + i) % 40}`).join(" ");
+    // Each section of the manual (a chunk of its own) says one of the two words; none says both.
+    const sections = Array.from(
+      { length: 6 },
+      (_, i) => `## Part ${i}\n\n${i % 2 === 0 ? "make" : "directories"} ${filler(i)}`,
+    );
+    await ingest(base, "manual.md", `# Manual\n\n${sections.join("\n\n")}`);
+    // A short note says one of them once.
+    await ingest(base, "notes.txt", "Directories.");
+    for (let i = 0; i < 3; i++) await ingest(base, `other-${i}.txt`, filler(10 + i));
+
+    const hits = await fulltext(base, "make directories", 20);
+    expect(hits[0]?.document_name).toBe("manual.md");
+    // Chunk by chunk, the note's short chunk wins: its one word is a larger share of it.
+    const chunksOnly = await bm25Ranking(builder.deps.db, [base], "make directories", 20, 0);
+    expect(chunksOnly[0]?.id).toBe(hits.find((hit) => hit.document_name === "notes.txt")?.chunk_id);
+  });
+
   it('keeps only chunks holding a "quoted phrase" in order', async () => {
     const base = await createBase(builder, alice, { name: "Phrases" });
     await ingest(base, "ordered.txt", "Rotate the api key every month.");
@@ -168,6 +210,31 @@ describe("hybrid fusion", () => {
       { ranked: vector, weight: 1 },
     ]);
     expect(equal[0]?.id).toBe("d");
+  });
+});
+
+describe.skipIf(!builder.hasVector)("vector mode with the local embedder", () => {
+  it("fuses the idf-weighted vector ranking with BM25 at equal weight, scores being the fused ones", async () => {
+    const base = await createBase(builder, alice, { name: "Local vectors" });
+    await ingest(base, "keys.md", "# Keys\n\nRotate the signing keys every ninety days.");
+    await ingest(base, "rotation.md", "# Rotation\n\nLog rotation keeps a week of files.");
+    await ingest(base, "billing.md", "# Billing\n\nInvoices are sent monthly.");
+    const query = "rotating keys";
+    const { data } = await search(builder, alice, base, { query, mode: "vector", top_k: 5 });
+    const { db } = builder.deps;
+    const vectors = await vectorRanking(
+      db,
+      [{ id: base }],
+      await localQueryEmbedding(db, [{ id: base }], query),
+      40,
+    );
+    const expected = fuse([
+      { ranked: vectors, weight: 1 },
+      { ranked: await bm25Ranking(db, [base], query, 40), weight: LOCAL_VECTOR_LEXICAL_WEIGHT },
+    ]);
+    expect(data.map((hit) => hit.chunk_id)).toEqual(expected.slice(0, 5).map((hit) => hit.id));
+    expect(data[0]?.document_name).toBe("keys.md");
+    expect(data[0]?.score).toBeCloseTo(expected[0]?.score ?? 0, 10);
   });
 });
 
@@ -219,6 +286,34 @@ describe("planner statistics", () => {
     expect(await refreshPlannerStatistics(builder.deps.db, new Date())).toBe(false);
     for (const id of ids) await remove(id);
     await statisticsCaughtUp();
+  });
+
+  it("never fail a deletion: they are gathered after the response, and a failure is logged", async () => {
+    const { db, clock } = builder.deps;
+    const base = await createBase(builder, alice, { name: "Doomed" });
+    const document = await ingest(base, "doomed.txt", "A passage about lighthouses and their keepers.");
+    const other = await createBase(builder, alice, { name: "Doomed too" });
+    await ingest(other, "doomed-too.txt", "Another passage about keepers.");
+    const logged = logs.length;
+    // Statistics cannot be gathered while their bookkeeping table is away (on PostgreSQL a
+    // concurrent ANALYZE of the same table can fail likewise: "tuple concurrently updated").
+    await db.execute(sql`alter table knowledge_statistics rename to knowledge_statistics_away`);
+    try {
+      await remove(document);
+      const deleted = await builder.request(`/api/knowledge-bases/${other}`, {
+        method: "DELETE",
+        cookie: alice,
+      });
+      expect(deleted.status).toBe(204);
+      // Joins the refresh the deletions started (and runs it once more): it fails while the table is away.
+      await refreshPlannerStatisticsLater({ db, clock, logger: builder.deps.logger });
+    } finally {
+      await db.execute(sql`alter table knowledge_statistics_away rename to knowledge_statistics`);
+    }
+    expect(logs.slice(logged).join("")).toMatch(/gathering planner statistics failed/);
+    expect((await builder.request(`/api/rag/documents/${document}`, { cookie: alice })).status).toBe(404);
+    // And the next refresh works again.
+    await refreshPlannerStatistics(db, new Date());
   });
 
   it("keep every search query on its index at 10,000 chunks", async () => {

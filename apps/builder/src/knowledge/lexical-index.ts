@@ -18,6 +18,13 @@ export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 /** How many times a header word (document name, heading path) counts against a word of the text. */
 export const HEADER_WEIGHT = 2;
+/**
+ * The weight of the document's own BM25 score (its chunks' postings summed, its length
+ * `term_count`, idf over the base's documents) added to each chunk's. A chunk is found within its
+ * document: a long manual mentions "directories" in every section, and the one section asking it
+ * alone is weak evidence; whole-document BM25 sees the whole manual. Chosen on the bench (docs).
+ */
+export const DOCUMENT_WEIGHT = 1;
 
 /** The text-search configurations a knowledge base may use (PostgreSQL's built-in snowball ones). */
 export const SEARCH_LANGUAGES = [
@@ -91,8 +98,9 @@ export async function indexDocumentTerms(db: Pick<BuilderDb, "execute">, documen
   await db.execute(sql`
     with ${termRowsSql(sql`c.document_id = ${documentId}`)},
     inserted as (
-      insert into knowledge_terms (knowledge_base_id, term, chunk_id, document_id, frequency, length)
-      select knowledge_base_id, term, chunk_id, ${documentId}, frequency, length from term_rows
+      insert into knowledge_terms (knowledge_base_id, term, chunk_id, document_id, frequency, length, document_length)
+      select knowledge_base_id, term, chunk_id, ${documentId}, frequency, length, sum(frequency) over ()
+      from term_rows
       returning chunk_id, length
     )
     update knowledge_documents
@@ -137,9 +145,12 @@ function termRowsSql(where: SQL): SQL {
 export type ScoredTerm = {
   base: string;
   term: string;
-  /** Lucene's idf times the term's query weight. */
+  /** Lucene's idf over the base's chunks, times the term's query weight. */
   idf: number;
   averageLength: number;
+  /** The same idf over the base's documents, and their average length. */
+  documentIdf: number;
+  averageDocumentLength: number;
   /** Whether the term is in a quoted phrase (a chunk must hold it). */
   required: boolean;
 };
@@ -174,6 +185,9 @@ export async function scoredTerms(
     df: number;
     chunks: number;
     average_length: number;
+    document_df: number;
+    documents: number;
+    average_document_length: number;
   }>(
     db,
     sql`
@@ -187,33 +201,46 @@ export async function scoredTerms(
     ),
     stats as (
       select knowledge_base_id as base, greatest(sum(chunk_count), 1)::float8 as chunks,
-        greatest(sum(term_count)::float8 / greatest(sum(chunk_count), 1), 1) as average_length
+        greatest(sum(term_count)::float8 / greatest(sum(chunk_count), 1), 1) as average_length,
+        count(*)::float8 as documents, greatest(avg(term_count)::float8, 1) as average_document_length
       from knowledge_documents where knowledge_base_id in (${ids}) and status = 'ready'
       group by knowledge_base_id
     )
-    select q.base, q.term, q.weight, q.required, s.chunks, s.average_length,
-      (select count(*) from knowledge_terms t where t.knowledge_base_id = q.base and t.term = q.term)::float8 as df
-    from query_terms q join stats s on s.base = q.base`,
+    select q.base, q.term, q.weight, q.required, s.chunks, s.average_length, s.documents, s.average_document_length,
+      counts.df, counts.document_df
+    from query_terms q join stats s on s.base = q.base,
+      lateral (select count(*)::float8 as df, count(distinct t.document_id)::float8 as document_df
+        from knowledge_terms t where t.knowledge_base_id = q.base and t.term = q.term) counts`,
   );
   return rows.map((row) => {
-    const df = Number(row.df);
-    const chunks = Number(row.chunks);
+    const weight = Number(row.weight);
     return {
       base: row.base,
       term: row.term,
-      // A term in every chunk still scores a little (Lucene's idf is never negative).
-      idf: Number(row.weight) * Math.log(1 + (chunks - df + 0.5) / (df + 0.5)),
+      idf: weight * bm25Idf(Number(row.df), Number(row.chunks)),
       averageLength: Number(row.average_length),
+      documentIdf: weight * bm25Idf(Number(row.document_df), Number(row.documents)),
+      averageDocumentLength: Number(row.average_document_length),
       required: row.required,
     };
   });
+}
+
+/** Lucene's idf: a term in every chunk still scores a little (it is never negative). */
+function bm25Idf(df: number, count: number): number {
+  return Math.log(1 + (count - df + 0.5) / (df + 0.5));
 }
 
 /**
  * The scoring query: the postings of `terms` through the primary key, BM25 summed per chunk, chunks
  * holding every quoted phrase only. Exported so the plan test can read its plan.
  */
-export function bm25Sql(terms: readonly ScoredTerm[], phrases: readonly string[], limit: number): SQL {
+export function bm25Sql(
+  terms: readonly ScoredTerm[],
+  phrases: readonly string[],
+  limit: number,
+  documentWeight: number = DOCUMENT_WEIGHT,
+): SQL {
   const requiredPerBase = new Map<string, number>();
   for (const term of terms)
     if (term.required) requiredPerBase.set(term.base, (requiredPerBase.get(term.base) ?? 0) + 1);
@@ -222,7 +249,7 @@ export function bm25Sql(terms: readonly ScoredTerm[], phrases: readonly string[]
   const rows = sql.join(
     terms.map(
       (term) =>
-        sql`(${term.base}, ${term.term}, ${term.idf}::float8, ${term.averageLength}::float8, ${term.required}::boolean, ${requiredPerBase.get(term.base) ?? 0}::int)`,
+        sql`(${term.base}, ${term.term}, ${term.idf}::float8, ${term.averageLength}::float8, ${term.documentIdf}::float8, ${term.averageDocumentLength}::float8, ${term.required}::boolean, ${requiredPerBase.get(term.base) ?? 0}::int)`,
     ),
     sql`, `,
   );
@@ -235,17 +262,51 @@ export function bm25Sql(terms: readonly ScoredTerm[], phrases: readonly string[]
     where not exists (
       select 1 from jsonb_array_elements_text(${JSON.stringify(phrases)}::jsonb) phrase
       where not to_tsvector(b.language::regconfig, c.text) @@ phraseto_tsquery(b.language::regconfig, phrase))`;
-  return sql`
-    with ranked as (
-      select t.chunk_id as id,
-        sum(q.idf * t.frequency * ${BM25_K1 + 1}::float8 /
-          (t.frequency + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * t.length / q.average_length))) as score
-      from (values ${rows}) as q(base, term, idf, average_length, required, required_count)
+  const saturated = (frequency: SQL, length: SQL, average: SQL) =>
+    sql`${frequency} * ${BM25_K1 + 1}::float8 / (${frequency} + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * ${length} / ${average}))`;
+  const postings = sql`
+    postings as materialized (
+      select t.chunk_id, t.document_id, t.frequency, t.length, t.document_length, q.term, q.idf, q.average_length,
+        q.document_idf, q.average_document_length, q.required, q.required_count
+      from (values ${rows}) as q(base, term, idf, average_length, document_idf, average_document_length, required, required_count)
       join knowledge_terms t on t.knowledge_base_id = q.base and t.term = q.term
-      group by t.chunk_id
-      having count(*) filter (where q.required) = coalesce(max(q.required_count), 0)
-    )
+    ),
+    chunks as materialized (
+      select chunk_id as id, document_id,
+        sum(idf * ${saturated(sql`frequency`, sql`length`, sql`average_length`)}) as score
+      from postings
+      group by chunk_id, document_id
+      having count(*) filter (where required) = coalesce(max(required_count), 0)
+    )`;
+  // The document scores are joined to their chunks through a window over one union rather than a
+  // join: both sides come from CTEs the planner cannot size, and its nested loop re-ran the
+  // documents' aggregate once per chunk (1 s at 300 chunks).
+  const ranked =
+    documentWeight === 0
+      ? sql`ranked as (select id, score from chunks)`
+      : sql`
+    documents as materialized (
+      select document_id, sum(idf * ${saturated(sql`frequency`, sql`document_length`, sql`average_length`)}) as score
+      from (
+        select document_id, term, sum(frequency)::float8 as frequency, max(document_length)::float8 as document_length,
+          max(document_idf) as idf, max(average_document_length) as average_length
+        from postings group by document_id, term
+      ) per_term
+      group by document_id
+    ),
+    combined as (
+      select id, document_id, score, 0::float8 as document_score from chunks
+      union all
+      select null, document_id, 0::float8, score from documents
+    ),
+    ranked as (
+      select id, score + ${documentWeight}::float8 * sum(document_score) over (partition by document_id) as score
+      from combined
+    )`;
+  return sql`
+    with ${postings}, ${ranked}
     select ranked.id, ranked.score::float8 as score from ranked ${phraseFilter}
+    ${phrases.length === 0 ? sql`where` : sql`and`} ranked.id is not null
     order by score desc, ranked.id
     limit ${limit}`;
 }
@@ -260,13 +321,65 @@ export async function bm25Ranking(
   baseIds: readonly string[],
   query: string,
   limit: number,
+  documentWeight: number = DOCUMENT_WEIGHT,
 ): Promise<Ranked[]> {
   if (baseIds.length === 0) return [];
   const parsed = parseQuery(query);
   const terms = await scoredTerms(db, baseIds, [{ text: parsed.text, weight: 1 }], parsed.phrases);
   if (terms.length === 0) return [];
-  const rows = await queryRows<{ id: string; score: number }>(db, bm25Sql(terms, parsed.phrases, limit));
+  const rows = await queryRows<{ id: string; score: number }>(
+    db,
+    bm25Sql(terms, parsed.phrases, limit, documentWeight),
+  );
   return rows.map((row) => ({ id: row.id, score: Number(row.score) }));
+}
+
+/**
+ * The idf of each of `words` in `bases` (as BM25 counts it: over the ready chunks, each word put
+ * through the base's text-search configuration; a word that is no term there, like a stop word,
+ * counts as being in every chunk, one found nowhere as the rarest). Weighs the question's words
+ * for the local embedder (`localEmbedding`'s `wordWeight`). Words absent from the answer are absent
+ * from the map.
+ *
+ * @example const idf = await wordIdf(db, ["kb_…"], ["rotate", "key"]);
+ */
+export async function wordIdf(
+  db: Pick<BuilderDb, "execute">,
+  baseIds: readonly string[],
+  words: readonly string[],
+): Promise<Map<string, number>> {
+  if (baseIds.length === 0 || words.length === 0) return new Map();
+  const ids = sql.join(
+    baseIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  const rows = await queryRows<{ word: string; df: number | null; chunks: number }>(
+    db,
+    sql`
+    with lexemes as (
+      select w.word, b.id as base, u.lexeme
+      from jsonb_array_elements_text(${JSON.stringify([...new Set(words)])}::jsonb) as w(word)
+      cross join knowledge_bases b
+      cross join lateral unnest(to_tsvector(b.language::regconfig, w.word)) u
+      where b.id in (${ids})
+    ),
+    counted as (
+      select l.word, sum((select count(*) from knowledge_terms t
+        where t.knowledge_base_id = l.base and t.term = l.lexeme))::float8 as df
+      from lexemes l group by l.word
+    )
+    select w.word, counted.df,
+      (select greatest(coalesce(sum(chunk_count), 0), 1)::float8 from knowledge_documents
+        where knowledge_base_id in (${ids}) and status = 'ready') as chunks
+    from jsonb_array_elements_text(${JSON.stringify([...new Set(words)])}::jsonb) as w(word)
+    left join counted on counted.word = w.word`,
+  );
+  return new Map(
+    rows.map((row) => {
+      const chunks = Number(row.chunks);
+      return [row.word, bm25Idf(row.df === null ? chunks : Math.min(Number(row.df), chunks), chunks)];
+    }),
+  );
 }
 
 /**
@@ -318,4 +431,44 @@ export async function refreshPlannerStatistics(db: Pick<BuilderDb, "execute">, n
     on conflict (id) do update set ready_documents = excluded.ready_documents,
       ready_chunks = excluded.ready_chunks, analyzed_at = excluded.analyzed_at`);
   return true;
+}
+
+const refreshes = new WeakMap<object, { running: Promise<void>; isAgain: boolean }>();
+
+/**
+ * Runs `refreshPlannerStatistics` after a request's changes committed, without making the request
+ * wait for it or fail with it: gathering statistics only speeds searches up, and `ANALYZE` can fail
+ * for reasons that are not the request's (on PostgreSQL two processes analysing the same table at
+ * once may get "tuple concurrently updated"; a lock held elsewhere; the service stopping). A failure
+ * is logged. Refreshes asked for while one runs in this process are coalesced into one more run.
+ * Answers a promise that settles when the refresh is over and never rejects (tests wait on it).
+ *
+ * @example void refreshPlannerStatisticsLater({ db, clock, logger });
+ */
+export function refreshPlannerStatisticsLater(deps: {
+  db: Pick<BuilderDb, "execute">;
+  clock: { now(): Date };
+  logger: { warn(object: object, message: string): void };
+}): Promise<void> {
+  const current = refreshes.get(deps.db);
+  if (current) {
+    current.isAgain = true;
+    return current.running;
+  }
+  const state = { running: Promise.resolve(), isAgain: false };
+  const run = async () => {
+    do {
+      state.isAgain = false;
+      try {
+        await refreshPlannerStatistics(deps.db, deps.clock.now());
+      } catch (error) {
+        deps.logger.warn({ err: error }, "gathering planner statistics failed");
+      }
+    } while (state.isAgain);
+    refreshes.delete(deps.db);
+  };
+  // Started on the next turn, so the caller's response is sent first.
+  state.running = new Promise<void>((resolve) => setImmediate(resolve)).then(run);
+  refreshes.set(deps.db, state);
+  return state.running;
 }

@@ -22,4 +22,21 @@ describe("localEmbedding", () => {
     expect(localEmbedding("The Café")).toEqual(localEmbedding("cafe"));
     expect(localEmbedding("the of and").every((value) => value === 0)).toBe(true);
   });
+
+  it("weighs a question's words as told (idf), leaving unweighted embeddings as they were", () => {
+    const perl = localEmbedding("Perl scripts and Perl modules and Perl packages");
+    const regex = localEmbedding("A regex matches text");
+    const question = "perl regex";
+    // Unweighted, the question shares as much with both.
+    const plain = localEmbedding(question);
+    expect(localEmbedding(question, LOCAL_EMBEDDING_DIMENSIONS, () => 1)).toEqual(plain);
+    const rareRegex = localEmbedding(question, LOCAL_EMBEDDING_DIMENSIONS, (word) =>
+      word === "regex" ? 3 : 0.1,
+    );
+    const rarePerl = localEmbedding(question, LOCAL_EMBEDDING_DIMENSIONS, (word) =>
+      word === "perl" ? 3 : 0.1,
+    );
+    expect(cosine(rareRegex, regex)).toBeGreaterThan(cosine(rareRegex, perl));
+    expect(cosine(rarePerl, perl)).toBeGreaterThan(cosine(rarePerl, regex));
+  });
 });

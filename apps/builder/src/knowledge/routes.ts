@@ -227,7 +227,7 @@ export function knowledgeRoutes(
   });
   router.openapi(routes.deleteBase, async (c) => {
     const isDeleted = await deleteKnowledgeBase(
-      { db: deps.db, clock: deps.clock, storage },
+      { db: deps.db, clock: deps.clock, storage, logger: deps.logger },
       c.get("principal").workspaceId,
       c.req.valid("param").id,
     );
@@ -331,7 +331,7 @@ export function knowledgeRoutes(
   });
   router.openapi(routes.deleteDocument, async (c) => {
     const isDeleted = await deleteDocument(
-      { db: deps.db, clock: deps.clock, storage },
+      { db: deps.db, clock: deps.clock, storage, logger: deps.logger },
       c.get("principal").workspaceId,
       c.req.valid("param").id,
     );

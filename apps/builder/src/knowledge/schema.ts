@@ -122,7 +122,8 @@ export const knowledgeChunks = pgTable(
  * lengths are computed at query time from committed rows, so they are right in every process as
  * documents come and go.
  *
- * The primary key INCLUDEs `frequency` and `length` (written in migration 0010; drizzle cannot say
+ * The primary key INCLUDEs `frequency`, `length`, `document_id` and `document_length` (migrations 0010
+ * and 0012; drizzle cannot say
  * INCLUDE): scoring is then an index-only scan wherever `VACUUM` has marked the pages all-visible,
  * with no visit to the table per posting.
  *
@@ -142,6 +143,8 @@ export const knowledgeTerms = pgTable(
     documentId: text("document_id").notNull(),
     frequency: real("frequency").notNull(),
     length: real("length").notNull(),
+    /** The document's length (the sum of its chunks' lengths), for its document-level BM25. */
+    documentLength: real("document_length").notNull().default(0),
   },
   (table) => [
     primaryKey({ columns: [table.knowledgeBaseId, table.term, table.chunkId] }),

@@ -5,7 +5,8 @@ import type { BuilderDb } from "../db/index.ts";
 import type { SearchMode } from "./contract.ts";
 import { EmbeddingError, embedderFor } from "./embedders.ts";
 import { KnowledgeErrors } from "./errors.ts";
-import { bm25Ranking } from "./lexical-index.ts";
+import { bm25Ranking, wordIdf } from "./lexical-index.ts";
+import { LOCAL_EMBEDDING_DIMENSIONS, localEmbedding, tokenize } from "./local-embedder.ts";
 import { queryRows } from "./query-rows.ts";
 import { type RerankSetting, rerankCandidates, rerankTexts } from "./rerank.ts";
 import type { KnowledgeBaseRow } from "./schema.ts";
@@ -24,6 +25,14 @@ export const RRF_K = 10;
  * provider model's ranking keeps weight 1.
  */
 export const LOCAL_VECTOR_WEIGHT = 0.05;
+/**
+ * In `vector` mode, the weight of the BM25 ranking fused with a local (feature-hashing) vector
+ * ranking (weight 1). Feature hashing has no notion of meaning and, alone, ranked below
+ * whole-document BM25 on paraphrases; anchored this way the mode ranks above it on every set
+ * measured while the vectors still lead (misspellings, word forms). A provider model's `vector`
+ * mode is its own ranking alone. Chosen on the bench (docs).
+ */
+export const LOCAL_VECTOR_LEXICAL_WEIGHT = 1;
 
 export interface KnowledgeHit {
   chunkId: string;
@@ -79,9 +88,11 @@ export async function searchKnowledge(
   if (bases.length === 0) return { mode, hits: [], reranked: false };
   const baseIds = bases.map((base) => base.id);
   const reranker = rerankSettingOf(bases, request.knowledgeBaseIds);
+  const localBaseIds = bases.filter((base) => base.embeddingProvider === "local").map((base) => base.id);
+  const isFused = mode === "hybrid" || (mode === "vector" && localBaseIds.length > 0);
   // Fusion needs more than top_k from each side: a chunk ranked 30th by one and 2nd by the other can win.
   const pool = Math.max(
-    mode === "hybrid" ? Math.max(request.topK * 4, 40) : request.topK,
+    isFused ? Math.max(request.topK * 4, 40) : request.topK,
     reranker ? rerankCandidates(request.topK) : 0,
   );
 
@@ -89,8 +100,18 @@ export async function searchKnowledge(
   if (mode === "fulltext") ranked = await bm25Ranking(db, baseIds, request.query, pool);
   else {
     const vectorLists = await vectorRankings(deps, workspaceId, bases, request.query, pool);
-    if (mode === "vector")
+    if (mode === "vector" && localBaseIds.length === 0)
       ranked = vectorLists.flatMap((list) => list.ranked).sort((a, b) => b.score - a.score);
+    else if (mode === "vector")
+      // The local embedder matches wording, not meaning, and alone it ranks below plain BM25 on
+      // every set measured: its vector search is anchored by the bases' BM25 ranking (docs).
+      ranked = fuse([
+        ...vectorLists.map((list) => ({ ranked: list.ranked, weight: 1 })),
+        {
+          ranked: await bm25Ranking(db, localBaseIds, request.query, pool),
+          weight: LOCAL_VECTOR_LEXICAL_WEIGHT,
+        },
+      ]);
     else
       ranked = fuse([
         { ranked: await bm25Ranking(db, baseIds, request.query, pool), weight: 1 },
@@ -178,6 +199,14 @@ async function vectorRankings(
     const first = group[0] as KnowledgeBaseRow;
     let vector: number[];
     try {
+      if (first.embeddingProvider === "local") {
+        vector = await localQueryEmbedding(deps.db, group, query);
+        lists.push({
+          ranked: await vectorRanking(deps.db, group, vector, limit),
+          weight: LOCAL_VECTOR_WEIGHT,
+        });
+        continue;
+      }
       const embedder = await embedderFor(deps, workspaceId, {
         provider: first.embeddingProvider,
         model: first.embeddingModel,
@@ -197,6 +226,26 @@ async function vectorRankings(
     });
   }
   return lists;
+}
+
+/**
+ * The question embedded by the local embedder with its words weighted by their idf in the bases
+ * searched (`wordIdf`): documents are embedded unweighted at ingestion, so the cosine becomes an
+ * idf-weighted match of words, bigrams and word pieces. Measured on the bench (docs).
+ *
+ * @example const vector = await localQueryEmbedding(db, [{ id: "kb_…" }], "create a new folder");
+ */
+export async function localQueryEmbedding(
+  db: BuilderDb,
+  bases: readonly Pick<KnowledgeBaseRow, "id">[],
+  query: string,
+): Promise<number[]> {
+  const idf = await wordIdf(
+    db,
+    bases.map((base) => base.id),
+    tokenize(query),
+  );
+  return localEmbedding(query, LOCAL_EMBEDDING_DIMENSIONS, (word) => idf.get(word) ?? 0);
 }
 
 /**
