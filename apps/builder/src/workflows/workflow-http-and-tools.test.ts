@@ -491,7 +491,9 @@ describe("LLM node with knowledge-base context", () => {
       {
         document_id: document.id,
         document_name: "facilities.txt",
+        knowledge_base_id: base,
         chunk_id: expect.stringMatching(/^chk_/),
+        position: 0,
         text: fact,
         score: expect.any(Number),
       },
