@@ -105,8 +105,10 @@ describe("canvas", () => {
     await page.keyboard.press("Escape");
     await expect.poll(() => page.locator(".react-flow__node.selected").count()).toBe(0);
 
+    // React Flow syncs a controlled selection into its store in an effect, and its Delete key
+    // reads that store: wait for the node to show as selected before pressing the key.
     await page.getByTestId("node-http_2").click();
-    await page.getByTestId("node-http_2").click();
+    await expect.poll(() => page.locator(".react-flow__node.selected").count()).toBe(1);
     await page.keyboard.press("Delete");
     await expect.poll(() => page.locator(".react-flow__node").count()).toBe(4);
     await page.keyboard.press("ControlOrMeta+z");
@@ -116,6 +118,7 @@ describe("canvas", () => {
     await page.keyboard.press("ControlOrMeta+z");
 
     await page.getByTestId("node-http_1").click();
+    await expect.poll(() => page.locator(".react-flow__node.selected").count()).toBe(1);
     await page.keyboard.press("ControlOrMeta+c");
     await page.keyboard.press("ControlOrMeta+v");
     await expect.poll(() => page.locator(".react-flow__node").count()).toBe(6);
