@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   type PGlite,
   parse,
@@ -6,6 +7,85 @@ import {
   type Results,
   type Transaction,
 } from "@electric-sql/pglite";
+import type { SQL } from "drizzle-orm";
+import { type PgDatabase, PgDialect, type PgQueryResultHKT } from "drizzle-orm/pg-core";
+
+/**
+ * How this package runs statements, in one place. Callers see two functions:
+ *
+ * - `queryRows(db, sql)` answers the rows of hand-written SQL; with `{ isPrepared: true }` it runs
+ *   as a named statement, which PostgreSQL parses and plans once per connection.
+ * - `preparedQuery(build)` builds a drizzle query once per database handle and prepares it under a
+ *   name derived from its text, for hot queries with placeholders.
+ *
+ * On PGlite every text is a named statement already (`withNamedStatements`, the client layer
+ * `openDatabase` puts under drizzle), so both only save work on PostgreSQL and in drizzle.
+ */
+
+type AnyDb = PgDatabase<PgQueryResultHKT, Record<string, unknown>>;
+
+const dialect = new PgDialect();
+const statementNames = new Map<string, string>();
+
+/**
+ * The rows of hand-written SQL, for what drizzle has no words for (pgvector operators, CTEs that
+ * write, advisory locks). Both drivers answer `{ rows }`; the driver-neutral type leaves it unknown.
+ * `isPrepared` runs the text as a named statement: worth it when parsing and planning cost more
+ * than running (long CTEs on a hot path). Keep a prepared text fixed and pass values as
+ * parameters: each distinct text stays prepared on each connection.
+ *
+ * @example
+ * const rows = await queryRows<{ id: string }>(db, sql`select id from events where id > ${after}`);
+ * const due = await queryRows<{ id: string }>(db, claimStatement, { isPrepared: true });
+ */
+export async function queryRows<Row>(
+  db: AnyDb,
+  statement: SQL,
+  options: { isPrepared?: boolean } = {},
+): Promise<Row[]> {
+  if (!options.isPrepared) return ((await db.execute(statement)) as unknown as { rows: Row[] }).rows;
+  const query = dialect.sqlToQuery(statement);
+  const result = await db._.session
+    .prepareQuery(query, undefined, statementNameFor(query.sql), false)
+    .execute();
+  return (result as { rows: Row[] }).rows;
+}
+
+/**
+ * A drizzle query built once per database handle and prepared under a name derived from its
+ * text. Drizzle otherwise rebuilds the SQL text of a query on every call (a tenth of a hot list
+ * route's CPU); the name lets PostgreSQL skip parsing it again on each connection, and since it
+ * comes from the text, two queries can never claim one name.
+ *
+ * @example
+ * const agentById = preparedQuery((db: BuilderDb) =>
+ *   db.select().from(agents).where(eq(agents.id, sql.placeholder("id"))));
+ * const [row] = await agentById(db).execute({ id });
+ */
+export function preparedQuery<TDb extends object, TPrepared>(
+  build: (db: TDb) => { toSQL(): { sql: string }; prepare(name: string): TPrepared },
+): (db: TDb) => TPrepared {
+  const built = new WeakMap<TDb, TPrepared>();
+  return (db) => {
+    let prepared = built.get(db);
+    if (prepared === undefined) {
+      const query = build(db);
+      prepared = query.prepare(statementNameFor(query.toSQL().sql));
+      built.set(db, prepared);
+    }
+    return prepared;
+  };
+}
+
+/** The name a text is prepared under on PostgreSQL: one name per distinct text, on every connection. */
+function statementNameFor(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `stmt_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
 
 /** Statements kept per database; the least recently used is closed beyond this. */
 export const STATEMENT_CACHE_SIZE = 256;
@@ -33,7 +113,7 @@ interface NamedStatement {
  *
  * It leans on PGlite's mutexes (`_runExclusiveTransaction`, `_runExclusiveQuery`, declared in its
  * typings for its subclasses) so a query never runs between the statements of another caller's
- * transaction; `pglite-statements.test.ts` pins that down for upgrades. A PGlite without them gets its
+ * transaction; `statements.test.ts` pins that down for upgrades. A PGlite without them gets its
  * public `query` unchanged (`hasExclusiveRunners`).
  *
  * @example const db = drizzle({ client: withNamedStatements(await PGlite.create(dir)) });
