@@ -10,11 +10,16 @@ import {
 import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { createAgent, deleteAgent, findAgent, listAgents, toAgentJson, updateAgent } from "./agents.ts";
+import { toAgentJson } from "./agent-json.ts";
 import { registerChatRoutes } from "./chat-routes.ts";
 import { checkAgentReferences } from "./check-agent-references.ts";
 import { agentSchema, createAgentBody, updateAgentBody } from "./contract.ts";
+import { createAgent } from "./create-agent.ts";
+import { deleteAgent } from "./delete-agent.ts";
 import { AgentErrors } from "./errors.ts";
+import { findAgent } from "./find-agent.ts";
+import { listAgents } from "./list-agents.ts";
+import { updateAgent } from "./update-agent.ts";
 
 const listRoute = createRoute({
   method: "get",

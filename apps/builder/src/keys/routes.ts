@@ -3,8 +3,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { apiKeyCredential, type PrincipalCache } from "../auth/principal-cache.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.ts";
+import { createApiKey } from "./create-api-key.ts";
 import { KeyErrors } from "./errors.ts";
+import { listApiKeys } from "./list-api-keys.ts";
+import { revokeApiKey } from "./revoke-api-key.ts";
 import type { ApiKeyRow } from "./schema.ts";
 
 export const createApiKeyBody = z

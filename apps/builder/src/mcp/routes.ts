@@ -18,11 +18,13 @@ import {
   oauthCallbackQuery,
 } from "./contract.ts";
 import { createMcpServer } from "./create-mcp-server.ts";
+import { deleteMcpServer } from "./delete-mcp-server.ts";
 import { McpErrors } from "./errors.ts";
+import { findMcpServer } from "./find-mcp-server.ts";
+import { listMcpServers } from "./list-mcp-servers.ts";
 import type { McpClients } from "./mcp-clients.ts";
 import { finishMcpAuthorization, startMcpAuthorization } from "./mcp-oauth.ts";
 import { toMcpServerJson, toMcpToolJson } from "./mcp-server-json.ts";
-import { deleteMcpServer, findMcpServer, listMcpServers } from "./mcp-servers.ts";
 
 const createServerRoute = createRoute({
   method: "post",

@@ -2,7 +2,7 @@ import { createRouter, errorResponses, jsonContent } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { getBalance } from "./ledger.ts";
+import { getBalance } from "./get-balance.ts";
 
 const balanceSchema = z
   .object({

@@ -6,7 +6,7 @@ import { recoveryPoint } from "../idempotency/idempotency.ts";
 import type { IdempotencyClaim } from "../idempotency/schema.ts";
 import type { MerchantScope } from "../merchants/merchants.ts";
 import type { CreatePaymentInput } from "./contract.ts";
-import { toPaymentJson } from "./payments.ts";
+import { toPaymentJson } from "./payment-json.ts";
 import { providerFor } from "./providers.ts";
 import type { PaymentRow } from "./schema.ts";
 import { payments } from "./schema.ts";

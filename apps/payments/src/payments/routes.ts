@@ -9,7 +9,9 @@ import { listEnvelope, pageOf } from "../shared/openapi.ts";
 import { createPaymentBody, listPaymentsQuery, paymentSchema } from "./contract.ts";
 import { createPayment } from "./create-payment.ts";
 import { PaymentErrors } from "./errors.ts";
-import { findPayment, listPayments, toPaymentJson } from "./payments.ts";
+import { findPayment } from "./find-payment.ts";
+import { listPayments } from "./list-payments.ts";
+import { toPaymentJson } from "./payment-json.ts";
 import type { PaymentStatus } from "./schema.ts";
 import { transitionPayment } from "./transition-payment.ts";
 

@@ -6,8 +6,12 @@ import type { IdempotencyRecoverer } from "../idempotency/idempotency.ts";
 import { AuthErrors } from "../merchants/errors.ts";
 import { amountInput, checkMoney, currencyInput } from "../shared/money.ts";
 import { limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
+import { createPayout } from "./create-payout.ts";
 import { PayoutErrors } from "./errors.ts";
-import { createPayout, findPayout, listPayouts, settlePayout, toPayoutJson } from "./payouts.ts";
+import { findPayout } from "./find-payout.ts";
+import { listPayouts } from "./list-payouts.ts";
+import { toPayoutJson } from "./payout-json.ts";
+import { settlePayout } from "./settle-payout.ts";
 
 const createPayoutBody = z
   .object({

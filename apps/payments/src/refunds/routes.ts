@@ -6,8 +6,12 @@ import type { IdempotencyRecoverer } from "../idempotency/idempotency.ts";
 import { AuthErrors } from "../merchants/errors.ts";
 import { amountInput } from "../shared/money.ts";
 import { limitQuery, listEnvelope, pageOf, startingAfterQuery } from "../shared/openapi.ts";
+import { createRefund } from "./create-refund.ts";
 import { RefundErrors } from "./errors.ts";
-import { createRefund, findRefund, listRefunds, settleRefund, toRefundJson } from "./refunds.ts";
+import { findRefund } from "./find-refund.ts";
+import { listRefunds } from "./list-refunds.ts";
+import { toRefundJson } from "./refund-json.ts";
+import { settleRefund } from "./settle-refund.ts";
 
 const createRefundBody = z
   .object({ payment: z.string().max(64), amount: amountInput.optional() })
