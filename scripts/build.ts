@@ -89,41 +89,44 @@ function isServiceBuildCurrent(stamp: string): boolean {
 export async function buildServices(): Promise<void> {
   const stamp = sourceStamp(SERVICE_SOURCES);
   const esbuild = await import("esbuild");
-  for (const [name, service] of Object.entries(SERVICE_ENTRIES)) {
-    const outdir = join(root, service.dir, "dist");
-    // Chunk names change with their content: the last build's would pile up.
-    rmSync(outdir, { recursive: true, force: true });
-    mkdirSync(outdir, { recursive: true });
-    await esbuild.build({
-      entryPoints: service.entries.map((entry) => join(root, service.dir, "src", `${entry}.ts`)),
-      outdir,
-      // `<entry>.js` is the small loader below; the bundle is `<entry>.bundle.js`.
-      entryNames: "[name].bundle",
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node24",
-      sourcemap: "linked",
-      // The sources are in the checkout: a map of positions only is a fraction of the size.
-      sourcesContent: false,
-      logLevel: "warning",
-      // What `import()` loads on first use (tracing, document parsers, providers) stays out of the
-      // start: a chunk of its own, read only when called.
-      splitting: true,
-      // Beside the entries: `import.meta.url` of our sources is rewritten relative to `outdir`.
-      chunkNames: "[name]-[hash]",
-      external: RUNTIME_FILE_PACKAGES,
-      // CommonJS dependencies inlined into an ES module still call `require` for Node's built-ins.
-      banner: {
-        js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
-      },
-      plugins: [sourceRelativeImportMeta(outdir)],
-    });
-    for (const entry of service.entries)
-      writeFileSync(join(outdir, `${entry}.js`), compileCachedEntry(entry));
-    writeFileSync(join(outdir, STAMP_FILE), `${stamp}\n`);
-    console.log(`Built ${name} into ${relative(root, outdir)}/`);
-  }
+  // Side by side: esbuild's one process then keeps both cores busy through each build's serial parts.
+  await Promise.all(
+    Object.entries(SERVICE_ENTRIES).map(async ([name, service]) => {
+      const outdir = join(root, service.dir, "dist");
+      // Chunk names change with their content: the last build's would pile up.
+      rmSync(outdir, { recursive: true, force: true });
+      mkdirSync(outdir, { recursive: true });
+      await esbuild.build({
+        entryPoints: service.entries.map((entry) => join(root, service.dir, "src", `${entry}.ts`)),
+        outdir,
+        // `<entry>.js` is the small loader below; the bundle is `<entry>.bundle.js`.
+        entryNames: "[name].bundle",
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        target: "node24",
+        sourcemap: "linked",
+        // The sources are in the checkout: a map of positions only is a fraction of the size.
+        sourcesContent: false,
+        logLevel: "warning",
+        // What `import()` loads on first use (tracing, document parsers, providers) stays out of the
+        // start: a chunk of its own, read only when called.
+        splitting: true,
+        // Beside the entries: `import.meta.url` of our sources is rewritten relative to `outdir`.
+        chunkNames: "[name]-[hash]",
+        external: RUNTIME_FILE_PACKAGES,
+        // CommonJS dependencies inlined into an ES module still call `require` for Node's built-ins.
+        banner: {
+          js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+        },
+        plugins: [sourceRelativeImportMeta(outdir)],
+      });
+      for (const entry of service.entries)
+        writeFileSync(join(outdir, `${entry}.js`), compileCachedEntry(entry));
+      writeFileSync(join(outdir, STAMP_FILE), `${stamp}\n`);
+      console.log(`Built ${name} into ${relative(root, outdir)}/`);
+    }),
+  );
 }
 
 /**
