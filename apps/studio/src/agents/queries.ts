@@ -1,11 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api } from "../api/client.ts";
-import type { Agent, Provider } from "../api/types.ts";
+import type { Agent, Answer } from "../api/types.ts";
 
 export function useProviders() {
   return useQuery({
     queryKey: ["providers"],
-    queryFn: () => api<{ data: Provider[] }>("/api/providers"),
+    queryFn: () => api<Answer<"GET /api/providers">>("/api/providers"),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }

@@ -1,56 +1,18 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api, type Page } from "../api/client.ts";
+import type {
+  KnowledgeChunk as Chunk,
+  KnowledgeBase,
+  KnowledgeDocument,
+  KnowledgeSearchAnswer,
+  KnowledgeSearchResult as SearchHit,
+  SearchKnowledgeBaseRequest,
+} from "../api/schema.gen.ts";
 
-export interface KnowledgeBase {
-  id: string;
-  name: string;
-  description: string;
-  embedding: { provider: string; model: string; dimensions: number | null };
-  created_at: string;
-  updated_at: string;
-}
+export type { Chunk, KnowledgeBase, KnowledgeDocument, SearchHit };
 
-export type DocumentStatus = "queued" | "parsing" | "embedding" | "ready" | "failed";
-
-export interface KnowledgeDocument {
-  id: string;
-  knowledge_base_id: string;
-  name: string;
-  format: string;
-  content_type: string;
-  size_bytes: number;
-  status: DocumentStatus;
-  progress: number;
-  error: string | null;
-  chunk_count: number;
-  page_count: number | null;
-  chunk_size: number;
-  chunk_overlap: number;
-  created_at: string;
-}
-
-export interface Chunk {
-  id: string;
-  position: number;
-  text: string;
-  page: number | null;
-  heading_path: string[];
-  token_count: number;
-}
-
-export type SearchMode = "hybrid" | "vector" | "fulltext";
-
-export interface SearchHit {
-  knowledge_base_id: string;
-  chunk_id: string;
-  document_id: string;
-  document_name: string;
-  position: number;
-  page: number | null;
-  heading_path: string[];
-  text: string;
-  score: number;
-}
+export type DocumentStatus = KnowledgeDocument["status"];
+export type SearchMode = NonNullable<SearchKnowledgeBaseRequest["mode"]>;
 
 export const isDocumentFinished = (document: Pick<KnowledgeDocument, "status">) =>
   document.status === "ready" || document.status === "failed";
@@ -139,6 +101,6 @@ export function useChunks(documentId: string, pageSize = 20) {
 export function useSearch(baseId: string) {
   return useMutation({
     mutationFn: (input: { query: string; mode: SearchMode; top_k: number; min_score?: number }) =>
-      api<{ mode: SearchMode; data: SearchHit[] }>(`/api/knowledge-bases/${baseId}/search`, { json: input }),
+      api<KnowledgeSearchAnswer>(`/api/knowledge-bases/${baseId}/search`, { json: input }),
   });
 }

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ApiError, api } from "../api/client.ts";
+import type { McpAuthorization } from "../api/schema.gen.ts";
 import {
   ACTIONS,
   Button,
@@ -48,8 +49,7 @@ export function McpServers() {
     onSuccess: refresh,
   });
   const authorize = useMutation({
-    mutationFn: (id: string) =>
-      api<{ authorization_url: string }>(`/api/mcp-servers/${id}/authorize`, { method: "POST" }),
+    mutationFn: (id: string) => api<McpAuthorization>(`/api/mcp-servers/${id}/authorize`, { method: "POST" }),
     // The authorization server sends the person back to the builder, which says when it is done.
     onSuccess: ({ authorization_url }) => window.open(authorization_url, "_blank", "noopener"),
   });

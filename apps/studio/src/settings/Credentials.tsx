@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useProviders } from "../agents/queries.ts";
 import { api } from "../api/client.ts";
+import type { CredentialCheck } from "../api/schema.gen.ts";
 import {
   ACTIONS,
   Button,
@@ -18,15 +19,6 @@ import {
   StatusBadge,
 } from "../ui/ui.tsx";
 import { type Credential, HTTP_SECRET, REPLICATE, useCredentials } from "./credential-queries.ts";
-
-interface CredentialCheck {
-  ok: true;
-  provider: string;
-  /** Null for a Replicate token, which is checked with its account instead. */
-  model_count: number | null;
-  account: string | null;
-  latency_ms: number;
-}
 
 /** The kinds that are not model providers of /api/providers, and take no base URL. */
 const OTHER_KINDS: Record<string, string> = { [REPLICATE]: "Replicate", [HTTP_SECRET]: "HTTP secret" };

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api, type Page } from "../api/client.ts";
+import type { ReplayFailedDeliveriesResult, Webhook, WebhookDelivery } from "../api/schema.gen.ts";
 
 /** The builder's event types a webhook can subscribe to (apps/builder/src/events/event-types.ts). */
 export const EVENT_TYPES = [
@@ -12,46 +13,10 @@ export const EVENT_TYPES = [
   { type: "billing.credits.added", label: "Credits were added" },
 ] as const;
 
-export interface Webhook {
-  id: string;
-  url: string;
-  description: string;
-  events: string[];
-  status: "enabled" | "disabled";
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  /** Only in the answers to create and rotate-secret. */
-  secret?: string;
-}
-
-export type DeliveryStatus = "pending" | "retrying" | "delivered" | "failed";
-
-export interface Delivery {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_response_status: number | null;
-  last_error: string | null;
-  replay_count: number;
-  created_at: string;
-  attempts?: Attempt[];
-}
-
-export interface Attempt {
-  id: number;
-  attempted_at: string;
-  url: string;
-  duration_ms: number;
-  response_status: number | null;
-  response_body: string | null;
-  error: string | null;
-  success: boolean;
-}
+export type { Webhook, WebhookAttempt as Attempt } from "../api/schema.gen.ts";
+/** A delivery; `attempts` only in the answer for one delivery. */
+export type Delivery = WebhookDelivery;
+export type DeliveryStatus = WebhookDelivery["status"];
 
 export interface WebhookInput {
   url: string;
@@ -133,7 +98,9 @@ export function useReplayFailed(webhookId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (since: string) =>
-      api<{ replayed: number }>(`/api/webhooks/${webhookId}/deliveries/replay-failed`, { json: { since } }),
+      api<ReplayFailedDeliveriesResult>(`/api/webhooks/${webhookId}/deliveries/replay-failed`, {
+        json: { since },
+      }),
     onSuccess: () => client.invalidateQueries({ queryKey: ["webhooks", webhookId, "deliveries"] }),
   });
 }
