@@ -1,10 +1,11 @@
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { ApiError, allPages, api, type Page } from "../api/client.ts";
+import { ApiError, allPages } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
 import type { Message as ApiMessage, Conversation } from "../api/schema.gen.ts";
 import { postEventStream } from "../api/sse.ts";
 import type { Agent } from "../api/types.ts";
-import { Button, ErrorBox, MissingKey, QueryError } from "../ui/ui.tsx";
+import { Button, ErrorBox, LoadMore, MissingKey, QueryError } from "../ui/ui.tsx";
 import { type Citation, Citations } from "./Citations.tsx";
 
 /** A tool call as shown: while the answer streams, its result (and so `is_error`) may not be in yet. */
@@ -19,10 +20,10 @@ type Message = Pick<ApiMessage, "id" | "role" | "content"> & {
 /** Chat with an agent: answers stream in, tool calls show inline, past conversations can be reopened. */
 export function AgentChat({ agentId }: { agentId: string }) {
   const client = useQueryClient();
-  const conversations = useQuery({
-    queryKey: ["conversations", agentId],
-    queryFn: () => api<Page<Conversation>>(`/api/agents/${agentId}/conversations?limit=50`),
-  });
+  const conversations = usePagedList<Conversation>(
+    ["conversations", agentId],
+    `/api/agents/${agentId}/conversations`,
+  );
   const [conversationId, setConversationId] = useState<string | null>(null);
   const [messages, setMessages] = useState<Message[]>([]);
   const [draft, setDraft] = useState("");
@@ -125,12 +126,13 @@ export function AgentChat({ agentId }: { agentId: string }) {
           }}
         >
           <option value="">New conversation</option>
-          {conversations.data?.data.map((c) => (
+          {conversations.data?.map((c) => (
             <option key={c.id} value={c.id}>
               {c.title || c.id}
             </option>
           ))}
         </select>
+        <LoadMore query={conversations} what="conversations" />
       </div>
       <div className="chat-log" aria-live="polite">
         {messages.length === 0 ? <p className="muted">Ask the agent something.</p> : null}

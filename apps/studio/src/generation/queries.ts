@@ -7,6 +7,7 @@ import type {
   ReplicateModelInputs,
   ReplicateModelList,
 } from "../api/schema.gen.ts";
+import { useDelete } from "../api/use-delete.ts";
 
 export type { Generation, ModelInput, ReplicateModel };
 export type Kind = Generation["kind"];
@@ -83,9 +84,5 @@ export function useCancelGeneration() {
 }
 
 export function useDeleteGeneration() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<void>(`/api/generations/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["generations"] }),
-  });
+  return useDelete("/api/generations", ["generations"]);
 }

@@ -1,5 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api, type Page } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
 import type {
   KnowledgeChunk as Chunk,
   KnowledgeBase,
@@ -8,6 +9,7 @@ import type {
   KnowledgeSearchResult as SearchHit,
   SearchKnowledgeBaseRequest,
 } from "../api/schema.gen.ts";
+import { useDelete } from "../api/use-delete.ts";
 
 export type { Chunk, KnowledgeBase, KnowledgeDocument, SearchHit };
 
@@ -20,11 +22,17 @@ export const isDocumentFinished = (document: Pick<KnowledgeDocument, "status">) 
 /** How often the documents list is read again while a document is still being ingested. */
 const INGESTION_POLL_MS = 1000;
 
+/** Every knowledge base of the workspace, for pickers (agents' tools, Knowledge nodes). */
 export function useKnowledgeBases() {
   return useQuery({
     queryKey: ["knowledge-bases"],
     queryFn: () => allPages<KnowledgeBase>("/api/knowledge-bases"),
   });
+}
+
+/** The knowledge bases screen's list, a page at a time. */
+export function useKnowledgeBaseList() {
+  return usePagedList<KnowledgeBase>(["knowledge-bases", "pages"], "/api/knowledge-bases");
 }
 
 export function useKnowledgeBase(id: string) {
@@ -47,11 +55,7 @@ export function useCreateKnowledgeBase() {
 }
 
 export function useDeleteKnowledgeBase() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<void>(`/api/knowledge-bases/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["knowledge-bases"] }),
-  });
+  return useDelete("/api/knowledge-bases", ["knowledge-bases"]);
 }
 
 export const documentsKey = (baseId: string) => ["knowledge-bases", baseId, "documents"] as const;
@@ -62,11 +66,11 @@ export const documentsKey = (baseId: string) => ["knowledge-bases", baseId, "doc
  * to a host, and a batch of uploads would otherwise starve every other request.
  */
 export function useDocuments(baseId: string) {
-  return useQuery({
-    queryKey: documentsKey(baseId),
-    queryFn: () => allPages<KnowledgeDocument>(`/api/knowledge-bases/${baseId}/documents`),
-    refetchInterval: (query) =>
-      query.state.data?.data.some((document) => !isDocumentFinished(document)) ? INGESTION_POLL_MS : false,
+  return usePagedList<KnowledgeDocument>(documentsKey(baseId), `/api/knowledge-bases/${baseId}/documents`, {
+    refetchInterval: (data) =>
+      data?.pages.some((page) => page.data.some((document) => !isDocumentFinished(document)))
+        ? INGESTION_POLL_MS
+        : false,
   });
 }
 
@@ -78,11 +82,7 @@ export function useDocument(id: string) {
 }
 
 export function useDeleteDocument(baseId: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<void>(`/api/rag/documents/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: documentsKey(baseId) }),
-  });
+  return useDelete("/api/rag/documents", documentsKey(baseId));
 }
 
 /** A document's chunks in order, a page at a time (`pageSize` up to 100, the API's limit). */

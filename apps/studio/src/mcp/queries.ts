@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import { api, type Page } from "../api/client.ts";
+import { allPages } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
 import type { McpServer, McpServerCheck, McpTool } from "../api/schema.gen.ts";
 
 export type { McpServer, McpServerCheck, McpTool };
@@ -15,8 +16,13 @@ export interface JsonSchemaProperty {
 export function useMcpServers() {
   return useQuery({
     queryKey: ["mcp-servers"],
-    queryFn: () => api<Page<McpServer>>("/api/mcp-servers?limit=100"),
+    queryFn: () => allPages<McpServer>("/api/mcp-servers"),
   });
+}
+
+/** The settings screen's list of MCP servers, a page at a time. */
+export function useMcpServerList() {
+  return usePagedList<McpServer>(["mcp-servers", "pages"], "/api/mcp-servers");
 }
 
 /** The parameters of a tool, in schema order, with whether the server requires them. */

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { allPages } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
 import type { Credential } from "../api/schema.gen.ts";
 
 export type { Credential } from "../api/schema.gen.ts";
@@ -15,4 +16,9 @@ export function useCredentials() {
     queryKey: ["credentials"],
     queryFn: () => allPages<Credential>("/api/credentials"),
   });
+}
+
+/** The settings screen's list of credentials, a page at a time. */
+export function useCredentialList() {
+  return usePagedList<Credential>(["credentials", "pages"], "/api/credentials");
 }

@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { allPages, api, type Page } from "../api/client.ts";
+import { api } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
 import type { ReplayFailedDeliveriesResult, Webhook, WebhookDelivery } from "../api/schema.gen.ts";
+import { useDelete } from "../api/use-delete.ts";
 
 /** The builder's event types a webhook can subscribe to (apps/builder/src/events/event-types.ts). */
 export const EVENT_TYPES = [
@@ -29,7 +31,7 @@ const isScheduled = (delivery: Delivery) => delivery.status === "pending" || del
 const DELIVERY_POLL_MS = 2000;
 
 export function useWebhooks() {
-  return useQuery({ queryKey: ["webhooks"], queryFn: () => allPages<Webhook>("/api/webhooks") });
+  return usePagedList<Webhook>(["webhooks", "pages"], "/api/webhooks");
 }
 
 export function useCreateWebhook() {
@@ -58,22 +60,18 @@ export function useRotateSecret() {
 }
 
 export function useDeleteWebhook() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<void>(`/api/webhooks/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["webhooks"] }),
-  });
+  return useDelete("/api/webhooks", ["webhooks"]);
 }
 
 export function useDeliveries(webhookId: string, status: DeliveryStatus | "") {
-  return useQuery({
-    queryKey: ["webhooks", webhookId, "deliveries", status],
-    queryFn: () =>
-      api<Page<Delivery>>(
-        `/api/webhooks/${webhookId}/deliveries?limit=50${status ? `&status=${status}` : ""}`,
-      ),
-    refetchInterval: (query) => (query.state.data?.data.some(isScheduled) ? DELIVERY_POLL_MS : false),
-  });
+  return usePagedList<Delivery>(
+    ["webhooks", webhookId, "deliveries", status],
+    `/api/webhooks/${webhookId}/deliveries${status ? `?status=${status}` : ""}`,
+    {
+      refetchInterval: (data) =>
+        data?.pages.some((page) => page.data.some(isScheduled)) ? DELIVERY_POLL_MS : false,
+    },
+  );
 }
 
 export function useDelivery(webhookId: string, deliveryId: string) {

@@ -1,8 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { allPages, api, type Page } from "../api/client.ts";
+import { useAgents } from "../agents/queries.ts";
+import { api, type Page } from "../api/client.ts";
 import type { Billing, ModelCall, Usage } from "../api/schema.gen.ts";
-import type { Agent } from "../api/types.ts";
 import { DataTable, EmptyState, formatDate, Loading, PageHeader, QueryError } from "../ui/ui.tsx";
 import { type Series, TimeChart } from "./TimeChart.tsx";
 
@@ -92,10 +92,7 @@ export function UsagePage() {
     queryKey: ["billing"],
     queryFn: () => api<Billing>("/api/billing"),
   });
-  const agents = useQuery({
-    queryKey: ["agents"],
-    queryFn: () => allPages<Agent>("/api/agents"),
-  });
+  const agents = useAgents();
 
   const days = useMemo(() => daysOf(fromMs, toMs - 1), [fromMs, toMs]);
   const agentName = useMemo(
