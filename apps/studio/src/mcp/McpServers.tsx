@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { ApiError, api } from "../api/client.ts";
+import { api } from "../api/client.ts";
 import type { McpAuthorization } from "../api/schema.gen.ts";
 import { useDelete } from "../api/use-delete.ts";
 import { CheckButton, CheckStatus, DeleteButton, useRowChecks } from "../ui/row-actions.tsx";
@@ -11,9 +11,12 @@ import {
   EmptyState,
   ErrorBox,
   Field,
+  FormError,
+  fieldErrors,
   formatDate,
   Loading,
   LoadMore,
+  QueryError,
 } from "../ui/ui.tsx";
 import { type McpServer, type McpServerCheck, useMcpServerList } from "./queries.ts";
 
@@ -55,7 +58,7 @@ export function McpServers() {
     return `Works over ${result.transport === "sse" ? "HTTP+SSE" : "Streamable HTTP"}: ${count} tool${count === 1 ? "" : "s"} in ${result.latency_ms} ms.`;
   });
 
-  const error = create.error instanceof ApiError ? create.error : undefined;
+  const error = fieldErrors(create.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
@@ -68,9 +71,10 @@ export function McpServers() {
         Remote Model Context Protocol servers. Agents and workflow Tool nodes can use their tools. Tokens are
         stored encrypted and never shown again.
       </p>
-      <ErrorBox error={servers.error ?? remove.error ?? authorize.error} />
+      <QueryError query={servers} />
+      <ErrorBox error={remove.error ?? authorize.error} />
       <form onSubmit={submit} aria-label="Add an MCP server">
-        {error && !error.details.length ? <ErrorBox error={error} /> : null}
+        <FormError error={create.error} fields={["name", "url", "bearer_token"]} />
         <div className="row">
           <Field label="Name" error={error?.fieldMessage("name")}>
             <input
