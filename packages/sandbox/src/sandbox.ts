@@ -173,6 +173,7 @@ const RUNNER_FILES = [
   "zygote.py",
   "runner.cjs",
   "isolate-runner.cjs",
+  "protocol.cjs",
   "wrapper.go",
   "wrapper.rs",
 ] as const;
