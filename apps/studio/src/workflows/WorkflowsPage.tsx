@@ -97,7 +97,7 @@ export function WorkflowsPage() {
       ) : null}
       <div className="list">
         {workflows.data?.map((workflow) => (
-          <div className="card list-item" key={workflow.id}>
+          <div className="card list-item" key={workflow.id} data-testid="workflow-row">
             <Link to={`/workflows/${workflow.id}`}>
               <strong>{workflow.name}</strong>
             </Link>
