@@ -1,5 +1,5 @@
 import { type Clock, newId, newSecretToken, sha256Hex } from "@app/core";
-import { eq } from "drizzle-orm";
+import { type AnyColumn, eq, type SQL, sql } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
 import { type Environment, merchants, secretKeys } from "./schema.ts";
 
@@ -7,6 +7,19 @@ import { type Environment, merchants, secretKeys } from "./schema.ts";
 export interface MerchantScope {
   merchantId: string;
   environment: Environment;
+}
+
+/**
+ * The condition that keeps a query to one merchant's rows in one mode: a row of another merchant,
+ * or of the other mode, must never be found, changed or counted.
+ *
+ * @example db.select().from(refunds).where(and(eq(refunds.id, id), ofMerchant(refunds, scope)))
+ */
+export function ofMerchant(
+  table: { merchantId: AnyColumn; environment: AnyColumn },
+  scope: MerchantScope,
+): SQL {
+  return sql`${table.merchantId} = ${scope.merchantId} and ${table.environment} = ${scope.environment}`;
 }
 
 const KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9_-]{16,}$/;

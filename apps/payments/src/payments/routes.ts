@@ -1,4 +1,4 @@
-import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
+import { createRouter, errorResponses, idParam, jsonContent, pathId } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
@@ -109,10 +109,7 @@ const helperRouteDef = createRoute({
   summary: "Simulate the provider moving a test-mode payment",
   request: {
     params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" } }),
+      id: pathId("id"),
       action: z.enum(PAYMENT_HELPER_ACTIONS).openapi({ param: { name: "action", in: "path" } }),
     }),
   },
