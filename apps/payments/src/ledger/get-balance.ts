@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
-import { type MerchantScope, ofMerchant } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import { toAmount } from "../shared/money.ts";
 import { ledgerEntries } from "./schema.ts";
 

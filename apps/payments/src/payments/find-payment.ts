@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { PaymentsDb, PaymentsTx } from "../db/index.ts";
-import { type MerchantScope, ofMerchant } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import type { PaymentRow } from "./schema.ts";
 import { payments } from "./schema.ts";
 

@@ -1,7 +1,7 @@
 import { newestFirst } from "@app/db";
 import { and } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
-import { type MerchantScope, ofMerchant } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import type { PayoutRow } from "./schema.ts";
 import { payouts } from "./schema.ts";
 

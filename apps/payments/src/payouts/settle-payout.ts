@@ -2,7 +2,7 @@ import { recordEvent } from "@app/webhooks";
 import { and, eq } from "drizzle-orm";
 import type { Deps } from "../deps.ts";
 import { appendLedgerEntry } from "../ledger/append-ledger-entry.ts";
-import { type MerchantScope, ofMerchant } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import { PayoutErrors } from "./errors.ts";
 import { toPayoutJson } from "./payout-json.ts";
 import type { PayoutRow } from "./schema.ts";

@@ -2,7 +2,7 @@ import { recordEvent } from "@app/webhooks";
 import { and, eq } from "drizzle-orm";
 import type { Deps } from "../deps.ts";
 import { appendLedgerEntry } from "../ledger/append-ledger-entry.ts";
-import { type MerchantScope, ofMerchant } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import { findPayment } from "../payments/find-payment.ts";
 import { payments as paymentsTable } from "../payments/schema.ts";
 import { applyPaymentTransition } from "../payments/transition-payment.ts";

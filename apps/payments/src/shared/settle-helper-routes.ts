@@ -2,7 +2,7 @@ import { createRouter, errorResponses, jsonContent, pathId } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { AuthErrors } from "../merchants/errors.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 
 /**
  * `POST /v1/test_helpers/{resource}/{id}/succeed|fail`: settles a test-mode refund or payout now,

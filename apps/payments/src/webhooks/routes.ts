@@ -17,7 +17,7 @@ import {
 import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { listEnvelope, pageOf } from "../shared/openapi.ts";
 import {
   createEndpointBody,
