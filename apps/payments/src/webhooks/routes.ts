@@ -1,4 +1,4 @@
-import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
+import { createRouter, errorResponses, idParam, jsonContent, resourceRoutes } from "@app/http";
 import {
   checkWebhookUrl,
   createEndpoint,
@@ -30,50 +30,27 @@ import {
 } from "./contract.ts";
 import { WebhookErrors } from "./errors.ts";
 
+const endpointRoutes = resourceRoutes({ tag: "webhook endpoints", schema: endpointSchema });
+
 const endpointRoutesDefs = {
-  create: createRoute({
-    method: "post",
-    path: "/",
-    tags: ["webhook endpoints"],
+  create: endpointRoutes.create({
     summary: "Register an endpoint; the answer shows its signing secret, once",
-    request: { body: { required: true, content: jsonContent(createEndpointBody) } },
-    responses: {
-      201: { description: "Created", content: jsonContent(endpointSchema) },
-      ...errorResponses(400, 401, 413, 422),
-    },
+    description: "Created",
+    body: createEndpointBody,
+    errors: [400, 401, 413, 422],
   }),
-  list: createRoute({
-    method: "get",
-    path: "/",
-    tags: ["webhook endpoints"],
+  list: endpointRoutes.list({
     summary: "List endpoints, newest first",
-    request: { query: listEndpointsQuery },
-    responses: {
-      200: { description: "A page", content: jsonContent(listEnvelope(endpointSchema)) },
-      ...errorResponses(401, 422),
-    },
+    description: "A page",
+    query: listEndpointsQuery,
+    page: listEnvelope(endpointSchema),
   }),
-  get: createRoute({
-    method: "get",
-    path: "/{id}",
-    tags: ["webhook endpoints"],
-    summary: "Get an endpoint",
-    request: { params: idParam },
-    responses: {
-      200: { description: "The endpoint", content: jsonContent(endpointSchema) },
-      ...errorResponses(401, 404),
-    },
-  }),
-  update: createRoute({
-    method: "patch",
-    path: "/{id}",
-    tags: ["webhook endpoints"],
+  get: endpointRoutes.get({ summary: "Get an endpoint", description: "The endpoint" }),
+  update: endpointRoutes.update({
     summary: "Change url, enabled_events, description or disabled",
-    request: { params: idParam, body: { required: true, content: jsonContent(updateEndpointBody) } },
-    responses: {
-      200: { description: "The endpoint", content: jsonContent(endpointSchema) },
-      ...errorResponses(400, 401, 404, 422),
-    },
+    description: "The endpoint",
+    body: updateEndpointBody,
+    errors: [400, 401, 404, 422],
   }),
   remove: createRoute({
     method: "delete",
