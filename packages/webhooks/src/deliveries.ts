@@ -1,6 +1,6 @@
 import { type Clock, unixSeconds } from "@app/core";
-import { queryRows } from "@app/db";
-import { and, asc, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { newestFirst, queryRows } from "@app/db";
+import { and, asc, eq, gte, inArray, sql } from "drizzle-orm";
 import type { WebhooksDb } from "./db.ts";
 import { type DeliveryStatus, webhookAttempts, webhookDeliveries } from "./schema.ts";
 
@@ -68,6 +68,7 @@ export function listDeliveries(
     startingAfter?: string | undefined;
   },
 ): Promise<DeliveryRow[]> {
+  const newest = newestFirst(webhookDeliveries.id, { limit: query.limit, cursor: query.startingAfter });
   return db
     .select()
     .from(webhookDeliveries)
@@ -78,11 +79,11 @@ export function listDeliveries(
         query.endpointId ? eq(webhookDeliveries.endpointId, query.endpointId) : undefined,
         query.eventId ? eq(webhookDeliveries.eventId, query.eventId) : undefined,
         query.status ? eq(webhookDeliveries.status, query.status) : undefined,
-        query.startingAfter ? lt(webhookDeliveries.id, query.startingAfter) : undefined,
+        newest.olderThanCursor,
       ),
     )
-    .orderBy(desc(webhookDeliveries.id))
-    .limit(query.limit + 1);
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }
 
 /** One delivery of the owner; with `endpointId`, only if it belongs to that endpoint. */

@@ -1,4 +1,12 @@
-import { createRouter, errorResponses, idParam, listOf, listQuerySchema, toPage } from "@app/http";
+import {
+  createRouter,
+  errorResponses,
+  idParam,
+  listOf,
+  listQuerySchema,
+  resourceRoutes,
+  toPage,
+} from "@app/http";
 import { createRoute } from "@hono/zod-openapi";
 import { apiKeyCredential, type PrincipalCache } from "../auth/principal-cache.ts";
 import type { Deps } from "../deps.ts";
@@ -22,16 +30,11 @@ const createKeyRoute = createRoute({
   },
 });
 
-const listKeysRoute = createRoute({
-  method: "get",
-  path: "/",
-  tags: ["api keys"],
+const listKeysRoute = resourceRoutes({ tag: "api keys", schema: apiKeySchema }).list({
   summary: "List the workspace's API keys (never the keys themselves)",
-  request: { query: listQuerySchema },
-  responses: {
-    200: { description: "A page of keys", content: { "application/json": { schema: listOf(apiKeySchema) } } },
-    ...errorResponses(401, 422),
-  },
+  description: "A page of keys",
+  query: listQuerySchema,
+  page: listOf(apiKeySchema),
 });
 
 const deleteKeyRoute = createRoute({

@@ -1,6 +1,6 @@
 import { type Clock, newId } from "@app/core";
 import type { PaymentsTx } from "../db/index.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { type LedgerKind, ledgerEntries } from "./schema.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { PaymentsDb, PaymentsTx } from "../db/index.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import { ledgerEntries } from "./schema.ts";
 
 /**
@@ -16,12 +16,6 @@ export async function availableBalance(
   const [row] = await db
     .select({ total: sql<string>`coalesce(sum(${ledgerEntries.amount}), 0)::text` })
     .from(ledgerEntries)
-    .where(
-      and(
-        eq(ledgerEntries.merchantId, scope.merchantId),
-        eq(ledgerEntries.environment, scope.environment),
-        eq(ledgerEntries.currency, currency),
-      ),
-    );
+    .where(and(ofMerchant(ledgerEntries, scope), eq(ledgerEntries.currency, currency)));
   return BigInt(row?.total ?? "0");
 }

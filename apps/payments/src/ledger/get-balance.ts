@@ -1,6 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import { toAmount } from "../shared/money.ts";
 import { ledgerEntries } from "./schema.ts";
 
@@ -13,9 +13,7 @@ export async function getBalance(db: PaymentsDb, scope: MerchantScope) {
   const rows = await db
     .select({ currency: ledgerEntries.currency, total: sql<string>`sum(${ledgerEntries.amount})::text` })
     .from(ledgerEntries)
-    .where(
-      and(eq(ledgerEntries.merchantId, scope.merchantId), eq(ledgerEntries.environment, scope.environment)),
-    )
+    .where(ofMerchant(ledgerEntries, scope))
     .groupBy(ledgerEntries.currency)
     .orderBy(ledgerEntries.currency);
   return {

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { PaymentsTx } from "../db/index.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 
 /**
  * Serialises balance-changing debits of one merchant, mode and currency until the transaction ends,

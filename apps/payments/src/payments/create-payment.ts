@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "../deps.ts";
 import { recoveryPoint } from "../idempotency/idempotency.ts";
 import type { IdempotencyClaim } from "../idempotency/schema.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import type { CreatePaymentInput } from "./contract.ts";
 import { toPaymentJson } from "./payment-json.ts";
 import { providerFor } from "./providers.ts";

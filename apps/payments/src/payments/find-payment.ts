@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { PaymentsDb, PaymentsTx } from "../db/index.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import type { PaymentRow } from "./schema.ts";
 import { payments } from "./schema.ts";
 
@@ -18,13 +18,7 @@ export async function findPayment(
   const query = db
     .select()
     .from(payments)
-    .where(
-      and(
-        eq(payments.id, id),
-        eq(payments.merchantId, scope.merchantId),
-        eq(payments.environment, scope.environment),
-      ),
-    )
+    .where(and(eq(payments.id, id), ofMerchant(payments, scope)))
     .limit(1);
   const [row] = options.forUpdate ? await query.for("update") : await query;
   return row;

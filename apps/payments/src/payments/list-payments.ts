@@ -1,6 +1,7 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import type { PaymentRow } from "./schema.ts";
 import { type PaymentStatus, payments } from "./schema.ts";
 
@@ -14,17 +15,17 @@ export function listPayments(
   scope: MerchantScope,
   query: { limit: number; startingAfter?: string | undefined; status?: PaymentStatus | undefined },
 ): Promise<PaymentRow[]> {
+  const newest = newestFirst(payments.id, { limit: query.limit, cursor: query.startingAfter });
   return db
     .select()
     .from(payments)
     .where(
       and(
-        eq(payments.merchantId, scope.merchantId),
-        eq(payments.environment, scope.environment),
+        ofMerchant(payments, scope),
         query.status ? eq(payments.status, query.status) : undefined,
-        query.startingAfter ? lt(payments.id, query.startingAfter) : undefined,
+        newest.olderThanCursor,
       ),
     )
-    .orderBy(desc(payments.id))
-    .limit(query.limit + 1);
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }

@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import type { PaymentsTx } from "../db/index.ts";
 import type { Deps } from "../deps.ts";
 import { appendLedgerEntry } from "../ledger/append-ledger-entry.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { PaymentErrors } from "./errors.ts";
 import { findPayment } from "./find-payment.ts";
 import { toPaymentJson } from "./payment-json.ts";

@@ -5,7 +5,7 @@ import type { IdempotencyClaim } from "../idempotency/schema.ts";
 import { appendLedgerEntry } from "../ledger/append-ledger-entry.ts";
 import { availableBalance } from "../ledger/available-balance.ts";
 import { lockBalance } from "../ledger/lock-balance.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { toAmount } from "../shared/money.ts";
 import { PayoutErrors } from "./errors.ts";
 import type { PayoutRow } from "./schema.ts";

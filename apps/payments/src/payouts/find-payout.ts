@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import type { PayoutRow } from "./schema.ts";
 import { payouts } from "./schema.ts";
 
@@ -17,13 +17,7 @@ export async function findPayout(
   const [row] = await db
     .select()
     .from(payouts)
-    .where(
-      and(
-        eq(payouts.id, id),
-        eq(payouts.merchantId, scope.merchantId),
-        eq(payouts.environment, scope.environment),
-      ),
-    )
+    .where(and(eq(payouts.id, id), ofMerchant(payouts, scope)))
     .limit(1);
   return row;
 }

@@ -1,6 +1,7 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst } from "@app/db";
+import { and } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import type { PayoutRow } from "./schema.ts";
 import { payouts } from "./schema.ts";
 
@@ -14,16 +15,11 @@ export function listPayouts(
   scope: MerchantScope,
   query: { limit: number; startingAfter?: string | undefined },
 ): Promise<PayoutRow[]> {
+  const newest = newestFirst(payouts.id, { limit: query.limit, cursor: query.startingAfter });
   return db
     .select()
     .from(payouts)
-    .where(
-      and(
-        eq(payouts.merchantId, scope.merchantId),
-        eq(payouts.environment, scope.environment),
-        query.startingAfter ? lt(payouts.id, query.startingAfter) : undefined,
-      ),
-    )
-    .orderBy(desc(payouts.id))
-    .limit(query.limit + 1);
+    .where(and(ofMerchant(payouts, scope), newest.olderThanCursor))
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }

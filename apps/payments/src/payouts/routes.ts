@@ -1,50 +1,17 @@
 import { createRouter, resourceRoutes } from "@app/http";
-import { z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { IdempotencyRecoverer } from "../idempotency/idempotency.ts";
-import { amountInput, checkMoney, currencyInput } from "../shared/money.ts";
-import { limitQuery, listEnvelope, pageOf } from "../shared/openapi.ts";
+import { checkMoney } from "../shared/money.ts";
+import { listEnvelope, pageOf } from "../shared/openapi.ts";
 import { settleHelperRoutes } from "../shared/settle-helper-routes.ts";
+import { createPayoutBody, listPayoutsQuery, payoutSchema } from "./contract.ts";
 import { createPayout } from "./create-payout.ts";
 import { PayoutErrors } from "./errors.ts";
 import { findPayout } from "./find-payout.ts";
 import { listPayouts } from "./list-payouts.ts";
 import { toPayoutJson } from "./payout-json.ts";
 import { settlePayout } from "./settle-payout.ts";
-
-const createPayoutBody = z
-  .object({
-    amount: amountInput,
-    currency: currencyInput,
-    destination: z
-      .object({
-        bank_code: z.string().regex(/^[A-Za-z0-9]{2,11}$/, "must be a bank code such as BCA or 014"),
-        account_number: z.string().regex(/^\d{5,34}$/, "must be 5 to 34 digits"),
-        account_name: z.string().trim().min(1).max(100),
-      })
-      .strict(),
-  })
-  .strict()
-  .openapi("CreatePayoutRequest");
-
-const payoutSchema = z
-  .object({
-    id: z.string(),
-    object: z.literal("payout"),
-    amount: z.number(),
-    currency: z.string(),
-    status: z.enum(["pending", "succeeded", "failed"]),
-    destination: z.object({
-      bank_code: z.string(),
-      account_number_last4: z.string(),
-      account_name: z.string(),
-    }),
-    failure_reason: z.string().nullable(),
-    environment: z.string(),
-    created: z.number().int(),
-  })
-  .openapi("Payout");
 
 const routes = resourceRoutes({ tag: "payouts", schema: payoutSchema });
 
@@ -58,14 +25,7 @@ const createRouteDef = routes.create({
 const listRouteDef = routes.list({
   summary: "List payouts, newest first",
   description: "A page",
-  query: z.object({
-    limit: limitQuery,
-    starting_after: z
-      .string()
-      .max(64)
-      .optional()
-      .openapi({ param: { name: "starting_after", in: "query" } }),
-  }),
+  query: listPayoutsQuery,
   page: listEnvelope(payoutSchema),
 });
 

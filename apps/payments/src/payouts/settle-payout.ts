@@ -2,7 +2,7 @@ import { recordEvent } from "@app/webhooks";
 import { and, eq } from "drizzle-orm";
 import type { Deps } from "../deps.ts";
 import { appendLedgerEntry } from "../ledger/append-ledger-entry.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import { PayoutErrors } from "./errors.ts";
 import { toPayoutJson } from "./payout-json.ts";
 import type { PayoutRow } from "./schema.ts";
@@ -24,13 +24,7 @@ export async function settlePayout(
     const [payout] = await tx
       .select()
       .from(payouts)
-      .where(
-        and(
-          eq(payouts.id, id),
-          eq(payouts.merchantId, scope.merchantId),
-          eq(payouts.environment, scope.environment),
-        ),
-      )
+      .where(and(eq(payouts.id, id), ofMerchant(payouts, scope)))
       .for("update");
     if (!payout) throw PayoutErrors.PAYOUT_NOT_FOUND();
     if (payout.status !== "pending") {

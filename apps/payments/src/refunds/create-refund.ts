@@ -4,7 +4,7 @@ import type { PaymentsTx } from "../db/index.ts";
 import type { Deps } from "../deps.ts";
 import { recoveryPoint } from "../idempotency/idempotency.ts";
 import type { IdempotencyClaim } from "../idempotency/schema.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { PaymentErrors } from "../payments/errors.ts";
 import { findPayment } from "../payments/find-payment.ts";
 import { checkMoney, toAmount } from "../shared/money.ts";

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import type { RefundRow } from "./schema.ts";
 import { refunds } from "./schema.ts";
 
@@ -17,13 +17,7 @@ export async function findRefund(
   const [row] = await db
     .select()
     .from(refunds)
-    .where(
-      and(
-        eq(refunds.id, id),
-        eq(refunds.merchantId, scope.merchantId),
-        eq(refunds.environment, scope.environment),
-      ),
-    )
+    .where(and(eq(refunds.id, id), ofMerchant(refunds, scope)))
     .limit(1);
   return row;
 }

@@ -1,6 +1,7 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { newestFirst } from "@app/db";
+import { and, eq } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import type { RefundRow } from "./schema.ts";
 import { refunds } from "./schema.ts";
 
@@ -14,17 +15,17 @@ export function listRefunds(
   scope: MerchantScope,
   query: { limit: number; startingAfter?: string | undefined; payment?: string | undefined },
 ): Promise<RefundRow[]> {
+  const newest = newestFirst(refunds.id, { limit: query.limit, cursor: query.startingAfter });
   return db
     .select()
     .from(refunds)
     .where(
       and(
-        eq(refunds.merchantId, scope.merchantId),
-        eq(refunds.environment, scope.environment),
+        ofMerchant(refunds, scope),
         query.payment ? eq(refunds.paymentId, query.payment) : undefined,
-        query.startingAfter ? lt(refunds.id, query.startingAfter) : undefined,
+        newest.olderThanCursor,
       ),
     )
-    .orderBy(desc(refunds.id))
-    .limit(query.limit + 1);
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }

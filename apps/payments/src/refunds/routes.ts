@@ -1,36 +1,16 @@
 import { createRouter, resourceRoutes } from "@app/http";
-import { z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { IdempotencyRecoverer } from "../idempotency/idempotency.ts";
-import { amountInput } from "../shared/money.ts";
-import { limitQuery, listEnvelope, pageOf, startingAfterQuery } from "../shared/openapi.ts";
+import { listEnvelope, pageOf } from "../shared/openapi.ts";
 import { settleHelperRoutes } from "../shared/settle-helper-routes.ts";
+import { createRefundBody, listRefundsQuery, refundSchema } from "./contract.ts";
 import { createRefund } from "./create-refund.ts";
 import { RefundErrors } from "./errors.ts";
 import { findRefund } from "./find-refund.ts";
 import { listRefunds } from "./list-refunds.ts";
 import { toRefundJson } from "./refund-json.ts";
 import { settleRefund } from "./settle-refund.ts";
-
-const createRefundBody = z
-  .object({ payment: z.string().max(64), amount: amountInput.optional() })
-  .strict()
-  .openapi("CreateRefundRequest");
-
-const refundSchema = z
-  .object({
-    id: z.string(),
-    object: z.literal("refund"),
-    payment: z.string(),
-    amount: z.number(),
-    currency: z.string(),
-    status: z.enum(["pending", "succeeded", "failed"]),
-    failure_reason: z.string().nullable(),
-    environment: z.string(),
-    created: z.number().int(),
-  })
-  .openapi("Refund");
 
 const routes = resourceRoutes({ tag: "refunds", schema: refundSchema });
 
@@ -44,15 +24,7 @@ const createRouteDef = routes.create({
 const listRouteDef = routes.list({
   summary: "List refunds, newest first",
   description: "A page",
-  query: z.object({
-    limit: limitQuery,
-    starting_after: startingAfterQuery,
-    payment: z
-      .string()
-      .max(64)
-      .optional()
-      .openapi({ param: { name: "payment", in: "query" } }),
-  }),
+  query: listRefundsQuery,
   page: listEnvelope(refundSchema),
 });
 

@@ -2,7 +2,7 @@ import { recordEvent } from "@app/webhooks";
 import { and, eq } from "drizzle-orm";
 import type { Deps } from "../deps.ts";
 import { appendLedgerEntry } from "../ledger/append-ledger-entry.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import { type MerchantScope, ofMerchant } from "../merchants/merchant-scope.ts";
 import { findPayment } from "../payments/find-payment.ts";
 import { payments as paymentsTable } from "../payments/schema.ts";
 import { applyPaymentTransition } from "../payments/transition-payment.ts";
@@ -28,13 +28,7 @@ export async function settleRefund(
     const [refund] = await tx
       .select()
       .from(refunds)
-      .where(
-        and(
-          eq(refunds.id, id),
-          eq(refunds.merchantId, scope.merchantId),
-          eq(refunds.environment, scope.environment),
-        ),
-      )
+      .where(and(eq(refunds.id, id), ofMerchant(refunds, scope)))
       .for("update");
     if (!refund) throw RefundErrors.REFUND_NOT_FOUND();
     if (refund.status !== "pending") {

@@ -1,8 +1,8 @@
-import { createRouter, errorResponses, jsonContent } from "@app/http";
+import { createRouter, errorResponses, jsonContent, pathId } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { AuthErrors } from "../merchants/errors.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 
 /**
  * `POST /v1/test_helpers/{resource}/{id}/succeed|fail`: settles a test-mode refund or payout now,
@@ -25,10 +25,7 @@ export function settleHelperRoutes<Row, Json>(helper: {
     summary: helper.summary,
     request: {
       params: z.object({
-        id: z
-          .string()
-          .max(64)
-          .openapi({ param: { name: "id", in: "path" } }),
+        id: pathId("id"),
         action: z.enum(["succeed", "fail"]).openapi({ param: { name: "action", in: "path" } }),
       }),
     },

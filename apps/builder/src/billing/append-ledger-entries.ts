@@ -1,10 +1,8 @@
 import { newId } from "@app/core";
-import { newestFirst, type PageRequest } from "@app/db";
 import { creditsSpentTotal } from "@app/observability";
-import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import type { LedgerRow } from "./schema.ts";
-import { creditBalances, creditLedger, type LedgerKind } from "./schema.ts";
+import { creditLedger, type LedgerKind } from "./schema.ts";
 
 export interface LedgerEntry {
   workspaceId: string;
@@ -72,57 +70,4 @@ export function ledgerInsert(db: BuilderDb, entries: readonly LedgerEntry[]) {
       })),
     )
     .onConflictDoNothing({ target: creditLedger.reference });
-}
-
-/**
- * The workspace's balance: the sum of its ledger, as the ledger's insert trigger keeps it in
- * `billing_balances` (migration 0008).
- *
- * @example const balance = await creditBalance(db, workspaceId);
- */
-export async function creditBalance(db: BuilderDb, workspaceId: string): Promise<number> {
-  const [row] = await db
-    .select({ credits: creditBalances.credits })
-    .from(creditBalances)
-    .where(eq(creditBalances.workspaceId, workspaceId));
-  return row?.credits ?? 0;
-}
-
-/**
- * The workspace's ledger, newest first; fetches `limit + 1` rows for the list envelope.
- *
- * @example const rows = await listLedger(db, workspaceId, { limit: 20 });
- */
-export function listLedger(db: BuilderDb, workspaceId: string, page: PageRequest) {
-  const newest = newestFirst(creditLedger.id, page);
-  return db
-    .select()
-    .from(creditLedger)
-    .where(and(eq(creditLedger.workspaceId, workspaceId), newest.olderThanCursor))
-    .orderBy(newest.order)
-    .limit(newest.limit);
-}
-
-/**
- * The credits an order's purchase booked, or undefined when it was never credited.
- *
- * @example const credited = await creditedForOrder(tx, order.id);
- */
-export async function creditedForOrder(db: BuilderDb, orderId: string): Promise<number | undefined> {
-  const [row] = await db
-    .select({ credits: creditLedger.credits })
-    .from(creditLedger)
-    .where(eq(creditLedger.reference, purchaseReference(orderId)))
-    .limit(1);
-  return row?.credits;
-}
-
-/** The ledger reference of an order's purchase. */
-export function purchaseReference(orderId: string): string {
-  return `order:${orderId}:purchase`;
-}
-
-/** The ledger reference of an order's refund. */
-export function refundReference(orderId: string): string {
-  return `order:${orderId}:refund`;
 }
