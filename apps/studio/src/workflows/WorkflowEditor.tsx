@@ -1,14 +1,12 @@
 import {
-  addEdge,
   Background,
   type Connection,
   Controls,
   type Edge,
   MiniMap,
+  type NodeMouseHandler,
   ReactFlow,
   ReactFlowProvider,
-  useEdgesState,
-  useNodesState,
   useReactFlow,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
@@ -17,59 +15,47 @@ import { ApiError } from "../api/client.ts";
 import { navigate } from "../router.ts";
 import { Button, ErrorBox, Loading, QueryError } from "../ui/ui.tsx";
 import {
-  type ApiGraph,
   autoLayout,
-  defaultData,
   type EditorNode,
   NODE_TYPES,
   type NodeType,
-  nextNodeId,
   outputsOf,
   toApi,
   toEditor,
   upstreamOf,
 } from "./graph.ts";
+import {
+  clearSelection,
+  configureNode,
+  connect,
+  displayNodes,
+  fingerprint,
+  issuesByNode,
+  newNode,
+  removeNode,
+  saveIssues,
+  selectAll,
+} from "./graph-edits.ts";
 import { NodeConfig } from "./NodeConfig.tsx";
 import { NodeRunInspector } from "./NodeRunInspector.tsx";
-import {
-  type GraphIssue,
-  useExposeWorkflow,
-  useSaveWorkflow,
-  useTools,
-  useWorkflow,
-  validateGraph,
-  type Workflow,
-} from "./queries.ts";
+import { useExposeWorkflow, useSaveWorkflow, useTools, useWorkflow, type Workflow } from "./queries.ts";
 import { type NodeRunView, RunPanel } from "./RunPanel.tsx";
 import { StepNode } from "./StepNode.tsx";
-import { useHistory } from "./useHistory.ts";
+import { useClipboard } from "./useClipboard.ts";
+import { useEditorGraph } from "./useEditorGraph.ts";
+import { useEditorShortcuts } from "./useEditorShortcuts.ts";
+import { useLiveValidation } from "./useLiveValidation.ts";
+import { useStoredPanels } from "./useStoredPanels.ts";
+import { useUnsavedGuard } from "./useUnsavedGuard.ts";
 
+// React Flow compares these props by identity on every render: module constants, never literals.
 const nodeTypes = { step: StepNode };
 /** Room around the graph when fitting, so edge nodes are never cut by the canvas border or controls. */
 const FIT = { padding: 0.15, minZoom: 0.02, maxZoom: 1.25 };
 /** Far enough out to see a thousand-node workflow whole. */
 const MIN_ZOOM = 0.02;
-
-type Panels = { palette: boolean; side: boolean };
-
-/** Which side panels are open, remembered across visits. */
-function useStoredPanels(): [Panels, (next: Panels) => void] {
-  const [panels, setPanels] = useState<Panels>(() => {
-    try {
-      const stored = JSON.parse(localStorage.getItem("editor-panels") ?? "null") as Partial<Panels> | null;
-      return { palette: stored?.palette ?? true, side: stored?.side ?? true };
-    } catch {
-      return { palette: true, side: true };
-    }
-  });
-  return [
-    panels,
-    (next) => {
-      setPanels(next);
-      localStorage.setItem("editor-panels", JSON.stringify(next));
-    },
-  ];
-}
+const DELETE_KEYS = ["Backspace", "Delete"];
+const PRO_OPTIONS = { hideAttribution: true };
 const DRAG_TYPE = "application/x-workflow-node";
 
 export function WorkflowEditor({ id }: { id: string }) {
@@ -83,21 +69,17 @@ export function WorkflowEditor({ id }: { id: string }) {
   );
 }
 
-type Snapshot = { nodes: EditorNode[]; edges: Edge[] };
-
 function Editor({ workflow }: { workflow: Workflow }) {
-  const initial = useMemo(() => toEditor(workflow.graph), [workflow.graph]);
-  const [nodes, setNodes, onNodesChange] = useNodesState<EditorNode>(initial.nodes);
-  const [edges, setEdges, onEdgesChange] = useEdgesState<Edge>(initial.edges);
+  const [initial] = useState(() => toEditor(workflow.graph));
+  const editor = useEditorGraph(initial);
+  const { nodes, edges, change, select } = editor;
   const [name, setName] = useState(workflow.name);
   const [savedJson, setSavedJson] = useState(() => fingerprint(workflow.name, workflow.graph));
   const [selectedId, setSelectedId] = useState<string | null>(null);
-  const [issues, setIssues] = useState<GraphIssue[]>([]);
   const [runStates, setRunStates] = useState<Record<string, NodeRunView>>({});
   // The runs page opens a past run here with ?run=<id>.
   const [initialRunId] = useState(() => new URLSearchParams(window.location.search).get("run"));
-  const clipboard = useRef<EditorNode[]>([]);
-  const history = useHistory<Snapshot>();
+  const clipboard = useClipboard();
   const flow = useReactFlow<EditorNode, Edge>();
   const tools = useTools();
   const save = useSaveWorkflow(workflow.id);
@@ -126,82 +108,33 @@ function Editor({ workflow }: { workflow: Workflow }) {
   const deferredEdges = useDeferredValue(edges);
   const graph = useMemo(() => toApi(deferredNodes, deferredEdges), [deferredNodes, deferredEdges]);
   const isDirty = useMemo(() => fingerprint(name, graph) !== savedJson, [name, graph, savedJson]);
+  const confirmLeave = useUnsavedGuard(isDirty);
+  const [issues, setIssues] = useLiveValidation(graph);
+  const nodeIssues = useMemo(() => issuesByNode(issues), [issues]);
   const toolOutputs = useMemo(
     () => Object.fromEntries((tools.data?.data ?? []).map((tool) => [tool.name, tool.outputs])),
     [tools.data],
   );
 
-  const snapshot = useCallback((): Snapshot => ({ nodes, edges }), [nodes, edges]);
-  const change = useCallback(
-    (next: Snapshot) => {
-      history.record(snapshot());
-      setNodes(next.nodes);
-      setEdges(next.edges);
-    },
-    [history, snapshot, setNodes, setEdges],
-  );
-
-  // Validation as you edit: the server's rules, shown on the nodes they name.
-  useEffect(() => {
-    const controller = new AbortController();
-    const timer = setTimeout(() => {
-      validateGraph(graph, controller.signal)
-        .then((result) => setIssues(result.issues))
-        .catch(() => undefined);
-    }, 300);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [graph]);
-
-  useEffect(() => {
-    if (!isDirty) return;
-    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
-    window.addEventListener("beforeunload", warn);
-    return () => window.removeEventListener("beforeunload", warn);
-  }, [isDirty]);
-
-  // A node keeps its display object while neither it, its issues nor its run status changed, so
-  // dragging one node re-renders that node alone.
-  const displayCache = useRef(new WeakMap<EditorNode, { key: string; node: EditorNode }>());
-  const displayNodes = useMemo(
-    () =>
-      nodes.map((node) => {
-        const nodeIssues = issues.filter((issue) => issue.node_id === node.id).map((issue) => issue.message);
-        const runStatus = runStates[node.id]?.status;
-        const key = `${runStatus ?? ""}\n${nodeIssues.join("\n")}`;
-        const cached = displayCache.current.get(node);
-        if (cached?.key === key) return cached.node;
-        const display = {
-          ...node,
-          data: {
-            ...node.data,
-            ...(nodeIssues.length ? { issues: nodeIssues } : { issues: [] }),
-            ...(runStatus ? { runStatus } : {}),
-          },
-        };
-        displayCache.current.set(node, { key, node: display });
-        return display;
-      }),
-    [nodes, issues, runStates],
+  const [toDisplay] = useState(() => displayNodes());
+  const shownNodes = useMemo(
+    () => toDisplay(nodes, nodeIssues, (id) => runStates[id]?.status),
+    [toDisplay, nodes, nodeIssues, runStates],
   );
 
   const addNode = useCallback(
     (type: NodeType, position?: { x: number; y: number }) => {
-      const id = nextNodeId(type, nodes);
       const at =
         position ?? flow.screenToFlowPosition({ x: window.innerWidth / 2, y: window.innerHeight / 2 });
-      const node: EditorNode = {
-        id,
-        type: "step",
-        position: at,
-        data: { apiType: type, config: defaultData(type), extra: {} },
-      };
-      change({ nodes: [...nodes, node], edges });
-      setSelectedId(id);
+      let added = "";
+      change((graph) => {
+        const node = newNode(type, at, graph.nodes);
+        added = node.id;
+        return { nodes: [...graph.nodes, node], edges: graph.edges };
+      });
+      setSelectedId(added);
     },
-    [nodes, edges, flow, change],
+    [flow, change],
   );
 
   const onDrop = (event: DragEvent) => {
@@ -212,77 +145,30 @@ function Editor({ workflow }: { workflow: Workflow }) {
   };
 
   const onConnect = useCallback(
-    (connection: Connection) => {
-      const id = `e_${connection.source}_${connection.sourceHandle ?? "out"}_${connection.target}`;
-      change({ nodes, edges: addEdge({ ...connection, id }, edges) });
-    },
-    [nodes, edges, change],
+    (connection: Connection) => change((graph) => ({ ...graph, edges: connect(graph.edges, connection) })),
+    [change],
   );
+  const onBeforeDelete = useCallback(async () => {
+    editor.record();
+    return true;
+  }, [editor.record]);
+  const onNodeClick = useCallback<NodeMouseHandler<EditorNode>>((_, node) => setSelectedId(node.id), []);
+  const onPaneClick = useCallback(() => setSelectedId(null), []);
 
-  const undo = () => {
-    const previous = history.undo(snapshot());
-    if (previous) {
-      setNodes(previous.nodes);
-      setEdges(previous.edges);
-    }
-  };
-  const redo = () => {
-    const next = history.redo(snapshot());
-    if (next) {
-      setNodes(next.nodes);
-      setEdges(next.edges);
-    }
-  };
-
-  const onKeyDown = (event: KeyboardEvent) => {
-    if (event.defaultPrevented) return;
-    const target = event.target as HTMLElement;
-    // Keys pressed in a dialog, a menu or elsewhere outside the page body's editor are not ours.
-    if (target !== document.body && !target.closest(".editor")) return;
-    // Text fields and the code editor keep their own undo, select-all and clipboard.
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable) return;
-    const mod = event.ctrlKey || event.metaKey;
-    if (mod && event.key.toLowerCase() === "a") {
-      event.preventDefault();
-      setNodes(nodes.map((node) => (node.selected ? node : { ...node, selected: true })));
-      setEdges(edges.map((edge) => (edge.selected ? edge : { ...edge, selected: true })));
-    } else if (event.key === "Escape") {
-      setNodes(nodes.map((node) => (node.selected ? { ...node, selected: false } : node)));
-      setEdges(edges.map((edge) => (edge.selected ? { ...edge, selected: false } : edge)));
+  useEditorShortcuts({
+    "select-all": () => select(selectAll),
+    "clear-selection": () => {
+      select(clearSelection);
       setSelectedId(null);
-    } else if (mod && event.key.toLowerCase() === "z") {
-      event.preventDefault();
-      if (event.shiftKey) redo();
-      else undo();
-    } else if (mod && event.key.toLowerCase() === "y") {
-      event.preventDefault();
-      redo();
-    } else if (mod && event.key.toLowerCase() === "c") {
-      clipboard.current = nodes.filter((node) => node.selected && node.data.apiType !== "start");
-    } else if (mod && event.key.toLowerCase() === "v" && clipboard.current.length > 0) {
-      const pasted: EditorNode[] = [];
-      for (const node of clipboard.current) {
-        const id = nextNodeId(node.data.apiType, [...nodes, ...pasted]);
-        pasted.push({
-          ...node,
-          id,
-          selected: true,
-          position: { x: node.position.x + 40, y: node.position.y + 40 },
-        });
-      }
-      change({ nodes: [...nodes.map((node) => ({ ...node, selected: false })), ...pasted], edges });
-    }
-  };
-
-  // On the window, so the shortcuts work right after clicking the canvas's empty pane (which
-  // takes no focus) as well as with a node focused.
-  const keyHandler = useRef(onKeyDown);
-  keyHandler.current = onKeyDown;
-  useEffect(() => {
-    const listener = (event: KeyboardEvent) => keyHandler.current(event);
-    window.addEventListener("keydown", listener);
-    return () => window.removeEventListener("keydown", listener);
-  }, []);
+    },
+    undo: editor.undo,
+    redo: editor.redo,
+    copy: () => clipboard.copy(nodes),
+    paste: () => {
+      const pasted = clipboard.paste(nodes);
+      if (pasted) change((graph) => ({ ...graph, nodes: pasted }));
+    },
+  });
 
   const saveNow = () => {
     save.mutate(
@@ -290,17 +176,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
       {
         onSuccess: (saved) => setSavedJson(fingerprint(saved.name, saved.graph)),
         onError: (error) => {
-          if (error instanceof ApiError) {
-            setIssues(
-              error.details.map((detail) => ({
-                path: detail.path,
-                message: detail.message,
-                ...(typeof (detail as GraphIssue).node_id === "string"
-                  ? { node_id: (detail as GraphIssue).node_id }
-                  : {}),
-              })),
-            );
-          }
+          if (error instanceof ApiError) setIssues(saveIssues(error));
         },
       },
     );
@@ -321,7 +197,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
           href="/workflows"
           onClick={(e) => {
             e.preventDefault();
-            if (!isDirty || confirm("Leave without saving your changes?")) navigate("/workflows");
+            if (confirmLeave()) navigate("/workflows");
           }}
         >
           ← Workflows
@@ -333,16 +209,16 @@ function Editor({ workflow }: { workflow: Workflow }) {
           onChange={(e) => setName(e.target.value)}
         />
         {isDirty ? <span className="badge">unsaved</span> : <span className="badge">saved</span>}
-        <Button variant="secondary" onClick={undo} disabled={!history.canUndo}>
+        <Button variant="secondary" onClick={editor.undo} disabled={!editor.canUndo}>
           Undo
         </Button>
-        <Button variant="secondary" onClick={redo} disabled={!history.canRedo}>
+        <Button variant="secondary" onClick={editor.redo} disabled={!editor.canRedo}>
           Redo
         </Button>
         <Button
           variant="secondary"
           onClick={() => {
-            change({ nodes: autoLayout(nodes, edges), edges });
+            change((graph) => ({ ...graph, nodes: autoLayout(graph.nodes, graph.edges) }));
             fitSoon();
           }}
         >
@@ -429,24 +305,21 @@ function Editor({ workflow }: { workflow: Workflow }) {
           onDragOver={(event) => event.preventDefault()}
         >
           <ReactFlow
-            nodes={displayNodes}
+            nodes={shownNodes}
             edges={edges}
             nodeTypes={nodeTypes}
-            onNodesChange={onNodesChange}
-            onEdgesChange={onEdgesChange}
-            onNodeDragStart={() => history.record(snapshot())}
-            onBeforeDelete={async () => {
-              history.record(snapshot());
-              return true;
-            }}
+            onNodesChange={editor.onNodesChange}
+            onEdgesChange={editor.onEdgesChange}
+            onNodeDragStart={editor.record}
+            onBeforeDelete={onBeforeDelete}
             onConnect={onConnect}
-            onNodeClick={(_, node) => setSelectedId(node.id)}
-            onPaneClick={() => setSelectedId(null)}
+            onNodeClick={onNodeClick}
+            onPaneClick={onPaneClick}
             fitView
             fitViewOptions={FIT}
             minZoom={MIN_ZOOM}
-            deleteKeyCode={["Backspace", "Delete"]}
-            proOptions={{ hideAttribution: true }}
+            deleteKeyCode={DELETE_KEYS}
+            proOptions={PRO_OPTIONS}
           >
             <Background />
             <Controls />
@@ -462,29 +335,19 @@ function Editor({ workflow }: { workflow: Workflow }) {
               key={selected.id}
               node={{
                 ...selected,
-                data: {
-                  ...selected.data,
-                  issues: issues.filter((i) => i.node_id === selected.id).map((i) => i.message),
-                },
+                data: { ...selected.data, issues: nodeIssues.get(selected.id) ?? [] },
               }}
               variables={variables}
               tools={tools.data?.data ?? []}
               runError={runStates[selected.id]?.error}
               onChange={(config, extra) =>
-                change({
-                  nodes: nodes.map((node) =>
-                    node.id === selected.id
-                      ? { ...node, data: { ...node.data, config, extra: extra ?? node.data.extra } }
-                      : node,
-                  ),
-                  edges,
-                })
+                change((graph) => ({
+                  ...graph,
+                  nodes: configureNode(graph.nodes, selected.id, config, extra),
+                }))
               }
               onDelete={() => {
-                change({
-                  nodes: nodes.filter((node) => node.id !== selected.id),
-                  edges: edges.filter((edge) => edge.source !== selected.id && edge.target !== selected.id),
-                });
+                change((graph) => removeNode(graph, selected.id));
                 setSelectedId(null);
               }}
             />
@@ -500,18 +363,5 @@ function Editor({ workflow }: { workflow: Workflow }) {
         </div>
       </div>
     </div>
-  );
-}
-
-/** A comparable form of a graph: stored graphs come back with keys reordered, so both go through the editor's shape. */
-function fingerprint(name: string, graph: ApiGraph): string {
-  const editor = toEditor(graph);
-  return JSON.stringify({ name, graph: toApi(editor.nodes, editor.edges) }, sortedKeys);
-}
-
-function sortedKeys(_key: string, value: unknown): unknown {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
   );
 }
