@@ -105,6 +105,9 @@ async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lea
           r.char_start, r.char_end, r.page, r.heading_path, r.token_count
         from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id text, position int, text text,
           char_start int, char_end int, page int, heading_path jsonb, token_count int)`);
+      // Lets sockets be read between two statements (see the embedding loop below); other queries
+      // still wait for this transaction.
+      await setImmediate();
     }
     if (!hasVector) await indexDocumentTerms(tx, document.id);
   });
