@@ -21,7 +21,7 @@ function accepts(port: number, host: string): Promise<boolean> {
 export async function untilListening(
   ports: readonly number[],
   host = "127.0.0.1",
-  intervalMs = 25,
+  intervalMs = 100,
 ): Promise<void> {
   const waiting = new Set(ports);
   while (waiting.size > 0) {

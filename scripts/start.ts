@@ -8,11 +8,11 @@
 // merchant exists, and the builder registers its webhook endpoint there itself.
 // Run by Node's own type stripping (no loader, so a warm start loads no compiler).
 import { spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
 import { setPriority } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { newSecretToken, readOrCreateSecretFile } from "@app/core";
-import { isBestCompressed } from "../apps/studio/precompress.ts";
 import { buildIfStale, compiledEntry, root, SERVICE_ENTRIES, type ServiceName } from "./build.ts";
 import { untilListening } from "./listening.ts";
 import { type ServiceProcess, Supervisor } from "./supervisor.ts";
@@ -27,17 +27,18 @@ const paymentsSecretKey =
 const shared = { ...process.env, DATA_DIR: dataDir, PAYMENTS_SECRET_KEY: paymentsSecretKey };
 
 /** Embedded databases not created yet: a first start makes them from one initdb (see seed-databases.ts). */
-const embeddedDataDirs = [
+const unseededDataDirs = [
   ...(process.env.DATABASE_URL ? [] : [join(dataDir, "builder", "db")]),
   ...(process.env.PAYMENTS_DATABASE_URL ? [] : [join(dataDir, "payments", "db")]),
-];
+].filter((dir) => !existsSync(dir) || readdirSync(dir).length === 0);
 
 /**
  * A child process, so PGlite's memory goes with it. A failure is only logged: each service then
  * creates its own database as it would without this.
  */
-function seedDatabases(): Promise<void> {
-  const child = spawn(process.execPath, [join(root, "scripts/seed-databases.ts"), ...embeddedDataDirs], {
+function seedDatabases(): Promise<void> | undefined {
+  if (unseededDataDirs.length === 0) return undefined;
+  const child = spawn(process.execPath, [join(root, "scripts/seed-databases.ts"), ...unseededDataDirs], {
     cwd: root,
     stdio: "inherit",
   });
@@ -129,7 +130,7 @@ console.log(
 void untilListening([ports.builder, ports.payments]).then(() => {
   if (isStopping) return;
   console.log(`Ready in ${(performance.now() / 1000).toFixed(1)} s.`);
-  if (!isDev) recompressStudio();
+  if (!isDev) void recompressStudio();
 });
 
 /**
@@ -137,9 +138,10 @@ void untilListening([ports.builder, ports.payments]).then(() => {
  * 1.3 s of CPU, so it runs now, in the background at a low priority, and replaces each copy whole.
  * A start stopped before it finishes does it again next time.
  */
-function recompressStudio() {
+async function recompressStudio() {
   const studioDist = join(root, "apps/studio/dist");
-  if (isBestCompressed(studioDist)) return;
+  const { isBestCompressed } = await import("../apps/studio/precompress.ts");
+  if (isStopping || isBestCompressed(studioDist)) return;
   const child = spawn(process.execPath, [join(root, "apps/studio/precompress.ts"), studioDist], {
     cwd: root,
     stdio: "inherit",

@@ -27,6 +27,18 @@ describe("typeToString", () => {
     expect(typeToString({ type: "array", items: { enum: ["x", "y"] } })).toBe('("x" | "y")[]');
   });
 
+  it("brackets a union of objects before making it an array, so every member is an item", () => {
+    const item = (name: string) => ({
+      type: "object",
+      properties: { [name]: { type: "string" } },
+      required: [name],
+    });
+    expect(typeToString({ type: "array", items: { oneOf: [item("a"), item("b")] } })).toBe(
+      "({\n  a: string;\n} | {\n  b: string;\n})[]",
+    );
+    expect(typeToString({ type: "array", items: item("a") })).toBe("{\n  a: string;\n}[]");
+  });
+
   it("ignores union members that only constrain which properties are present", () => {
     const type = typeToString({
       type: "object",

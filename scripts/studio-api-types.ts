@@ -137,7 +137,38 @@ function union(members: string[]): string {
 }
 
 function parenthesised(type: string): string {
-  return /^[\w.]+(\[\])*$|^\{[\s\S]*\}$|^"[^"]*"$|^Record<.*>$/.test(type) ? type : `(${type})`;
+  if (/^[\w.]+(\[\])*$|^"[^"]*"$/.test(type)) return type;
+  return isOneBracketed(type, "{", "}") ||
+    (type.startsWith("Record") && isOneBracketed(type.slice(6), "<", ">"))
+    ? type
+    : `(${type})`;
+}
+
+/**
+ * Whether `type` is one bracketed whole (`{ a: A }`), not several side by side (`{ a: A } | { b: B }`,
+ * which also starts and ends with a bracket). Doc comments and string literals may hold brackets.
+ */
+function isOneBracketed(type: string, open: string, close: string): boolean {
+  if (!type.startsWith(open)) return false;
+  let depth = 0;
+  for (let i = 0; i < type.length; i++) {
+    if (type.startsWith("/*", i)) {
+      const end = type.indexOf("*/", i + 2);
+      if (end === -1) return false;
+      i = end + 1;
+      continue;
+    }
+    const char = type[i];
+    if (char === '"') {
+      // JSON.stringify wrote the literal: a quote inside it is escaped.
+      for (i++; i < type.length && type[i] !== '"'; i++) if (type[i] === "\\") i++;
+      continue;
+    }
+    if (char === open) depth++;
+    if (char === close) depth--;
+    if (depth === 0) return i === type.length - 1;
+  }
+  return false;
 }
 
 function singleType(schema: JsonSchema, type: string, indent: string): string {

@@ -326,7 +326,7 @@ export type Workflow = {
 
 /** Nodes (`start`, `end`, `llm`, `code`, `http`, `condition`, `tool`) and the edges between them */
 export type WorkflowGraph = {
-  nodes: {
+  nodes: ({
     /** Node id; used in templates as {{node_id.field}} */
     id: string;
     position: {
@@ -513,7 +513,7 @@ export type WorkflowGraph = {
       /** Values may hold templates */
       args?: Record<string, unknown>;
     };
-  }[];
+  })[];
   edges: {
     id: string;
     source: string;

@@ -45,4 +45,13 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
       {hasOutput ? <Handle type="source" position={Position.Right} /> : null}
     </div>
   );
-});
+}, isSameCard);
+
+/**
+ * React Flow also hands a card its position, size, z-index and dragging state, which change for
+ * every node when the canvas measures them on open and for a dragged node on every frame; the
+ * card shows none of them, so only what it shows decides whether it renders again.
+ */
+export function isSameCard(before: NodeProps<EditorNode>, after: NodeProps<EditorNode>): boolean {
+  return before.id === after.id && before.data === after.data && before.selected === after.selected;
+}
