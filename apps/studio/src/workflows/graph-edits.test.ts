@@ -131,11 +131,12 @@ describe("what the canvas shows", () => {
     expect(byId(shown, "start").data).toMatchObject({ issues: [], runStatus: "succeeded" });
   });
 
-  it("keeps a node's shown data object across moves and selection, and renews it when its issues change", () => {
+  it("keeps an unchanged node's shown object, its shown data across moves and selection, and renews it when its issues change", () => {
     const show = displayNodes();
     const { nodes } = graph();
     const noStatus = () => undefined;
     const first = show(nodes, new Map(), noStatus);
+    for (const [i, node] of show(nodes, new Map(), noStatus).entries()) expect(node).toBe(first[i]);
     const moved = nodes.map((node) => ({ ...node, position: { x: 1, y: 1 }, selected: true }));
     const second = show(moved, new Map(), noStatus);
     for (const [i, node] of second.entries()) expect(node.data).toBe(first[i]?.data);
