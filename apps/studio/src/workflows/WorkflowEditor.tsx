@@ -8,6 +8,7 @@ import {
   ReactFlow,
   ReactFlowProvider,
   useReactFlow,
+  useStore,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { type DragEvent, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
@@ -35,6 +36,7 @@ import {
   removeNode,
   saveIssues,
   selectAll,
+  showsMinimap,
 } from "./graph-edits.ts";
 import { NodeConfig } from "./NodeConfig.tsx";
 import { NodeRunInspector } from "./NodeRunInspector.tsx";
@@ -57,6 +59,14 @@ const MIN_ZOOM = 0.02;
 const DELETE_KEYS = ["Backspace", "Delete"];
 const PRO_OPTIONS = { hideAttribution: true };
 const DRAG_TYPE = "application/x-workflow-node";
+/** The minimap, drawn when `showsMinimap` says so. */
+function Overview({ nodeCount }: { nodeCount: number }) {
+  // A boolean, so this renders again only when the zoom crosses the line, not on every frame.
+  // Until the first fit the zoom is React Flow's default of 1, not the graph's: drawing a large
+  // graph's minimap then would build and drop a thousand minimap nodes while the editor opens.
+  const isShown = useStore((state) => !state.fitViewQueued && showsMinimap(nodeCount, state.transform[2]));
+  return isShown ? <MiniMap pannable zoomable /> : null;
+}
 
 export function WorkflowEditor({ id }: { id: string }) {
   const workflow = useWorkflow(id);
@@ -323,7 +333,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
           >
             <Background />
             <Controls />
-            <MiniMap pannable zoomable />
+            <Overview nodeCount={nodes.length} />
           </ReactFlow>
         </div>
         <div className="side" hidden={!panels.side}>

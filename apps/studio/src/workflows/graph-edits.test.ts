@@ -15,6 +15,7 @@ import {
   removeNode,
   saveIssues,
   selectAll,
+  showsMinimap,
 } from "./graph-edits.ts";
 
 const stored: ApiGraph = {
@@ -145,6 +146,14 @@ describe("what the canvas shows", () => {
     const third = show(moved, new Map([["http_1", ["No URL"]]]), noStatus);
     expect(byId(third, "http_1").data).not.toBe(byId(second, "http_1").data);
     expect(byId(third, "end").data).toBe(byId(second, "end").data);
+  });
+});
+
+describe("showsMinimap", () => {
+  it("shows the minimap of up to 500 nodes at any zoom, and of more only when zoomed in", () => {
+    expect(showsMinimap(500, 0.02)).toBe(true);
+    expect(showsMinimap(1000, 0.05)).toBe(false);
+    expect(showsMinimap(1000, 0.3)).toBe(true);
   });
 });
 
