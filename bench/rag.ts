@@ -23,6 +23,7 @@
 // better single mode's; full-text and hybrid p50 ≤ 20 ms at 10k and ≤ 60 ms at 100k chunks.
 import { readFileSync, rmSync } from "node:fs";
 import { newId, systemClock } from "@app/core";
+import { queryRows } from "@app/db";
 import { createLogger } from "@app/http";
 import { freePort } from "@app/testing";
 import { Document, HeadingLevel, Packer, Paragraph, TextRun } from "docx";
@@ -37,7 +38,6 @@ import {
   refreshPlannerStatistics,
 } from "../apps/builder/src/knowledge/lexical-index.ts";
 import { localEmbedding } from "../apps/builder/src/knowledge/local-embedder.ts";
-import { queryRows } from "../apps/builder/src/knowledge/query-rows.ts";
 import { knowledgeDocuments } from "../apps/builder/src/knowledge/schema.ts";
 import {
   hnswScanSettings,

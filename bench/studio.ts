@@ -5,8 +5,10 @@
 // 1,000-node workflow takes to open, in headless Chromium against the real builder.
 import { join } from "node:path";
 import { freePort } from "@app/testing";
-import { chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { build } from "vite";
+import { launchBrowser, signIn } from "../apps/studio/e2e/browser.ts";
+import { codeWorkflowGraph } from "../apps/studio/e2e/seed.ts";
 import { option, printTable, repoRoot, startService, temporaryDataDir } from "./lib.ts";
 
 const nodeCount = Number(option("nodes", "200"));
@@ -43,17 +45,7 @@ const builder = await startService(
   { PORT: String(port), DATA_DIR: temporaryDataDir("bench-studio"), PUBLIC_URL: base },
   `${base}/healthz`,
 );
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-  ],
-});
+const browser = await launchBrowser();
 try {
   const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
     method: "POST",
@@ -86,36 +78,12 @@ try {
     const response = await fetch(`${base}/api/workflows`, {
       method: "POST",
       headers: { "content-type": "application/json", origin: base, cookie },
-      body: JSON.stringify({
-        name: "bench code",
-        graph: {
-          nodes: [
-            { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [] } },
-            {
-              id: "code",
-              type: "code",
-              position: { x: 280, y: 0 },
-              data: {
-                language: "python",
-                code: 'def main(inputs):\n    return {"result": "ok"}\n',
-                inputs: [],
-                outputs: [{ name: "result", type: "string" }],
-              },
-            },
-            { id: "end", type: "end", position: { x: 560, y: 0 }, data: { outputs: [] } },
-          ],
-          edges: [
-            { id: "a", source: "start", target: "code" },
-            { id: "b", source: "code", target: "end" },
-          ],
-        },
-      }),
+      body: JSON.stringify({ name: "bench code", graph: codeWorkflowGraph() }),
     });
     return ((await response.json()) as { id: string }).id;
   };
-  const [name, value] = cookie.split("=");
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  await context.addCookies([{ name: name ?? "", value: value ?? "", url: base }]);
+  await signIn(context, cookie, base);
   const page = await context.newPage();
   const meter = wireMeter(page);
   await codeWorkflow();

@@ -2,7 +2,7 @@
 // dependencies inlined, code loaded on first use split into chunks) and the studio built with Vite.
 // `npm start` calls `buildIfStale` instead, which rebuilds only what a source stamp says changed.
 // Run by Node's own type stripping (no loader), so keep this file to erasable TypeScript.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -89,41 +89,44 @@ function isServiceBuildCurrent(stamp: string): boolean {
 export async function buildServices(): Promise<void> {
   const stamp = sourceStamp(SERVICE_SOURCES);
   const esbuild = await import("esbuild");
-  for (const [name, service] of Object.entries(SERVICE_ENTRIES)) {
-    const outdir = join(root, service.dir, "dist");
-    // Chunk names change with their content: the last build's would pile up.
-    rmSync(outdir, { recursive: true, force: true });
-    mkdirSync(outdir, { recursive: true });
-    await esbuild.build({
-      entryPoints: service.entries.map((entry) => join(root, service.dir, "src", `${entry}.ts`)),
-      outdir,
-      // `<entry>.js` is the small loader below; the bundle is `<entry>.bundle.js`.
-      entryNames: "[name].bundle",
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node24",
-      sourcemap: "linked",
-      // The sources are in the checkout: a map of positions only is a fraction of the size.
-      sourcesContent: false,
-      logLevel: "warning",
-      // What `import()` loads on first use (tracing, document parsers, providers) stays out of the
-      // start: a chunk of its own, read only when called.
-      splitting: true,
-      // Beside the entries: `import.meta.url` of our sources is rewritten relative to `outdir`.
-      chunkNames: "[name]-[hash]",
-      external: RUNTIME_FILE_PACKAGES,
-      // CommonJS dependencies inlined into an ES module still call `require` for Node's built-ins.
-      banner: {
-        js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
-      },
-      plugins: [sourceRelativeImportMeta(outdir)],
-    });
-    for (const entry of service.entries)
-      writeFileSync(join(outdir, `${entry}.js`), compileCachedEntry(entry));
-    writeFileSync(join(outdir, STAMP_FILE), `${stamp}\n`);
-    console.log(`Built ${name} into ${relative(root, outdir)}/`);
-  }
+  // Side by side: esbuild's one process then keeps both cores busy through each build's serial parts.
+  await Promise.all(
+    Object.entries(SERVICE_ENTRIES).map(async ([name, service]) => {
+      const outdir = join(root, service.dir, "dist");
+      // Chunk names change with their content: the last build's would pile up.
+      rmSync(outdir, { recursive: true, force: true });
+      mkdirSync(outdir, { recursive: true });
+      await esbuild.build({
+        entryPoints: service.entries.map((entry) => join(root, service.dir, "src", `${entry}.ts`)),
+        outdir,
+        // `<entry>.js` is the small loader below; the bundle is `<entry>.bundle.js`.
+        entryNames: "[name].bundle",
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        target: "node24",
+        sourcemap: "linked",
+        // The sources are in the checkout: a map of positions only is a fraction of the size.
+        sourcesContent: false,
+        logLevel: "warning",
+        // What `import()` loads on first use (tracing, document parsers, providers) stays out of the
+        // start: a chunk of its own, read only when called.
+        splitting: true,
+        // Beside the entries: `import.meta.url` of our sources is rewritten relative to `outdir`.
+        chunkNames: "[name]-[hash]",
+        external: RUNTIME_FILE_PACKAGES,
+        // CommonJS dependencies inlined into an ES module still call `require` for Node's built-ins.
+        banner: {
+          js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+        },
+        plugins: [sourceRelativeImportMeta(outdir)],
+      });
+      for (const entry of service.entries)
+        writeFileSync(join(outdir, `${entry}.js`), compileCachedEntry(entry));
+      writeFileSync(join(outdir, STAMP_FILE), `${stamp}\n`);
+      console.log(`Built ${name} into ${relative(root, outdir)}/`);
+    }),
+  );
 }
 
 /**
@@ -166,34 +169,47 @@ function sourceRelativeImportMeta(outdir: string): Plugin {
   };
 }
 
-/** Builds the studio with Vite into `apps/studio/dist`. */
-export function buildStudio(): void {
+/**
+ * Builds the studio with Vite into `apps/studio/dist`. A quick build (what `npm start` does when the
+ * studio changed) compresses its copies at a low brotli quality; `npm start` recompresses them at the
+ * best once both services are up.
+ */
+export async function buildStudio({ isQuick = false }: { isQuick?: boolean } = {}): Promise<void> {
   console.log("Building the studio…");
-  const result = spawnSync("npm", ["run", "build", "-w", "apps/studio", "--silent"], {
+  const { QUICK_BROTLI_QUALITY } = await import("../apps/studio/precompress.ts");
+  const child = spawn("npm", ["run", "build", "-w", "apps/studio", "--silent"], {
     cwd: root,
     stdio: "inherit",
+    env: isQuick ? { ...process.env, STUDIO_BROTLI_QUALITY: String(QUICK_BROTLI_QUALITY) } : process.env,
   });
-  if (result.status !== 0) throw new Error(`the studio's build failed (exit code ${result.status})`);
+  const status = await new Promise<number | null>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("exit", resolve);
+  });
+  if (status !== 0) throw new Error(`the studio's build failed (exit code ${status})`);
   writeFileSync(join(root, "apps/studio/dist", STAMP_FILE), `${sourceStamp(STUDIO_SOURCES)}\n`);
 }
 
 /**
- * Rebuilds the services and the studio if their sources changed since the last build; a warm
- * start only computes the stamps.
+ * Rebuilds the services and the studio, side by side, if their sources changed since the last build
+ * (the studio quickly: see `buildStudio`); a warm start only computes the stamps.
  *
  * @example await buildIfStale(); // then run apps/builder/dist/server.js
  */
 export async function buildIfStale(): Promise<void> {
-  if (!isServiceBuildCurrent(sourceStamp(SERVICE_SOURCES))) await buildServices();
   const studioIndex = join(root, "apps/studio/dist/index.html");
-  if (!existsSync(studioIndex) || readStamp("apps/studio") !== sourceStamp(STUDIO_SOURCES)) buildStudio();
+  await Promise.all([
+    isServiceBuildCurrent(sourceStamp(SERVICE_SOURCES)) ? undefined : buildServices(),
+    existsSync(studioIndex) && readStamp("apps/studio") === sourceStamp(STUDIO_SOURCES)
+      ? undefined
+      : buildStudio({ isQuick: true }),
+  ]);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   if (process.argv.includes("--if-stale")) {
     await buildIfStale();
   } else {
-    await buildServices();
-    buildStudio();
+    await Promise.all([buildServices(), buildStudio()]);
   }
 }

@@ -7,10 +7,14 @@
 // (PAYMENTS_SECRET_KEY, or one generated once into DATA_DIR), the payment service makes sure that
 // merchant exists, and the builder registers its webhook endpoint there itself.
 // Run by Node's own type stripping (no loader, so a warm start loads no compiler).
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { setPriority } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { newSecretToken, readOrCreateSecretFile } from "@app/core";
 import { buildIfStale, compiledEntry, root, SERVICE_ENTRIES, type ServiceName } from "./build.ts";
+import { untilListening } from "./listening.ts";
 import { type ServiceProcess, Supervisor } from "./supervisor.ts";
 
 const { values: options } = parseArgs({ options: { dev: { type: "boolean", default: false } } });
@@ -22,13 +26,43 @@ const paymentsSecretKey =
   readOrCreateSecretFile(join(dataDir, "payments_secret_key"), () => newSecretToken("sk_test"));
 const shared = { ...process.env, DATA_DIR: dataDir, PAYMENTS_SECRET_KEY: paymentsSecretKey };
 
-if (!isDev) {
-  try {
-    await buildIfStale();
-  } catch (error) {
-    console.error(`The build failed: ${(error as Error).message}`);
-    process.exit(1);
-  }
+/** Embedded databases not created yet: a first start makes them from one initdb (see seed-databases.ts). */
+const unseededDataDirs = [
+  ...(process.env.DATABASE_URL ? [] : [join(dataDir, "builder", "db")]),
+  ...(process.env.PAYMENTS_DATABASE_URL ? [] : [join(dataDir, "payments", "db")]),
+].filter((dir) => !existsSync(dir) || readdirSync(dir).length === 0);
+
+/**
+ * A child process, so PGlite's memory goes with it. A failure is only logged: each service then
+ * creates its own database as it would without this.
+ */
+function seedDatabases(): Promise<void> | undefined {
+  if (unseededDataDirs.length === 0) return undefined;
+  const child = spawn(process.execPath, [join(root, "scripts/seed-databases.ts"), ...unseededDataDirs], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  return new Promise((done) => {
+    child.on("error", (error) => {
+      console.error(`[start] the databases could not be prepared: ${error.message}`);
+      done();
+    });
+    child.on("exit", (code) => {
+      if (code !== 0)
+        console.error(
+          `[start] preparing the databases failed (exit code ${code}); each service creates its own.`,
+        );
+      done();
+    });
+  });
+}
+
+try {
+  // A first start's initdb runs while the bundles build: neither needs the other.
+  await Promise.all([isDev ? undefined : buildIfStale(), seedDatabases()]);
+} catch (error) {
+  console.error(`The build failed: ${(error as Error).message}`);
+  process.exit(1);
 }
 
 /**
@@ -82,11 +116,42 @@ const supervisor = new Supervisor({
 });
 supervisor.start();
 
+const ports = {
+  builder: Number(process.env.PORT ?? 3000),
+  payments: Number(process.env.PAYMENTS_PORT ?? 4000),
+};
 console.log(
-  `Starting: builder${isDev ? "" : " and studio"} on http://localhost:${process.env.PORT ?? 3000}, ` +
-    `payment service on http://localhost:${process.env.PAYMENTS_PORT ?? 4000}` +
+  `Starting: builder${isDev ? "" : " and studio"} on http://localhost:${ports.builder}, ` +
+    `payment service on http://localhost:${ports.payments}` +
     `${isDev ? ", studio dev server on http://localhost:5173" : ""}. Ctrl-C stops ${isDev ? "all" : "both"}.`,
 );
+
+// A service listens only once it is ready to serve, so both ports accepting is "ready".
+void untilListening([ports.builder, ports.payments]).then(() => {
+  if (isStopping) return;
+  console.log(`Ready in ${(performance.now() / 1000).toFixed(1)} s.`);
+  if (!isDev) void recompressStudio();
+});
+
+/**
+ * A quick build compressed the studio's files at a low brotli quality; the best quality costs about
+ * 1.3 s of CPU, so it runs now, in the background at a low priority, and replaces each copy whole.
+ * A start stopped before it finishes does it again next time.
+ */
+async function recompressStudio() {
+  const studioDist = join(root, "apps/studio/dist");
+  const { isBestCompressed } = await import("../apps/studio/precompress.ts");
+  if (isStopping || isBestCompressed(studioDist)) return;
+  const child = spawn(process.execPath, [join(root, "apps/studio/precompress.ts"), studioDist], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  if (child.pid) setPriority(child.pid, 10);
+  child.on("error", (error) =>
+    console.error(`[start] the studio's files could not be recompressed: ${error.message}`),
+  );
+  process.on("exit", () => child.kill());
+}
 
 let isStopping = false;
 async function stop(exitCode: number) {

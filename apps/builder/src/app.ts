@@ -214,21 +214,28 @@ function createRoutes(
     in: "cookie",
     name: "better-auth.session_token",
   });
-  const document = completeErrorResponses(
-    app.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: {
-        title: "Builder API",
-        version: "0.1.0",
-        description:
-          "The AI application builder: accounts, agents, workflows, knowledge bases, generation, billing, and events with signed webhooks.",
-      },
-      servers: [{ url: config.publicUrl }],
-      security: [{ bearerAuth: [] }, { cookieAuth: [] }],
-    }),
-    (path) => (path.startsWith("/api/auth/") ? "AuthError" : "Error"),
-  );
-  app.get("/api/openapi.json", (c) => c.json(document));
+  // Built on the first request for it, not at start: walking every route's schemas is start-up time
+  // that no other request needs.
+  const buildDocument = () =>
+    completeErrorResponses(
+      app.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: {
+          title: "Builder API",
+          version: "0.1.0",
+          description:
+            "The AI application builder: accounts, agents, workflows, knowledge bases, generation, billing, and events with signed webhooks.",
+        },
+        servers: [{ url: config.publicUrl }],
+        security: [{ bearerAuth: [] }, { cookieAuth: [] }],
+      }),
+      (path) => (path.startsWith("/api/auth/") ? "AuthError" : "Error"),
+    );
+  let document: ReturnType<typeof buildDocument> | undefined;
+  app.get("/api/openapi.json", (c) => {
+    document ??= buildDocument();
+    return c.json(document);
+  });
   app.route("/api/docs", apiDocs({ specUrl: "/api/openapi.json", title: "Builder API" }));
   app.route("/", studioRoutes());
 

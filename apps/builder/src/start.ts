@@ -61,8 +61,8 @@ export async function startBuilder(
   // Before the database: a wrong bucket or key stops the start with the variable to fix.
   const storage = await openStorage(config.storage);
   const dataDir = `${config.dataDir}/builder/db`;
-  // The sandbox probes its toolchains and starts warm runners while the database opens: a second
-  // off the start on a small machine.
+  // The sandbox probes its toolchains while the database opens; its warm runners start once the
+  // builder listens.
   let sandboxMs = 0;
   const sandboxOpening = openSandbox(logger, config.sandbox).finally(() => {
     sandboxMs = performance.now() - startedAt;
@@ -103,13 +103,14 @@ export async function startBuilder(
     port: config.port,
     ...(overrides.hostname ? { hostname: overrides.hostname } : {}),
   });
+  if (sandbox?.runtimes().isAvailable) void sandbox.warmUp();
   logger.info(
     {
       url: server.url,
       database: database.kind,
       storage: describeStorage(config.storage),
       // Where the start went (ms since this process began, and by phase): the database opening and
-      // migrations check run while the sandbox probes its host and starts its warm runners.
+      // migrations check run while the sandbox probes its host.
       start_ms: {
         process: Math.round(performance.now()),
         database: Math.round(databaseMs),

@@ -84,24 +84,31 @@ export function createPaymentsApp(deps: Deps) {
     scheme: "bearer",
     description: "A merchant secret key, sk_test_… or sk_live_…",
   });
-  const document = declareIdempotency(
-    completeErrorResponses(
-      describeCurrencies(
-        app.getOpenAPI31Document({
-          openapi: "3.1.0",
-          info: {
-            title: "Payment service API",
-            version: "0.1.0",
-            description: "Payments, refunds, payouts, events and webhooks.",
-          },
-          servers: [{ url: deps.config.publicUrl }],
-          security: [{ bearerAuth: [] }],
-        }),
-        deps.config.currencies,
+  // Built on the first request for it, not at start: walking every route's schemas is start-up time
+  // that no other request needs.
+  const buildDocument = () =>
+    declareIdempotency(
+      completeErrorResponses(
+        describeCurrencies(
+          app.getOpenAPI31Document({
+            openapi: "3.1.0",
+            info: {
+              title: "Payment service API",
+              version: "0.1.0",
+              description: "Payments, refunds, payouts, events and webhooks.",
+            },
+            servers: [{ url: deps.config.publicUrl }],
+            security: [{ bearerAuth: [] }],
+          }),
+          deps.config.currencies,
+        ),
       ),
-    ),
-  );
-  app.get("/v1/openapi.json", (c) => c.json(document));
+    );
+  let document: ReturnType<typeof buildDocument> | undefined;
+  app.get("/v1/openapi.json", (c) => {
+    document ??= buildDocument();
+    return c.json(document);
+  });
   app.route("/docs", apiDocs({ specUrl: "/v1/openapi.json", title: "Payment service API" }));
   return app;
 }

@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { systemClock } from "@app/core";
 import { loadPaymentsConfig } from "./config.ts";
 import { openPaymentsDatabase } from "./db/index.ts";
-import { createMerchant } from "./merchants/merchants.ts";
+import { createMerchant } from "./merchants/create-merchant.ts";
 
 const USAGE = 'usage: npm run payments -- merchant:create --name "Merchant name"';
 

@@ -1,6 +1,6 @@
 import type { BaseVariables } from "@app/http";
 import type { IdempotencyClaim } from "./idempotency/schema.ts";
-import type { MerchantScope } from "./merchants/merchants.ts";
+import type { MerchantScope } from "./merchants/merchant-scope.ts";
 
 export type AppEnv = {
   Variables: BaseVariables & {

@@ -5,8 +5,8 @@ import type { Deps } from "./deps.ts";
 import { IDEMPOTENCY_WINDOW_MS } from "./idempotency/idempotency.ts";
 import { idempotencyKeys } from "./idempotency/schema.ts";
 import { expireDuePayments } from "./payments/expire-payments.ts";
-import { settleDuePayouts } from "./payouts/payouts.ts";
-import { settleDueRefunds } from "./refunds/refunds.ts";
+import { settleDuePayouts } from "./payouts/settle-due-payouts.ts";
+import { settleDueRefunds } from "./refunds/settle-due-refunds.ts";
 
 /**
  * One pass of the service's periodic work: expire payments, let the simulated providers settle

@@ -9,7 +9,7 @@ import { openPaymentsDatabase } from "./db/index.ts";
 import { createPaymentsDeliveryEngine } from "./delivery.ts";
 import type { Deps } from "./deps.ts";
 import { startJobs } from "./jobs.ts";
-import { ensureMerchantForKey } from "./merchants/merchants.ts";
+import { ensureMerchantForKey } from "./merchants/ensure-merchant-for-key.ts";
 
 export interface RunningPayments {
   server: RunningServer;

@@ -12,7 +12,7 @@ import { loadPaymentsConfig } from "../src/config.ts";
 import { paymentsMigrationsFolder, schema } from "../src/db/index.ts";
 import { createPaymentsDeliveryEngine } from "../src/delivery.ts";
 import type { Deps } from "../src/deps.ts";
-import { createMerchant } from "../src/merchants/merchants.ts";
+import { createMerchant } from "../src/merchants/create-merchant.ts";
 
 export interface TestPayments {
   url: string;

@@ -1,7 +1,8 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
-import { a11yViolations, collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+import { a11yViolations, collectPageErrors, launchBrowser, screenshot, signIn } from "./browser.ts";
+import { codeWorkflowGraph } from "./seed.ts";
 
 let builder: TestBuilder;
 let browser: Browser;
@@ -32,30 +33,7 @@ beforeAll(async () => {
     name: "Handbook",
     embedding: { provider: "local", model: "feature-hashing-v1" },
   });
-  ids.workflow = await create("/api/workflows", {
-    name: "Shout",
-    graph: {
-      nodes: [
-        { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [] } },
-        {
-          id: "code_1",
-          type: "code",
-          position: { x: 280, y: 0 },
-          data: {
-            language: "python",
-            code: 'def main(inputs):\n    return {"result": "ok"}\n',
-            inputs: [],
-            outputs: [{ name: "result", type: "string" }],
-          },
-        },
-        { id: "end", type: "end", position: { x: 560, y: 0 }, data: { outputs: [] } },
-      ],
-      edges: [
-        { id: "a", source: "start", target: "code_1" },
-        { id: "b", source: "code_1", target: "end" },
-      ],
-    },
-  });
+  ids.workflow = await create("/api/workflows", { name: "Shout", graph: codeWorkflowGraph("code_1") });
 });
 afterAll(async () => {
   await browser?.close();
@@ -121,8 +99,7 @@ describe("accessibility (axe-core, WCAG 2.1 AA): no serious or critical violatio
         const context = screen.name === "sign in" ? await browser.newContext() : page.context();
         const target = screen.name === "sign in" ? await context.newPage() : page;
         if (screen.name !== "sign in" && (await context.cookies()).length === 0) {
-          const [name, value] = cookie.split("=");
-          await context.addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+          await signIn(context, cookie, builder.url);
         }
         await target.addInitScript(`localStorage.setItem("theme", "${theme}")`);
         await target.goto(`${builder.url}${screen.path()}`);

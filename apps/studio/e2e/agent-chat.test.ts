@@ -4,7 +4,7 @@ import { type FakeProvider, isAfterToolResult, startFakeOpenAI } from "@app/test
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
-import { a11yViolations, collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+import { a11yViolations, collectPageErrors, launchBrowser, screenshot, signIn } from "./browser.ts";
 
 let builder: TestBuilder;
 let fake: FakeProvider;
@@ -35,8 +35,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   pageErrors = collectPageErrors(page);
   const { cookie } = await builder.signUp("chat@example.com", "correct horse battery");
-  const [name, value] = cookie.split("=");
-  await page.context().addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+  await signIn(page.context(), cookie, builder.url);
   await builder.request("/api/credentials", {
     method: "POST",
     cookie,
@@ -102,8 +101,7 @@ describe("onboarding", () => {
     const fresh = await context.newPage();
     const errors = collectPageErrors(fresh);
     const { cookie } = await builder.signUp("newcomer@example.com", "correct horse battery");
-    const [name, value] = cookie.split("=");
-    await context.addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+    await signIn(context, cookie, builder.url);
 
     await fresh.goto(`${builder.url}/agents`);
     const checklist = fresh.getByTestId("getting-started");

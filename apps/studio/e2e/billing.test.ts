@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paymentServiceLink } from "../../builder/src/billing/schema.ts";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
 import { startTestPayments, type TestPayments } from "../../payments/test/harness.ts";
-import { collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+import { collectPageErrors, launchBrowser, screenshot, signIn } from "./browser.ts";
 
 let payments: TestPayments;
 let builder: TestBuilder;
@@ -33,8 +33,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   pageErrors = collectPageErrors(page);
   const { cookie } = await builder.signUp("billing@example.com", "correct horse battery");
-  const [name, value] = cookie.split("=");
-  await page.context().addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+  await signIn(page.context(), cookie, builder.url);
 });
 afterAll(async () => {
   await browser?.close();

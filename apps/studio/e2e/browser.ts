@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 export const artifactsDir = fileURLToPath(new URL("../../../test-artifacts/studio", import.meta.url));
 
@@ -21,6 +21,17 @@ export async function launchBrowser(): Promise<Browser> {
       "--disable-quic",
     ],
   });
+}
+
+/**
+ * Signs a browser context in with a session cookie as the API's sign-up answers it (`name=value`),
+ * for the builder at `url`.
+ *
+ * @example await signIn(page.context(), (await builder.signUp()).cookie, builder.url);
+ */
+export async function signIn(context: BrowserContext, cookie: string, url: string): Promise<void> {
+  const split = cookie.indexOf("=");
+  await context.addCookies([{ name: cookie.slice(0, split), value: cookie.slice(split + 1), url }]);
 }
 
 export const docsImagesDir = fileURLToPath(new URL("../../../docs/images/studio", import.meta.url));

@@ -2,7 +2,7 @@ import { createSandbox, type Sandbox } from "@app/sandbox";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
-import { collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+import { collectPageErrors, launchBrowser, screenshot, signIn } from "./browser.ts";
 
 let sandbox: Sandbox;
 let builder: TestBuilder;
@@ -19,8 +19,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
   pageErrors = collectPageErrors(page);
   ({ cookie } = await builder.signUp("coder@example.com", "correct horse battery"));
-  const [name, value] = cookie.split("=");
-  await page.context().addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+  await signIn(page.context(), cookie, builder.url);
   const created = await builder.request("/api/workflows", {
     method: "POST",
     cookie,

@@ -2,7 +2,7 @@ import { FAKE_REPLICATE_MODELS, type FakeReplicate, startFakeReplicate } from "@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
-import { collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+import { collectPageErrors, launchBrowser, screenshot, signIn } from "./browser.ts";
 
 // Every form submitted while the builder is really stopped (its port closed, as after a crash):
 // the user must read that nothing was saved, never a silent no-op or a bare "Failed to fetch".
@@ -26,8 +26,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   pageErrors = collectPageErrors(page);
   ({ cookie } = await builder.signUp("offline@example.com", "correct horse battery"));
-  const [name, value] = cookie.split("=");
-  await page.context().addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+  await signIn(page.context(), cookie, builder.url);
   const agent = await builder.request("/api/agents", {
     method: "POST",
     cookie,

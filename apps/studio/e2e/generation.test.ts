@@ -2,7 +2,7 @@ import { FAKE_REPLICATE_MODELS, type FakeReplicate, startFakeReplicate } from "@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
-import { collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+import { collectPageErrors, launchBrowser, screenshot, signIn } from "./browser.ts";
 
 const IMAGE = `${FAKE_REPLICATE_MODELS.image.owner}/${FAKE_REPLICATE_MODELS.image.name}`;
 const VIDEO = `${FAKE_REPLICATE_MODELS.video.owner}/${FAKE_REPLICATE_MODELS.video.name}`;
@@ -26,8 +26,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   pageErrors = collectPageErrors(page);
   const { cookie } = await builder.signUp("gen@example.com", "correct horse battery");
-  const [name, value] = cookie.split("=");
-  await page.context().addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+  await signIn(page.context(), cookie, builder.url);
 });
 afterAll(async () => {
   await browser?.close();

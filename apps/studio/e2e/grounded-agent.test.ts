@@ -2,7 +2,7 @@ import { type FakeProvider, type FakeTurn, lastUserText, startFakeOpenAI } from 
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
-import { a11yViolations, collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+import { a11yViolations, collectPageErrors, launchBrowser, screenshot, signIn } from "./browser.ts";
 
 // An agent built on a knowledge base entirely in the studio, driven by the mouse and keyboard:
 // create the base, upload two files, attach the base to a new agent with the search tool, ask,
@@ -106,8 +106,7 @@ beforeAll(async () => {
   page.setDefaultTimeout(10_000);
   pageErrors = collectPageErrors(page);
   ({ cookie } = await builder.signUp("grounded@example.com", "correct horse battery"));
-  const [name, value] = cookie.split("=");
-  await page.context().addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+  await signIn(page.context(), cookie, builder.url);
   await builder.request("/api/credentials", {
     method: "POST",
     cookie,

@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
-import { collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+import { collectPageErrors, launchBrowser, screenshot, signIn } from "./browser.ts";
 
 let builder: TestBuilder;
 let browser: Browser;
@@ -38,8 +38,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   pageErrors = collectPageErrors(page);
   const { cookie } = await builder.signUp("kb@example.com", "correct horse battery");
-  const [name, value] = cookie.split("=");
-  await page.context().addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+  await signIn(page.context(), cookie, builder.url);
 });
 afterAll(async () => {
   await browser?.close();

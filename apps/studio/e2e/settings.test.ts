@@ -10,7 +10,7 @@ import {
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
-import { collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+import { collectPageErrors, launchBrowser, screenshot, signIn } from "./browser.ts";
 
 const API_KEY = "sk-e2e-settings-4242";
 const REPLICATE_TOKEN = "r8_e2eSettingsReplicateToken-5151";
@@ -49,8 +49,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   pageErrors = collectPageErrors(page);
   ({ cookie } = await builder.signUp("settings@example.com", "correct horse battery"));
-  const [name, value] = cookie.split("=");
-  await page.context().addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+  await signIn(page.context(), cookie, builder.url);
 });
 afterAll(async () => {
   await browser?.close();
@@ -141,6 +140,26 @@ describe("settings", () => {
       .poll(() => page.getByTestId("webhook").textContent())
       .toContain("previous secret also signs");
     await page.getByRole("button", { name: "Done" }).click();
+  });
+
+  it("lists API keys a page at a time, and 'Load more keys' brings the rest", async () => {
+    const total = 52;
+    for (let i = 0; i < total; i++) {
+      const created = await builder.request("/api/keys", {
+        method: "POST",
+        cookie,
+        json: { name: `paged ${i}` },
+      });
+      expect(created.status).toBe(201);
+    }
+    await page.goto(`${builder.url}/settings`);
+    const rows = page.getByTestId("api-key-row");
+    await expect.poll(() => rows.count()).toBe(50);
+    // Newest first: the last key made heads the first page, the first two wait behind "Load more".
+    expect(await rows.first().textContent()).toContain(`paged ${total - 1}`);
+    await page.getByRole("button", { name: "Load more keys" }).click();
+    await expect.poll(() => rows.count()).toBe(total);
+    expect(await page.getByRole("button", { name: "Load more keys" }).count()).toBe(0);
   });
 
   it("raised no errors in the page", () => {

@@ -4,7 +4,7 @@ import { type FakeProvider, lastUserText, startFakeOpenAI } from "@app/testing";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../builder/test/harness.ts";
-import { collectPageErrors, launchBrowser, screenshot } from "./browser.ts";
+import { collectPageErrors, launchBrowser, screenshot, signIn } from "./browser.ts";
 
 let builder: TestBuilder;
 let fake: FakeProvider;
@@ -22,8 +22,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
   pageErrors = collectPageErrors(page);
   const { cookie } = await builder.signUp("editor@example.com", "correct horse battery");
-  const [name, value] = cookie.split("=");
-  await page.context().addCookies([{ name: name ?? "", value: value ?? "", url: builder.url }]);
+  await signIn(page.context(), cookie, builder.url);
   const credential = await builder.request("/api/credentials", {
     method: "POST",
     cookie,

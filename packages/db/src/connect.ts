@@ -8,8 +8,8 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
-import { withNamedStatements } from "./pglite-statements.ts";
 import { withStatementSpans } from "./statement-spans.ts";
+import { withNamedStatements } from "./statements.ts";
 
 /** One Drizzle interface over both drivers: feature code never knows which one it runs on. */
 export type Db<TSchema extends Record<string, unknown>> = PgDatabase<PgQueryResultHKT, TSchema>;

@@ -7,5 +7,5 @@ export {
   openDatabase,
 } from "./connect.ts";
 export { newestFirst, type PageRequest } from "./pagination.ts";
-export { executePrepared, preparedPerDb } from "./prepared.ts";
+export { preparedQuery, queryRows } from "./statements.ts";
 export { writeTogether } from "./write-together.ts";

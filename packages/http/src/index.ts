@@ -37,6 +37,7 @@ export {
   pathId,
   toPage,
 } from "./openapi.ts";
+export { resourceRoutes } from "./resource-routes.ts";
 export { listen, type RunningServer, runService, type ServiceDefinition } from "./serve.ts";
 export { type EventWriter, eventStream } from "./sse.ts";
 export { issuePath, validationError, validationHook } from "./validation.ts";

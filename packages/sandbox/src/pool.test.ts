@@ -185,6 +185,23 @@ describe("the pool", () => {
     }
   });
 
+  it("created with isWarmedOnCreate: false, starts no warm runner until warmUp is called", async () => {
+    const deferred = await createSandbox({
+      uidBase: UID_BASE + 5000,
+      concurrency: 1,
+      warmPerLanguage: 1,
+      isWarmedOnCreate: false,
+    });
+    try {
+      expect(deferred.stats().warm.python ?? 0).toBe(0);
+      await deferred.warmUp(["python"]);
+      expect(await eventually(() => deferred.stats().warm.python === 1)).toBe(true);
+      expect(deferred.stats().warm.javascript ?? 0).toBe(0);
+    } finally {
+      await deferred.close();
+    }
+  });
+
   it("stops a run whose caller aborts, and rejects with the abort reason", async () => {
     const controller = new AbortController();
     const running = sandbox.run({

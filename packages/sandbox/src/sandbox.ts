@@ -64,6 +64,11 @@ export interface SandboxOptions {
   queuePerWorkspace?: number;
   /** Pre-started runners per language (interpreters, or sandboxes waiting for a cached binary). Default: `concurrency`; 0 turns the pools off. */
   warmPerLanguage?: number;
+  /**
+   * Whether `create` fills the warm pools (default). A service passes false and calls `warmUp()` once it
+   * is listening: starting the runners (several processes) competes for the CPU of its start.
+   */
+  isWarmedOnCreate?: boolean;
   /** Wall-time limit of a compile. Default 30 s. */
   compileTimeoutMs?: number;
   /** Size cap of the compiled-binary cache, evicted least-recently-used. Default 256 MiB. */
@@ -168,6 +173,7 @@ const RUNNER_FILES = [
   "zygote.py",
   "runner.cjs",
   "isolate-runner.cjs",
+  "protocol.cjs",
   "wrapper.go",
   "wrapper.rs",
 ] as const;
@@ -447,7 +453,7 @@ export class Sandbox {
         this.#logger?.warn({ language, err: error }, "sandbox warm runners keep failing"),
       );
       this.#warm.set(language, pool);
-      pool.refill();
+      if (options.isWarmedOnCreate ?? true) pool.refill();
     }
   }
 
@@ -618,12 +624,14 @@ export class Sandbox {
   }
 
   /**
-   * Does the one-time work of the compiled languages now (Rust's serde_json build, Go's warm build
-   * cache) instead of on their first run. Failures are logged; the first run reports them again.
+   * Fills the warm pools (if `create` left them empty) and does the one-time work of the compiled
+   * languages now (Rust's serde_json build, Go's warm build cache) instead of on their first run.
+   * Failures are logged; the first run reports them again.
    *
-   * @example void sandbox.warmUp(); // at service start
+   * @example void sandbox.warmUp(); // once the service listens
    */
   async warmUp(languages: readonly Language[] = LANGUAGES): Promise<void> {
+    for (const language of languages) this.#warm.get(language)?.refill();
     await Promise.all(
       languages.map(async (language) => {
         const definition = DEFINITIONS[language];

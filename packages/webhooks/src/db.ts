@@ -5,12 +5,3 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
  * the engine only touches its own tables.
  */
 export type WebhooksDb = PgDatabase<PgQueryResultHKT, Record<string, unknown>>;
-
-/**
- * The rows of a raw `db.execute`, which both drivers return as `{ rows }`.
- *
- * @example const rows = rowsOf<{ id: string }>(await db.execute(sql`select id from events`));
- */
-export function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows: T[] }).rows;
-}

@@ -1,6 +1,7 @@
 import { type Clock, unixSeconds } from "@app/core";
-import { and, asc, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
-import { rowsOf, type WebhooksDb } from "./db.ts";
+import { newestFirst, queryRows } from "@app/db";
+import { and, asc, eq, gte, inArray, sql } from "drizzle-orm";
+import type { WebhooksDb } from "./db.ts";
 import { type DeliveryStatus, webhookAttempts, webhookDeliveries } from "./schema.ts";
 
 /** Attempt and delivery records are kept this long (events forever). */
@@ -67,6 +68,7 @@ export function listDeliveries(
     startingAfter?: string | undefined;
   },
 ): Promise<DeliveryRow[]> {
+  const newest = newestFirst(webhookDeliveries.id, { limit: query.limit, cursor: query.startingAfter });
   return db
     .select()
     .from(webhookDeliveries)
@@ -77,11 +79,11 @@ export function listDeliveries(
         query.endpointId ? eq(webhookDeliveries.endpointId, query.endpointId) : undefined,
         query.eventId ? eq(webhookDeliveries.eventId, query.eventId) : undefined,
         query.status ? eq(webhookDeliveries.status, query.status) : undefined,
-        query.startingAfter ? lt(webhookDeliveries.id, query.startingAfter) : undefined,
+        newest.olderThanCursor,
       ),
     )
-    .orderBy(desc(webhookDeliveries.id))
-    .limit(query.limit + 1);
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }
 
 /** One delivery of the owner; with `endpointId`, only if it belongs to that endpoint. */
@@ -193,23 +195,29 @@ export async function pruneDeliveryRecords(
   let attempts = 0;
   let deliveries = 0;
   for (;;) {
-    const removed = rowsOf<{ id: string }>(
-      await db.execute(sql`
+    const removed = (
+      await queryRows<{ id: string }>(
+        db,
+        sql`
         delete from webhook_attempts where id in (
           select id from webhook_attempts where attempted_at < ${cutoff}::timestamptz limit ${batchSize}
-        ) returning id::text`),
+        ) returning id::text`,
+      )
     ).length;
     attempts += removed;
     if (removed < batchSize) break;
   }
   for (;;) {
-    const removed = rowsOf<{ id: string }>(
-      await db.execute(sql`
+    const removed = (
+      await queryRows<{ id: string }>(
+        db,
+        sql`
         delete from webhook_deliveries where id in (
           select id from webhook_deliveries
           where created_at < ${cutoff}::timestamptz and status in ('delivered', 'failed')
           limit ${batchSize}
-        ) returning id`),
+        ) returning id`,
+      )
     ).length;
     deliveries += removed;
     if (removed < batchSize) break;
@@ -226,17 +234,19 @@ export async function endpointDeliveryStats(
   db: WebhooksDb,
   scope: Scope,
 ): Promise<Map<string, { byStatus: Record<DeliveryStatus, number>; successRate: number | null }>> {
-  const byStatus = rowsOf<{ endpoint_id: string; status: DeliveryStatus; count: string }>(
-    await db.execute(sql`
+  const byStatus = await queryRows<{ endpoint_id: string; status: DeliveryStatus; count: string }>(
+    db,
+    sql`
       select endpoint_id, status, count(*)::text as count from webhook_deliveries
       where owner_id = ${scope.ownerId} and environment = ${scope.environment}
-      group by endpoint_id, status`),
+      group by endpoint_id, status`,
   );
-  const attempts = rowsOf<{ endpoint_id: string; total: string; ok: string }>(
-    await db.execute(sql`
+  const attempts = await queryRows<{ endpoint_id: string; total: string; ok: string }>(
+    db,
+    sql`
       select endpoint_id, count(*)::text as total, count(*) filter (where success)::text as ok
       from webhook_attempts where owner_id = ${scope.ownerId}
-      group by endpoint_id`),
+      group by endpoint_id`,
   );
   const out = new Map<string, { byStatus: Record<DeliveryStatus, number>; successRate: number | null }>();
   const entry = (id: string) => {
@@ -271,12 +281,13 @@ export interface DeliveryQueue {
  * @example const queue = await deliveryQueue(db, clock.now());
  */
 export async function deliveryQueue(db: WebhooksDb, now: Date): Promise<DeliveryQueue[]> {
-  const rows = rowsOf<{ state: "pending" | "parked"; count: string; oldest: Date | string | null }>(
-    await db.execute(sql`
+  const rows = await queryRows<{ state: "pending" | "parked"; count: string; oldest: Date | string | null }>(
+    db,
+    sql`
       select case when status = 'failed' then 'parked' else 'pending' end as state,
         count(*)::text as count, min(created_at) as oldest
       from webhook_deliveries where status in ('pending', 'retrying', 'failed')
-      group by 1`),
+      group by 1`,
   );
   return (["pending", "parked"] as const).map((state) => {
     const row = rows.find((candidate) => candidate.state === state);

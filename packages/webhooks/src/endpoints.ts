@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Clock, newId, unixSeconds } from "@app/core";
-import { and, count, desc, eq, lt } from "drizzle-orm";
+import { newestFirst } from "@app/db";
+import { and, count, eq } from "drizzle-orm";
 import type { WebhooksDb } from "./db.ts";
 import { webhookEndpoints } from "./schema.ts";
 
@@ -99,6 +100,7 @@ export function listEndpoints(
   db: WebhooksDb,
   query: { ownerId: string; environment: string; limit: number; startingAfter?: string | undefined },
 ): Promise<EndpointRow[]> {
+  const newest = newestFirst(webhookEndpoints.id, { limit: query.limit, cursor: query.startingAfter });
   return db
     .select()
     .from(webhookEndpoints)
@@ -106,11 +108,11 @@ export function listEndpoints(
       and(
         eq(webhookEndpoints.ownerId, query.ownerId),
         eq(webhookEndpoints.environment, query.environment),
-        query.startingAfter ? lt(webhookEndpoints.id, query.startingAfter) : undefined,
+        newest.olderThanCursor,
       ),
     )
-    .orderBy(desc(webhookEndpoints.id))
-    .limit(query.limit + 1);
+    .orderBy(newest.order)
+    .limit(newest.limit);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Clock, pollLoop, unixSeconds } from "@app/core";
-import { executePrepared } from "@app/db";
+import { queryRows } from "@app/db";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type SQL, sql } from "drizzle-orm";
 import type { WebhooksDb } from "./db.ts";
@@ -98,7 +98,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     const now = clock.now();
     const leaseToken = randomBytes(9).toString("base64url");
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const rows = await executePrepared<{
+    const rows = await queryRows<{
       delivery_id: string;
       attempt_id: string;
       failure_count: number;
@@ -132,6 +132,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
           (w.previous_secret_expires_at is not null
             and w.previous_secret_expires_at > ${now.toISOString()}::timestamptz) as previous_valid,
           w.disabled`,
+      { isPrepared: true },
     );
     return rows.map((row) => ({
       deliveryId: row.delivery_id,

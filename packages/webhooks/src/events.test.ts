@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { manualClock } from "@app/core";
+import { queryRows } from "@app/db";
 import { createTestDatabase } from "@app/db/testing";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rowsOf } from "./db.ts";
 import {
   type EventEnvelope,
   eventIdFor,
@@ -51,8 +51,9 @@ describe("event ids", () => {
     const recorded = await database.db.transaction((tx) =>
       recordEvent(tx, clock, { ownerId: "own_ids", environment: "test", type: "payment.pending", object }),
     );
-    const [row] = rowsOf<{ xid: string; seq: string; body: string }>(
-      await database.db.execute(sql`select xid::text, seq::text, body from events where id = ${recorded.id}`),
+    const [row] = await queryRows<{ xid: string; seq: string; body: string }>(
+      database.db,
+      sql`select xid::text, seq::text, body from events where id = ${recorded.id}`,
     );
     expect(recorded.id).toBe(eventIdFor(BigInt(row?.xid ?? 0), BigInt(row?.seq ?? 0)));
     expect(row?.body).toBe(recorded.body);

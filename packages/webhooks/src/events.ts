@@ -1,5 +1,5 @@
 import { type Clock, newId, unixSeconds } from "@app/core";
-import { executePrepared } from "@app/db";
+import { queryRows } from "@app/db";
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { WebhooksDb } from "./db.ts";
 import { events } from "./schema.ts";
@@ -159,7 +159,9 @@ export async function recordEvent(
     if (i < values.length) chunks.push(sql`${values[i]}`);
   });
   // Prepared: parsing and planning this statement took PostgreSQL longer than running it.
-  const [row] = await executePrepared<{ id: string; delivery_count: number }>(tx, sql.join(chunks));
+  const [row] = await queryRows<{ id: string; delivery_count: number }>(tx, sql.join(chunks), {
+    isPrepared: true,
+  });
   if (!row) throw new Error("the event was not recorded");
   return {
     id: row.id,

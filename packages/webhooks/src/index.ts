@@ -1,4 +1,4 @@
-export { rowsOf, type WebhooksDb } from "./db.ts";
+export type { WebhooksDb } from "./db.ts";
 export {
   type AttemptRow,
   DELIVERY_RETENTION_MS,

@@ -14,7 +14,6 @@ import {
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { findAgent } from "./agents.ts";
 import {
   chatAnswerSchema,
   chatBody,
@@ -25,6 +24,7 @@ import {
 import { toConversationJson, toMessageJson } from "./conversation-json.ts";
 import { deleteConversation } from "./delete-conversation.ts";
 import { AgentErrors } from "./errors.ts";
+import { findAgent } from "./find-agent.ts";
 import { findConversation } from "./find-conversation.ts";
 import { findTurnContext } from "./find-turn-context.ts";
 import { listConversations } from "./list-conversations.ts";

@@ -2,7 +2,7 @@ import { CommonErrors, type ErrorDetail } from "@app/http";
 import type { Deps } from "../deps.ts";
 import { findKnowledgeBase } from "../knowledge/find-knowledge-base.ts";
 import { savedUrlRefusal } from "../outbound/check-saved-url.ts";
-import { findWorkflow } from "../workflows/workflows.ts";
+import { findWorkflow } from "../workflows/find-workflow.ts";
 import type { AgentTool } from "./contract.ts";
 
 /**

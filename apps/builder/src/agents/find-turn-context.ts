@@ -1,4 +1,4 @@
-import { preparedPerDb } from "@app/db";
+import { preparedQuery } from "@app/db";
 import type { ModelMessage } from "ai";
 import { and, eq, sql } from "drizzle-orm";
 import type { CredentialRow } from "../credentials/schema.ts";
@@ -32,7 +32,7 @@ interface MemoryJson {
   createdAt: string;
 }
 
-const turnContext = preparedPerDb((db: BuilderDb) => {
+const turnContext = preparedQuery((db: BuilderDb) => {
   // The window comes as one JSON array, newest first, so the row is not repeated per message
   // (decoding the agent's columns twenty times costs more than the statement on PGlite). LIMIT may
   // read the outer row: each agent's own window.
@@ -64,8 +64,7 @@ const turnContext = preparedPerDb((db: BuilderDb) => {
     .where(
       and(eq(agents.id, sql.placeholder("agentId")), eq(agents.workspaceId, sql.placeholder("workspaceId"))),
     )
-    .limit(1)
-    .prepare("agent_turn_context");
+    .limit(1);
 });
 
 /**

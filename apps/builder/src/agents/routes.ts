@@ -1,77 +1,43 @@
-import {
-  createRouter,
-  errorResponses,
-  idParam,
-  jsonContent,
-  listOf,
-  listQuerySchema,
-  toPage,
-} from "@app/http";
-import { createRoute } from "@hono/zod-openapi";
+import { createRouter, listOf, listQuerySchema, resourceRoutes, toPage } from "@app/http";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { createAgent, deleteAgent, findAgent, listAgents, toAgentJson, updateAgent } from "./agents.ts";
+import { toAgentJson } from "./agent-json.ts";
 import { registerChatRoutes } from "./chat-routes.ts";
 import { checkAgentReferences } from "./check-agent-references.ts";
 import { agentSchema, createAgentBody, updateAgentBody } from "./contract.ts";
+import { createAgent } from "./create-agent.ts";
+import { deleteAgent } from "./delete-agent.ts";
 import { AgentErrors } from "./errors.ts";
+import { findAgent } from "./find-agent.ts";
+import { listAgents } from "./list-agents.ts";
+import { updateAgent } from "./update-agent.ts";
 
-const listRoute = createRoute({
-  method: "get",
-  path: "/",
-  tags: ["agents"],
+const routes = resourceRoutes({ tag: "agents", schema: agentSchema });
+
+const listRoute = routes.list({
   summary: "List the caller's agents, newest first",
-  request: { query: listQuerySchema },
-  responses: {
-    200: { description: "A page of agents", content: jsonContent(listOf(agentSchema).openapi("AgentList")) },
-    ...errorResponses(401, 422),
-  },
+  description: "A page of agents",
+  query: listQuerySchema,
+  page: listOf(agentSchema).openapi("AgentList"),
 });
 
-const createAgentRoute = createRoute({
-  method: "post",
-  path: "/",
-  tags: ["agents"],
+const createAgentRoute = routes.create({
   summary: "Create an agent bound to a provider",
-  request: { body: { required: true, content: jsonContent(createAgentBody) } },
-  responses: {
-    201: { description: "Created", content: jsonContent(agentSchema) },
-    ...errorResponses(400, 401, 413, 422),
-  },
+  description: "Created",
+  body: createAgentBody,
+  errors: [400, 401, 413, 422],
 });
 
-const getRoute = createRoute({
-  method: "get",
-  path: "/{id}",
-  tags: ["agents"],
-  summary: "Get an agent",
-  request: { params: idParam },
-  responses: {
-    200: { description: "The agent", content: jsonContent(agentSchema) },
-    ...errorResponses(401, 404),
-  },
-});
+const getRoute = routes.get({ summary: "Get an agent", description: "The agent" });
 
-const updateRoute = createRoute({
-  method: "patch",
-  path: "/{id}",
-  tags: ["agents"],
+const updateRoute = routes.update({
   summary: "Change some of an agent's fields",
-  request: { params: idParam, body: { required: true, content: jsonContent(updateAgentBody) } },
-  responses: {
-    200: { description: "The updated agent", content: jsonContent(agentSchema) },
-    ...errorResponses(400, 401, 404, 422),
-  },
+  description: "The updated agent",
+  body: updateAgentBody,
+  errors: [400, 401, 404, 422],
 });
 
-const deleteRoute = createRoute({
-  method: "delete",
-  path: "/{id}",
-  tags: ["agents"],
-  summary: "Delete an agent",
-  request: { params: idParam },
-  responses: { 204: { description: "Deleted" }, ...errorResponses(401, 404) },
-});
+const deleteRoute = routes.delete({ summary: "Delete an agent" });
 
 export function agentRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();

@@ -72,7 +72,7 @@ export async function* runAgentTurn(
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), deps.ai.timeoutMs);
   const turnSignal = AbortSignal.any([signal, deadline.signal]);
-  const { model, meter } = meterModel(createLanguageModel(access, agent.model), {
+  const { model, meter } = meterModel(await createLanguageModel(access, agent.model), {
     provider: agent.provider,
     model: agent.model,
     now: () => deps.clock.now(),

@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { authenticateApiKey } from "../keys/api-keys.ts";
+import { authenticateApiKey } from "../keys/authenticate-api-key.ts";
 import { personalWorkspaceId } from "../workspaces/personal-workspace.ts";
 import type { Auth } from "./auth.ts";
 import { AuthErrors } from "./errors.ts";

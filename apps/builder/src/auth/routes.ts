@@ -1,72 +1,20 @@
-import {
-  ApiError,
-  createRouter,
-  type ErrorBody,
-  errorBodySchema,
-  errorResponses,
-  jsonContent,
-  toApiError,
-} from "@app/http";
+import { ApiError, createRouter, type ErrorBody, errorResponses, jsonContent, toApiError } from "@app/http";
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
 import { type Auth, CLIENT_IP_HEADER } from "./auth.ts";
+import {
+  authErrorBody,
+  authResult,
+  sessionResult,
+  signInBody,
+  signOutResult,
+  signUpBody,
+} from "./contract.ts";
 import { AuthErrors } from "./errors.ts";
 import { type PrincipalCache, sessionCredential } from "./principal-cache.ts";
 import { sessionCookieValue } from "./require-auth.ts";
-
-const email = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(254)
-  .pipe(z.email({ message: "must be an e-mail address" }))
-  .openapi({ example: "ada@example.com", format: "email" });
-
-export const signUpBody = z
-  .object({
-    email,
-    password: z.string().min(8, "must be at least 8 characters").max(128),
-    name: z.string().trim().min(1).max(100),
-  })
-  .openapi("SignUpRequest");
-
-export const signInBody = z.object({ email, password: z.string().min(1).max(128) }).openapi("SignInRequest");
-
-const userSchema = z
-  .object({
-    id: z.string(),
-    email: z.string(),
-    name: z.string(),
-    emailVerified: z.boolean(),
-    image: z.string().nullable().optional(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .openapi("User");
-
-const authResult = z.object({ token: z.string(), user: userSchema }).openapi("AuthResult");
-const sessionResult = z
-  .object({
-    session: z.object({ id: z.string(), userId: z.string(), expiresAt: z.string() }).passthrough(),
-    user: userSchema,
-  })
-  .nullable()
-  .openapi("SessionResult");
-
-/**
- * Our error shape plus the top-level `code` and `message` that better-auth's own client
- * (`authClient.signIn.email(…)` → `{ error: { code, message, status } }`) reads from its routes.
- */
-const authErrorBody = errorBodySchema
-  .extend({
-    code: z
-      .string()
-      .openapi({ example: "INVALID_EMAIL_OR_PASSWORD", description: "better-auth's error code" }),
-    message: z.string(),
-  })
-  .openapi("AuthError");
 
 const retryHeaders = {
   "Retry-After": { description: "Seconds to wait", schema: { type: "string" as const } },
@@ -156,7 +104,7 @@ const signOutRoute = createRoute({
   summary: "End the current session",
   security: [{ cookieAuth: [] }],
   responses: {
-    200: { description: "Signed out", content: jsonContent(z.object({ success: z.boolean() })) },
+    200: { description: "Signed out", content: jsonContent(signOutResult) },
     ...authErrorResponses(403),
   },
 });

@@ -1,8 +1,8 @@
 import type { Clock } from "@app/core";
 import type { BuilderDb } from "../db/index.ts";
 import { emitEvent } from "../events/emit-event.ts";
+import { appendLedgerEntries } from "./append-ledger-entries.ts";
 import { toLedgerJson } from "./billing-json.ts";
-import { appendLedgerEntries } from "./ledger.ts";
 import type { LedgerRow } from "./schema.ts";
 
 export interface CreditGrant {

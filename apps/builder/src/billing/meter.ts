@@ -3,8 +3,9 @@
 import { type Clock, newId } from "@app/core";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
+import { appendLedgerEntries, type LedgerEntry } from "./append-ledger-entries.ts";
+import { creditBalance } from "./credit-balance.ts";
 import { BillingErrors } from "./errors.ts";
-import { appendLedgerEntries, creditBalance, type LedgerEntry } from "./ledger.ts";
 import { priceOfGeneration, priceOfModelCall, priceOfSandboxRun } from "./price-table.ts";
 
 export interface MeterDeps {

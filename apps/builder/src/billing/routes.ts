@@ -20,8 +20,9 @@ import {
   webhookAnswerSchema,
 } from "./contract.ts";
 import { createCheckout } from "./create-checkout.ts";
+import { creditBalance } from "./credit-balance.ts";
 import { BillingErrors } from "./errors.ts";
-import { creditBalance, listLedger } from "./ledger.ts";
+import { listLedger } from "./list-ledger.ts";
 import { findOrder, listOrders } from "./orders.ts";
 import { receivePaymentWebhook } from "./receive-payment-webhook.ts";
 

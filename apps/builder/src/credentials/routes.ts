@@ -5,6 +5,7 @@ import {
   jsonContent,
   listOf,
   listQuerySchema,
+  resourceRoutes,
   toPage,
 } from "@app/http";
 import { createRoute } from "@hono/zod-openapi";
@@ -18,41 +19,23 @@ import { deleteCredential } from "./delete-credential.ts";
 import { CredentialErrors } from "./errors.ts";
 import { listCredentials } from "./list-credentials.ts";
 
-const createCredentialRoute = createRoute({
-  method: "post",
-  path: "/",
-  tags: ["credentials"],
+const routes = resourceRoutes({ tag: "credentials", schema: credentialSchema });
+
+const createCredentialRoute = routes.create({
   summary: "Store a provider API key for the workspace (encrypted; shown only as a hint)",
-  request: { body: { required: true, content: jsonContent(createCredentialBody) } },
-  responses: {
-    201: { description: "Stored", content: jsonContent(credentialSchema) },
-    ...errorResponses(400, 401, 413, 422),
-  },
+  description: "Stored",
+  body: createCredentialBody,
+  errors: [400, 401, 413, 422],
 });
 
-const listCredentialsRoute = createRoute({
-  method: "get",
-  path: "/",
-  tags: ["credentials"],
+const listCredentialsRoute = routes.list({
   summary: "List the workspace's provider credentials, newest first",
-  request: { query: listQuerySchema },
-  responses: {
-    200: {
-      description: "A page of credentials",
-      content: jsonContent(listOf(credentialSchema).openapi("CredentialList")),
-    },
-    ...errorResponses(401, 422),
-  },
+  description: "A page of credentials",
+  query: listQuerySchema,
+  page: listOf(credentialSchema).openapi("CredentialList"),
 });
 
-const deleteCredentialRoute = createRoute({
-  method: "delete",
-  path: "/{id}",
-  tags: ["credentials"],
-  summary: "Delete a credential",
-  request: { params: idParam },
-  responses: { 204: { description: "Deleted" }, ...errorResponses(401, 404) },
-});
+const deleteCredentialRoute = routes.delete({ summary: "Delete a credential" });
 
 const checkCredentialRoute = createRoute({
   method: "post",

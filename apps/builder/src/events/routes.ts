@@ -1,6 +1,6 @@
-import { createRouter, errorResponses, jsonContent } from "@app/http";
+import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
 import { eventListJson, findEventBody, listEvents, UnknownCursorError } from "@app/webhooks";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { eventListSchema, eventSchema, listEventsQuery } from "./contract.ts";
@@ -31,12 +31,7 @@ const getEventRoute = createRoute({
   tags: ["events"],
   summary: "Get one event: the very bytes its webhooks carried",
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" } }),
-    }),
+    params: idParam,
   },
   responses: {
     200: { description: "The event", content: jsonContent(eventSchema) },

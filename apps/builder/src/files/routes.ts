@@ -1,15 +1,14 @@
 import { Readable } from "node:stream";
-import { createRouter, errorResponses } from "@app/http";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter, errorResponses, idParam } from "@app/http";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { Storage } from "../storage/storage.ts";
 import { StorageNotFoundError } from "../storage/storage.ts";
 import { parseByteRange } from "./byte-range.ts";
+import { fileBytes, rangeHeaders } from "./contract.ts";
 import { FileErrors } from "./errors.ts";
 import { findFile } from "./find-file.ts";
-
-const binary = z.string().openapi({ type: "string", format: "binary" });
 
 const getFileRoute = createRoute({
   method: "get",
@@ -17,17 +16,15 @@ const getFileRoute = createRoute({
   tags: ["files"],
   summary: "Download a stored file (generation outputs); supports `Range` so videos seek",
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" } }),
-    }),
-    headers: z.object({ range: z.string().max(200).optional().openapi({ example: "bytes=0-1023" }) }),
+    params: idParam,
+    headers: rangeHeaders,
   },
   responses: {
-    200: { description: "The whole file", content: { "application/octet-stream": { schema: binary } } },
-    206: { description: "The requested range", content: { "application/octet-stream": { schema: binary } } },
+    200: { description: "The whole file", content: { "application/octet-stream": { schema: fileBytes } } },
+    206: {
+      description: "The requested range",
+      content: { "application/octet-stream": { schema: fileBytes } },
+    },
     ...errorResponses(401, 404, 416),
   },
 });

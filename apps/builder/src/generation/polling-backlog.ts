@@ -1,4 +1,4 @@
-import { rowsOf } from "@app/webhooks";
+import { queryRows } from "@app/db";
 import { sql } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 
@@ -12,10 +12,11 @@ export async function pollingBacklog(
   db: BuilderDb,
   now: Date,
 ): Promise<{ count: number; oldestAgeSeconds: number }> {
-  const [row] = rowsOf<{ count: string; oldest: Date | string | null }>(
-    await db.execute(sql`
+  const [row] = await queryRows<{ count: string; oldest: Date | string | null }>(
+    db,
+    sql`
       select count(*)::text as count, min(created_at) as oldest from generations
-      where status in ('starting', 'processing')`),
+      where status in ('starting', 'processing')`,
   );
   const oldest = row?.oldest ? new Date(row.oldest).getTime() : now.getTime();
   return { count: Number(row?.count ?? 0), oldestAgeSeconds: Math.max(0, (now.getTime() - oldest) / 1000) };

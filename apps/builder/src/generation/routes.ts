@@ -5,6 +5,7 @@ import {
   jsonContent,
   listOf,
   listQuerySchema,
+  resourceRoutes,
   toPage,
 } from "@app/http";
 import { createRoute } from "@hono/zod-openapi";
@@ -97,32 +98,16 @@ const webhookRoute = createRoute({
   },
 });
 
-const listRoute = createRoute({
-  method: "get",
-  path: "/",
-  tags: ["generation"],
+const routes = resourceRoutes({ tag: "generation", schema: generationSchema });
+
+const listRoute = routes.list({
   summary: "List the caller's generations, newest first",
-  request: { query: listQuerySchema.extend(generationFilters.shape) },
-  responses: {
-    200: {
-      description: "A page of generations",
-      content: jsonContent(listOf(generationSchema).openapi("GenerationList")),
-    },
-    ...errorResponses(401, 422),
-  },
+  description: "A page of generations",
+  query: listQuerySchema.extend(generationFilters.shape),
+  page: listOf(generationSchema).openapi("GenerationList"),
 });
 
-const getRoute = createRoute({
-  method: "get",
-  path: "/{id}",
-  tags: ["generation"],
-  summary: "Get a generation",
-  request: { params: idParam },
-  responses: {
-    200: { description: "The generation", content: jsonContent(generationSchema) },
-    ...errorResponses(401, 404),
-  },
-});
+const getRoute = routes.get({ summary: "Get a generation", description: "The generation" });
 
 const cancelRoute = createRoute({
   method: "post",

@@ -1,44 +1,22 @@
-import { createRouter, errorResponses, idParam, listOf, listQuerySchema, toPage } from "@app/http";
-import { createRoute, z } from "@hono/zod-openapi";
+import {
+  createRouter,
+  errorResponses,
+  idParam,
+  listOf,
+  listQuerySchema,
+  resourceRoutes,
+  toPage,
+} from "@app/http";
+import { createRoute } from "@hono/zod-openapi";
 import { apiKeyCredential, type PrincipalCache } from "../auth/principal-cache.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.ts";
+import { toApiKeyJson } from "./api-key-json.ts";
+import { apiKeySchema, createApiKeyBody, createdApiKeySchema } from "./contract.ts";
+import { createApiKey } from "./create-api-key.ts";
 import { KeyErrors } from "./errors.ts";
-import type { ApiKeyRow } from "./schema.ts";
-
-export const createApiKeyBody = z
-  .object({
-    name: z.string().trim().min(1).max(100),
-    expires_in_days: z.number().int().min(1).max(3650).optional(),
-  })
-  .openapi("CreateApiKeyRequest");
-
-const apiKeySchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    prefix: z.string().openapi({ description: "The first characters of the key, to tell keys apart" }),
-    created_at: z.string(),
-    last_used_at: z.string().nullable(),
-    expires_at: z.string().nullable(),
-  })
-  .openapi("ApiKey");
-
-const createdApiKeySchema = apiKeySchema
-  .extend({ key: z.string().openapi({ description: "The whole key. Shown in this response only." }) })
-  .openapi("CreatedApiKey");
-
-function toJson(row: ApiKeyRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    prefix: row.prefix,
-    created_at: row.createdAt.toISOString(),
-    last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    expires_at: row.expiresAt?.toISOString() ?? null,
-  };
-}
+import { listApiKeys } from "./list-api-keys.ts";
+import { revokeApiKey } from "./revoke-api-key.ts";
 
 const createKeyRoute = createRoute({
   method: "post",
@@ -52,16 +30,11 @@ const createKeyRoute = createRoute({
   },
 });
 
-const listKeysRoute = createRoute({
-  method: "get",
-  path: "/",
-  tags: ["api keys"],
+const listKeysRoute = resourceRoutes({ tag: "api keys", schema: apiKeySchema }).list({
   summary: "List the workspace's API keys (never the keys themselves)",
-  request: { query: listQuerySchema },
-  responses: {
-    200: { description: "A page of keys", content: { "application/json": { schema: listOf(apiKeySchema) } } },
-    ...errorResponses(401, 422),
-  },
+  description: "A page of keys",
+  query: listQuerySchema,
+  page: listOf(apiKeySchema),
 });
 
 const deleteKeyRoute = createRoute({
@@ -81,12 +54,12 @@ export function apiKeyRoutes(deps: Deps, principals: PrincipalCache) {
       name: body.name,
       expiresInDays: body.expires_in_days,
     });
-    return c.json({ ...toJson(row), key }, 201);
+    return c.json({ ...toApiKeyJson(row), key }, 201);
   });
   router.openapi(listKeysRoute, async (c) => {
     const query = c.req.valid("query");
     const rows = await listApiKeys(deps.db, c.get("principal").workspaceId, query);
-    return c.json(toPage(rows, query.limit, toJson), 200);
+    return c.json(toPage(rows, query.limit, toApiKeyJson), 200);
   });
   router.openapi(deleteKeyRoute, async (c) => {
     const keyHash = await revokeApiKey(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);

@@ -1,8 +1,3 @@
-import { createCohere } from "@ai-sdk/cohere";
-import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { createMistral } from "@ai-sdk/mistral";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { Clock } from "@app/core";
 import { APICallError, type EmbeddingModel, embedMany, RetryError } from "ai";
 import type { BuilderConfig } from "../config.ts";
@@ -69,7 +64,7 @@ export async function embedderFor(
   } catch (error) {
     throw new EmbeddingError(error instanceof Error ? error.message : String(error), false);
   }
-  const model = embeddingModel(access, setting.model);
+  const model = await embeddingModel(access, setting.model);
   return {
     async embed(texts, signal) {
       try {
@@ -95,7 +90,8 @@ export async function embedderFor(
   };
 }
 
-function embeddingModel(access: ProviderAccess, modelId: string): EmbeddingModel {
+/** Each provider's SDK is loaded on first use, as for chat models (see providers/language-model.ts). */
+async function embeddingModel(access: ProviderAccess, modelId: string): Promise<EmbeddingModel> {
   const settings = {
     apiKey: access.apiKey,
     fetch: access.fetch,
@@ -103,22 +99,24 @@ function embeddingModel(access: ProviderAccess, modelId: string): EmbeddingModel
   };
   switch (access.provider) {
     case "openai":
-      return createOpenAI(settings).embedding(modelId);
+      return (await import("@ai-sdk/openai")).createOpenAI(settings).embedding(modelId);
     case "google":
-      return createGoogleGenerativeAI(settings).embedding(modelId);
+      return (await import("@ai-sdk/google")).createGoogleGenerativeAI(settings).embedding(modelId);
     case "mistral":
-      return createMistral(settings).embedding(modelId);
+      return (await import("@ai-sdk/mistral")).createMistral(settings).embedding(modelId);
     case "cohere":
-      return createCohere(settings).embedding(modelId);
+      return (await import("@ai-sdk/cohere")).createCohere(settings).embedding(modelId);
     case "openai-compatible":
       if (!access.baseUrl)
         throw new EmbeddingError("openai-compatible needs a credential with a base_url.", false);
-      return createOpenAICompatible({
-        name: "openai-compatible",
-        baseURL: access.baseUrl,
-        apiKey: access.apiKey,
-        fetch: access.fetch,
-      }).embeddingModel(modelId);
+      return (await import("@ai-sdk/openai-compatible"))
+        .createOpenAICompatible({
+          name: "openai-compatible",
+          baseURL: access.baseUrl,
+          apiKey: access.apiKey,
+          fetch: access.fetch,
+        })
+        .embeddingModel(modelId);
     default:
       throw new EmbeddingError(`${access.provider} offers no embedding models here.`, false);
   }

@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import { newId } from "@app/core";
+import { queryRows } from "@app/db";
 import { createLogger } from "@app/http";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +18,6 @@ import {
   refreshPlannerStatisticsLater,
   scoredTerms,
 } from "./lexical-index.ts";
-import { queryRows } from "./query-rows.ts";
 import { knowledgeDocuments } from "./schema.ts";
 import { fuse, LOCAL_VECTOR_LEXICAL_WEIGHT, localQueryEmbedding, vectorRanking } from "./search-knowledge.ts";
 

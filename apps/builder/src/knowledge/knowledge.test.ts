@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { queryRows } from "@app/db";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder } from "../../test/harness.ts";
@@ -16,7 +17,6 @@ import {
 } from "../../test/knowledge-support.ts";
 import { workspaces } from "../workspaces/schema.ts";
 import { localEmbedding } from "./local-embedder.ts";
-import { queryRows } from "./query-rows.ts";
 import { knowledgeDocuments } from "./schema.ts";
 import { hnswScanSettings } from "./search-knowledge.ts";
 import { vectorLiteral } from "./vector-index.ts";
@@ -499,7 +499,7 @@ describe("search modes", () => {
         .from(knowledgeDocuments)
         .where(and(eq(knowledgeDocuments.knowledgeBaseId, base), eq(knowledgeDocuments.name, "rotate.md")));
       const query = vectorLiteral(localEmbedding("rotate a key"));
-      const planOf = async (tx: Pick<typeof db, "execute">) =>
+      const planOf = async (tx: typeof db) =>
         (
           await queryRows<{ "QUERY PLAN": string }>(
             tx,

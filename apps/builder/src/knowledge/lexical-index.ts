@@ -1,6 +1,6 @@
+import { queryRows } from "@app/db";
 import { type SQL, sql } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import { queryRows } from "./query-rows.ts";
 
 /**
  * BM25 over chunks, scored in SQL from the `knowledge_terms` postings so that both databases
@@ -93,7 +93,7 @@ export type QueryPart = { text: string; weight: number };
  *
  * @example await indexDocumentTerms(tx, "doc_…");
  */
-export async function indexDocumentTerms(db: Pick<BuilderDb, "execute">, documentId: string): Promise<void> {
+export async function indexDocumentTerms(db: BuilderDb, documentId: string): Promise<void> {
   await db.execute(sql`delete from knowledge_terms where document_id = ${documentId}`);
   await db.execute(sql`
     with ${termRowsSql(sql`c.document_id = ${documentId}`)},
@@ -164,7 +164,7 @@ export type ScoredTerm = {
  * nothing on a term it cannot see.
  */
 export async function scoredTerms(
-  db: Pick<BuilderDb, "execute">,
+  db: BuilderDb,
   baseIds: readonly string[],
   parts: readonly QueryPart[],
   phrases: readonly string[],
@@ -317,7 +317,7 @@ export function bm25Sql(
  * @example const ranked = await bm25Ranking(db, ["kb_…"], 'rotate "api key"', 10);
  */
 export async function bm25Ranking(
-  db: Pick<BuilderDb, "execute">,
+  db: BuilderDb,
   baseIds: readonly string[],
   query: string,
   limit: number,
@@ -344,7 +344,7 @@ export async function bm25Ranking(
  * @example const idf = await wordIdf(db, ["kb_…"], ["rotate", "key"]);
  */
 export async function wordIdf(
-  db: Pick<BuilderDb, "execute">,
+  db: BuilderDb,
   baseIds: readonly string[],
   words: readonly string[],
 ): Promise<Map<string, number>> {
@@ -388,7 +388,7 @@ export async function wordIdf(
  *
  * @example await deleteDocumentTerms(tx, "doc_…");
  */
-export async function deleteDocumentTerms(db: Pick<BuilderDb, "execute">, documentId: string): Promise<void> {
+export async function deleteDocumentTerms(db: BuilderDb, documentId: string): Promise<void> {
   await db.execute(sql`delete from knowledge_terms where document_id = ${documentId}`);
 }
 
@@ -405,7 +405,7 @@ const STATISTICS_DRIFT = 0.2;
  *
  * @example await refreshPlannerStatistics(db, clock.now());
  */
-export async function refreshPlannerStatistics(db: Pick<BuilderDb, "execute">, now: Date): Promise<boolean> {
+export async function refreshPlannerStatistics(db: BuilderDb, now: Date): Promise<boolean> {
   const [live] = await queryRows<{ documents: number; chunks: number }>(
     db,
     sql`select count(*)::int as documents, coalesce(sum(chunk_count), 0)::float8 as chunks
@@ -446,7 +446,7 @@ const refreshes = new WeakMap<object, { running: Promise<void>; isAgain: boolean
  * @example void refreshPlannerStatisticsLater({ db, clock, logger });
  */
 export function refreshPlannerStatisticsLater(deps: {
-  db: Pick<BuilderDb, "execute">;
+  db: BuilderDb;
   clock: { now(): Date };
   logger: { warn(object: object, message: string): void };
 }): Promise<void> {

@@ -1,5 +1,4 @@
 import { Parser } from "htmlparser2";
-import mammoth from "mammoth";
 import Papa from "papaparse";
 import { extractText, getDocumentProxy } from "unpdf";
 import type { DocumentFormat } from "./formats.ts";
@@ -89,6 +88,9 @@ async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
 async function parseDocx(bytes: Uint8Array): Promise<ParsedDocument> {
   let html: string;
   try {
+    // Loaded on the first DOCX: mammoth and its XML and zip libraries are about 0.7 MB of JavaScript
+    // that a start does not need.
+    const { default: mammoth } = await import("mammoth");
     html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) })).value;
   } catch (error) {
     throw new DocumentParseError(`The DOCX could not be read: ${messageOf(error)}`);

@@ -1,4 +1,3 @@
-import { createCohere } from "@ai-sdk/cohere";
 import type { Clock } from "@app/core";
 import { type RerankingModel, rerank } from "ai";
 import type { BuilderConfig } from "../config.ts";
@@ -35,6 +34,8 @@ export async function rerankTexts(
 ): Promise<{ index: number; score: number }[]> {
   if (texts.length === 0) return [];
   const access = await resolveProviderAccess(deps, workspaceId, { provider: setting.provider });
+  // Loaded on first use, as for chat models (see providers/language-model.ts).
+  const { createCohere } = await import("@ai-sdk/cohere");
   const model: RerankingModel = createCohere({
     apiKey: access.apiKey,
     fetch: access.fetch,

@@ -1,4 +1,5 @@
 import type { Clock } from "@app/core";
+import { queryRows } from "@app/db";
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
@@ -7,7 +8,6 @@ import { EmbeddingError, embedderFor } from "./embedders.ts";
 import { KnowledgeErrors } from "./errors.ts";
 import { bm25Ranking, wordIdf } from "./lexical-index.ts";
 import { LOCAL_EMBEDDING_DIMENSIONS, localEmbedding, tokenize } from "./local-embedder.ts";
-import { queryRows } from "./query-rows.ts";
 import { type RerankSetting, rerankCandidates, rerankTexts } from "./rerank.ts";
 import type { KnowledgeBaseRow } from "./schema.ts";
 import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";

@@ -1,6 +1,6 @@
+import { queryRows } from "@app/db";
 import { sql } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
-import { queryRows } from "./query-rows.ts";
 
 /** pgvector indexes `vector` columns up to this width; wider embeddings are searched by exact scan. */
 export const MAX_INDEXED_DIMENSIONS = 2000;

@@ -1,13 +1,14 @@
 import { ApiError } from "@app/http";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { listExposedAgents } from "../agents/agents.ts";
 import { findTurnContext } from "../agents/find-turn-context.ts";
+import { listExposedAgents } from "../agents/list-exposed-agents.ts";
 import { prepareAgentTurn } from "../agents/prepare-agent-turn.ts";
 import { runAgentTurn } from "../agents/run-agent-turn.ts";
 import type { Deps } from "../deps.ts";
 import { checkRunnable } from "../workflows/check-runnable.ts";
+import { findWorkflow } from "../workflows/find-workflow.ts";
+import { listExposedWorkflows } from "../workflows/list-exposed-workflows.ts";
 import type { WorkflowRunner } from "../workflows/runs/workflow-runner.ts";
-import { findWorkflow, listExposedWorkflows } from "../workflows/workflows.ts";
 
 export interface ExposedTool {
   name: string;

@@ -10,8 +10,8 @@ import type { Deps } from "../deps.ts";
 import { connectMcp, type McpConnection, type McpTransportKind, mcpFailure } from "./connect-mcp.ts";
 import { mcpFetch } from "./mcp-fetch.ts";
 import { connectionHeaders, type McpSecrets, openMcpJson } from "./mcp-secrets.ts";
-import { rememberTools } from "./mcp-servers.ts";
 import { defaultMcpSettings, type McpSettings } from "./mcp-settings.ts";
+import { rememberTools } from "./remember-tools.ts";
 import type { KnownMcpTool, McpServerRow } from "./schema.ts";
 
 interface PoolEntry {

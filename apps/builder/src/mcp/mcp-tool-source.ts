@@ -1,8 +1,8 @@
 import type { McpToolSource } from "../agents/ports.ts";
 import type { Deps } from "../deps.ts";
+import { findMcpServer } from "./find-mcp-server.ts";
 import type { McpClients } from "./mcp-clients.ts";
 import { summarizeToolResult } from "./mcp-result.ts";
-import { findMcpServer } from "./mcp-servers.ts";
 
 /**
  * The workspace's MCP servers as agents and Tool nodes use them: tools listed through this

@@ -5,6 +5,7 @@ import {
   jsonContent,
   listOf,
   listQuerySchema,
+  resourceRoutes,
   toPage,
 } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
@@ -18,58 +19,37 @@ import {
   oauthCallbackQuery,
 } from "./contract.ts";
 import { createMcpServer } from "./create-mcp-server.ts";
+import { deleteMcpServer } from "./delete-mcp-server.ts";
 import { McpErrors } from "./errors.ts";
+import { findMcpServer } from "./find-mcp-server.ts";
+import { listMcpServers } from "./list-mcp-servers.ts";
 import type { McpClients } from "./mcp-clients.ts";
 import { finishMcpAuthorization, startMcpAuthorization } from "./mcp-oauth.ts";
 import { toMcpServerJson, toMcpToolJson } from "./mcp-server-json.ts";
-import { deleteMcpServer, findMcpServer, listMcpServers } from "./mcp-servers.ts";
 
-const createServerRoute = createRoute({
-  method: "post",
-  path: "/",
-  tags: ["mcp"],
+const routes = resourceRoutes({ tag: "mcp", schema: mcpServerSchema });
+
+const createServerRoute = routes.create({
   summary: "Connect a remote MCP server to the workspace (its token and headers are stored encrypted)",
-  request: { body: { required: true, content: jsonContent(createMcpServerBody) } },
-  responses: {
-    201: { description: "Stored", content: jsonContent(mcpServerSchema) },
-    ...errorResponses(400, 401, 413, 422),
-  },
+  description: "Stored",
+  body: createMcpServerBody,
+  errors: [400, 401, 413, 422],
 });
 
-const listServersRoute = createRoute({
-  method: "get",
-  path: "/",
-  tags: ["mcp"],
+const listServersRoute = routes.list({
   summary: "List the workspace's MCP servers, newest first",
-  request: { query: listQuerySchema },
-  responses: {
-    200: {
-      description: "A page of MCP servers",
-      content: jsonContent(listOf(mcpServerSchema).openapi("McpServerList")),
-    },
-    ...errorResponses(401, 422),
-  },
+  description: "A page of MCP servers",
+  query: listQuerySchema,
+  page: listOf(mcpServerSchema).openapi("McpServerList"),
 });
 
-const getServerRoute = createRoute({
-  method: "get",
-  path: "/{id}",
-  tags: ["mcp"],
+const getServerRoute = routes.get({
   summary: "Get an MCP server, with the tools it listed when last reached",
-  request: { params: idParam },
-  responses: {
-    200: { description: "The MCP server", content: jsonContent(mcpServerSchema) },
-    ...errorResponses(401, 404),
-  },
+  description: "The MCP server",
 });
 
-const deleteServerRoute = createRoute({
-  method: "delete",
-  path: "/{id}",
-  tags: ["mcp"],
+const deleteServerRoute = routes.delete({
   summary: "Delete an MCP server (agents and Tool nodes using it then report it missing)",
-  request: { params: idParam },
-  responses: { 204: { description: "Deleted" }, ...errorResponses(401, 404) },
 });
 
 const testServerRoute = createRoute({

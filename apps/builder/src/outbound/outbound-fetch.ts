@@ -1,5 +1,5 @@
 import { checkWebhookUrl, guardedLookup, WebhookUrlError } from "@app/webhooks";
-import { Agent, fetch as undiciFetch } from "undici";
+import type { Agent } from "undici";
 
 export type FetchFunction = typeof globalThis.fetch;
 
@@ -34,6 +34,23 @@ export async function checkOutboundUrl(raw: string, options: { allowPrivate: boo
 }
 
 const dispatchers = new Map<boolean, Agent>();
+/**
+ * undici is a megabyte of JavaScript that no request needs until one reaches a user's URL: it is
+ * loaded then, not at start.
+ */
+let undici: Promise<typeof import("undici")> | undefined;
+
+/** undici's fetch and the pooled agent of a policy (a new agent per call would lose keep-alive connections). */
+async function undiciFor(allowPrivate: boolean) {
+  undici ??= import("undici");
+  const { Agent, fetch } = await undici;
+  let agent = dispatchers.get(allowPrivate);
+  if (!agent) {
+    agent = new Agent({ connect: { lookup: guardedLookup(allowPrivate) } });
+    dispatchers.set(allowPrivate, agent);
+  }
+  return { agent, undiciFetch: fetch };
+}
 
 /**
  * The fetch for every request whose URL a user controls (HTTP nodes and tools, provider base URLs).
@@ -44,16 +61,10 @@ const dispatchers = new Map<boolean, Agent>();
  * @example const fetch = outboundFetch({ allowPrivate: config.allowPrivateUrls }); await fetch(url, { signal });
  */
 export function outboundFetch(options: { allowPrivate: boolean }): FetchFunction {
-  let dispatcher = dispatchers.get(options.allowPrivate);
-  if (!dispatcher) {
-    // One pooled agent per policy: a new one per call would lose keep-alive connections.
-    dispatcher = new Agent({ connect: { lookup: guardedLookup(options.allowPrivate) } });
-    dispatchers.set(options.allowPrivate, dispatcher);
-  }
-  const agent = dispatcher;
   return (async (input: Parameters<FetchFunction>[0], init: RequestInit = {}) => {
     let url = input instanceof Request ? input.url : String(input);
     const manual = init.redirect === "manual";
+    const { agent, undiciFetch } = await undiciFor(options.allowPrivate);
     for (let hop = 0; ; hop++) {
       await checkOutboundUrl(url, options);
       const response = await undiciFetch(url, {

@@ -37,7 +37,7 @@ export async function generateForWorkspace(
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
 }> {
   const access = await resolveProviderAccess(deps, request.workspaceId, { provider: request.provider });
-  const { model, meter } = meterModel(createLanguageModel(access, request.model), {
+  const { model, meter } = meterModel(await createLanguageModel(access, request.model), {
     provider: request.provider,
     model: request.model,
     now: () => deps.clock.now(),

@@ -1,12 +1,3 @@
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createCohere } from "@ai-sdk/cohere";
-import { createDeepSeek } from "@ai-sdk/deepseek";
-import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { createGroq } from "@ai-sdk/groq";
-import { createMistral } from "@ai-sdk/mistral";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { createXai } from "@ai-sdk/xai";
 import type { LanguageModel } from "ai";
 import type { FetchFunction } from "../outbound/outbound-fetch.ts";
 
@@ -35,9 +26,9 @@ const models = new Map<string, LanguageModel>();
  * given access depends only on whether it has a base URL (and the process's fixed outbound
  * policy), so the key holds everything that can differ.
  *
- * @example const model = createLanguageModel(access, "gpt-4o-mini");
+ * @example const model = await createLanguageModel(access, "gpt-4o-mini");
  */
-export function createLanguageModel(access: ProviderAccess, modelId: string): LanguageModel {
+export async function createLanguageModel(access: ProviderAccess, modelId: string): Promise<LanguageModel> {
   const key = [access.provider, access.baseUrl ?? "", access.apiKey, modelId].join("\u0000");
   const cached = models.get(key);
   if (cached) {
@@ -46,13 +37,18 @@ export function createLanguageModel(access: ProviderAccess, modelId: string): La
     models.set(key, cached);
     return cached;
   }
-  const model = buildLanguageModel(access, modelId);
+  const model = await buildLanguageModel(access, modelId);
   models.set(key, model);
   if (models.size > MODEL_CACHE_SIZE) models.delete(models.keys().next().value as string);
   return model;
 }
 
-function buildLanguageModel(access: ProviderAccess, modelId: string): LanguageModel {
+/**
+ * Each provider's SDK is loaded the first time one of its models is built: together they are about
+ * 2 MB of JavaScript, most of which a given installation never runs, and loading them all was a
+ * measurable part of every start.
+ */
+async function buildLanguageModel(access: ProviderAccess, modelId: string): Promise<LanguageModel> {
   const settings = {
     apiKey: access.apiKey,
     fetch: access.fetch,
@@ -60,24 +56,25 @@ function buildLanguageModel(access: ProviderAccess, modelId: string): LanguageMo
   };
   switch (access.provider) {
     case "openai":
-      return createOpenAI(settings).chat(modelId);
+      return (await import("@ai-sdk/openai")).createOpenAI(settings).chat(modelId);
     case "anthropic":
-      return createAnthropic(settings)(modelId);
+      return (await import("@ai-sdk/anthropic")).createAnthropic(settings)(modelId);
     case "google":
-      return createGoogleGenerativeAI(settings)(modelId);
+      return (await import("@ai-sdk/google")).createGoogleGenerativeAI(settings)(modelId);
     case "mistral":
-      return createMistral(settings)(modelId);
+      return (await import("@ai-sdk/mistral")).createMistral(settings)(modelId);
     case "groq":
-      return createGroq(settings)(modelId);
+      return (await import("@ai-sdk/groq")).createGroq(settings)(modelId);
     case "cohere":
-      return createCohere(settings)(modelId);
+      return (await import("@ai-sdk/cohere")).createCohere(settings)(modelId);
     case "deepseek":
-      return createDeepSeek(settings)(modelId);
+      return (await import("@ai-sdk/deepseek")).createDeepSeek(settings)(modelId);
     case "xai":
-      return createXai(settings).chat(modelId);
+      return (await import("@ai-sdk/xai")).createXai(settings).chat(modelId);
     case "openai-compatible": {
       if (!access.baseUrl) throw new Error("openai-compatible needs a base URL");
       // Without includeUsage, compatible servers stream no token counts and billing would see zero.
+      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
       return createOpenAICompatible({
         name: "openai-compatible",
         baseURL: access.baseUrl,

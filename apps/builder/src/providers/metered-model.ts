@@ -28,7 +28,7 @@ export interface ModelMeter {
  * Wraps a model so every call to the provider (each step of a tool loop is one) is recorded
  * with its tokens and latency, whether it succeeds, fails or is cut off.
  *
- * @example const { model, meter } = meterModel(createLanguageModel(access, "gpt-4o"), { provider: "openai", model: "gpt-4o", now: () => new Date() });
+ * @example const { model, meter } = meterModel(await createLanguageModel(access, "gpt-4o"), { provider: "openai", model: "gpt-4o", now: () => new Date() });
  */
 export function meterModel(
   model: LanguageModel,

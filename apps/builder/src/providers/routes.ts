@@ -1,42 +1,10 @@
-import { createRouter, errorResponses } from "@app/http";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter, errorResponses, idParam } from "@app/http";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { PROVIDERS } from "./catalogue.ts";
+import { providerList, providerModelsQuery, providerModelsSchema } from "./contract.ts";
 import { listProviderModels } from "./list-provider-models.ts";
-
-const capability = z.enum(["chat", "tools", "vision", "embeddings", "json"]);
-
-const providerSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    env_key: z.string().nullable(),
-    requires_base_url: z.boolean(),
-    default_base_url: z.string().nullable(),
-    docs_url: z.string(),
-    models: z.array(
-      z.object({ id: z.string(), capabilities: z.array(capability), context_window: z.number().optional() }),
-    ),
-  })
-  .openapi("Provider");
-
-const providerModelsSchema = z
-  .object({
-    provider: z.string(),
-    data: z.array(
-      z.object({
-        id: z.string(),
-        capabilities: z
-          .array(capability)
-          .openapi({ description: "Empty when only the live listing knows the model" }),
-        context_window: z.number().optional(),
-        source: z.enum(["catalogue", "live", "both"]),
-      }),
-    ),
-    live: z.object({ status: z.enum(["ok", "not_configured", "failed"]), message: z.string().nullable() }),
-  })
-  .openapi("ProviderModels");
 
 const listProvidersRoute = createRoute({
   method: "get",
@@ -46,7 +14,7 @@ const listProvidersRoute = createRoute({
   responses: {
     200: {
       description: "Every provider",
-      content: { "application/json": { schema: z.object({ data: z.array(providerSchema) }) } },
+      content: { "application/json": { schema: providerList } },
     },
     ...errorResponses(401),
   },
@@ -59,19 +27,8 @@ const listModelsRoute = createRoute({
   summary:
     "A provider's models: the catalogue merged with the provider's live listing for the workspace's key",
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" } }),
-    }),
-    query: z.object({
-      credential_id: z
-        .string()
-        .max(64)
-        .optional()
-        .openapi({ param: { name: "credential_id", in: "query" } }),
-    }),
+    params: idParam,
+    query: providerModelsQuery,
   },
   responses: {
     200: { description: "The models", content: { "application/json": { schema: providerModelsSchema } } },

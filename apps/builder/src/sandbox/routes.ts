@@ -2,7 +2,6 @@ import { createRouter, errorResponses, jsonContent } from "@app/http";
 import {
   LANGUAGES,
   LanguageUnavailableError,
-  RUN_ERROR_KINDS,
   RUN_LIMIT_BOUNDS,
   type RunResult,
   type RuntimesReport,
@@ -11,91 +10,14 @@ import {
   SandboxClosedError,
   SandboxUnavailableError,
 } from "@app/sandbox";
-import { CODE_ENTRY_POINTS } from "@app/workflow";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { chargeSandboxRun, requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { runResultSchema, runSandboxBody, runtimesSchema } from "./contract.ts";
 import { SandboxErrors } from "./errors.ts";
 
 const { timeoutMs, memoryMb } = RUN_LIMIT_BOUNDS;
-
-export const runSandboxBody = z
-  .object({
-    language: z.enum(LANGUAGES),
-    code: z.string().min(1).max(100_000).openapi({ description: CODE_ENTRY_POINTS }),
-    input: z.record(z.string(), z.unknown()).openapi({ example: { name: "Ada" } }),
-    timeout_ms: z
-      .number()
-      .int()
-      .min(timeoutMs.min)
-      .max(timeoutMs.max)
-      .optional()
-      .openapi({
-        description: `Wall-clock limit; default ${timeoutMs.default}`,
-      }),
-    memory_mb: z
-      .number()
-      .int()
-      .min(memoryMb.min)
-      .max(memoryMb.max)
-      .optional()
-      .openapi({
-        description: `Memory limit; default ${memoryMb.default}`,
-      }),
-  })
-  .openapi("SandboxRunRequest");
-
-export const runResultSchema = z
-  .object({
-    output: z.record(z.string(), z.unknown()).nullable().openapi({ description: "What main returned" }),
-    stdout: z.string(),
-    stderr: z.string(),
-    exit_code: z.number().int().nullable(),
-    duration_ms: z.number(),
-    timed_out: z.boolean(),
-    truncated: z.boolean().openapi({ description: "stdout+stderr were cut at the output limit" }),
-    error: z
-      .object({
-        kind: z.enum(RUN_ERROR_KINDS),
-        message: z.string(),
-        type: z.string().optional(),
-        line: z.number().int().optional().openapi({ description: "Line in the submitted code" }),
-      })
-      .nullable(),
-  })
-  .openapi("SandboxRunResult");
-
-export const runtimesSchema = z
-  .object({
-    available: z.boolean(),
-    reason: z.string().nullable(),
-    isolation: z.object({
-      bubblewrap: z.string().nullable(),
-      seccomp: z.boolean(),
-      uids: z.enum(["per_run", "service"]),
-    }),
-    limits: z.object({
-      mechanism: z.enum(["cgroup_v2", "rlimit"]),
-      detail: z.string(),
-      default_timeout_ms: z.number().int(),
-      default_memory_mb: z.number().int(),
-      output_limit_bytes: z.number().int(),
-    }),
-    concurrency: z.number().int().openapi({ description: "Runs at once across all workspaces" }),
-    workspace_concurrency: z.number().int().openapi({ description: "Runs at once of one workspace" }),
-    queue_timeout_ms: z.number().int(),
-    languages: z.array(
-      z.object({
-        language: z.enum(LANGUAGES),
-        kind: z.enum(["interpreted", "compiled"]),
-        available: z.boolean(),
-        version: z.string().nullable(),
-        reason: z.string().nullable(),
-      }),
-    ),
-  })
-  .openapi("SandboxRuntimes");
 
 const runRoute = createRoute({
   method: "post",

@@ -1,6 +1,4 @@
 import { pipeline, Readable, Transform } from "node:stream";
-import { DeleteObjectCommand, GetObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
-import { Upload } from "@aws-sdk/lib-storage";
 import { assertStorageKey, type ByteRange, type Storage, StorageNotFoundError } from "./storage.ts";
 
 /** Where and how to reach an S3-compatible bucket (AWS S3, MinIO, Cloudflare R2, …). */
@@ -30,6 +28,18 @@ export interface S3UploadLimits {
 /** 5 MiB is S3's smallest part; two in flight keep one upload near 15 MiB of memory. */
 export const DEFAULT_S3_UPLOAD_LIMITS: S3UploadLimits = { partSizeBytes: 5 * 1024 * 1024, queueSize: 2 };
 
+async function loadAwsSdk() {
+  const [s3, storage] = await Promise.all([import("@aws-sdk/client-s3"), import("@aws-sdk/lib-storage")]);
+  return {
+    S3Client: s3.S3Client,
+    S3ServiceException: s3.S3ServiceException,
+    GetObjectCommand: s3.GetObjectCommand,
+    DeleteObjectCommand: s3.DeleteObjectCommand,
+    Upload: storage.Upload,
+  };
+}
+type AwsSdk = Awaited<ReturnType<typeof loadAwsSdk>>;
+
 /**
  * Files in an S3-compatible bucket through the official AWS SDK. Uploads stream: bodies smaller
  * than one part go up in a single PutObject, larger ones as a multipart upload that is aborted
@@ -38,15 +48,24 @@ export const DEFAULT_S3_UPLOAD_LIMITS: S3UploadLimits = { partSizeBytes: 5 * 102
  * @example const storage = s3Storage({ bucket: "files", region: "us-east-1", endpoint: undefined, forcePathStyle: false, prefix: "builder", credentials: undefined });
  */
 export function s3Storage(settings: S3Settings, limits: S3UploadLimits = DEFAULT_S3_UPLOAD_LIMITS): Storage {
-  const client = new S3Client({
-    region: settings.region,
-    forcePathStyle: settings.forcePathStyle,
-    ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-    ...(settings.credentials ? { credentials: settings.credentials } : {}),
-    // A store that stops answering must not hold an upload forever. The idle limit is generous
-    // because a download paused by a slow client (a video player) idles its socket too.
-    requestHandler: { connectionTimeout: 10_000, socketTimeout: 120_000 },
-  });
+  // The AWS SDK is most of a megabyte of JavaScript: loaded by the first use of the bucket (the
+  // start-up check when S3_BUCKET is set), so a builder on the local disk never loads it.
+  let opened: Promise<{ sdk: AwsSdk; client: InstanceType<AwsSdk["S3Client"]> }> | undefined;
+  const open = () => {
+    opened ??= loadAwsSdk().then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: settings.region,
+        forcePathStyle: settings.forcePathStyle,
+        ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+        ...(settings.credentials ? { credentials: settings.credentials } : {}),
+        // A store that stops answering must not hold an upload forever. The idle limit is generous
+        // because a download paused by a slow client (a video player) idles its socket too.
+        requestHandler: { connectionTimeout: 10_000, socketTimeout: 120_000 },
+      }),
+    }));
+    return opened;
+  };
   const prefix = settings.prefix.replace(/^\/+|\/+$/g, "");
   const { bucket } = settings;
   const objectKey = (key: string) => {
@@ -57,6 +76,7 @@ export function s3Storage(settings: S3Settings, limits: S3UploadLimits = DEFAULT
   return {
     async put(key, body) {
       const Key = objectKey(key);
+      const { sdk, client } = await open();
       let sizeBytes = 0;
       const counted = pipeline(
         body,
@@ -70,7 +90,7 @@ export function s3Storage(settings: S3Settings, limits: S3UploadLimits = DEFAULT
           // Errors reach the upload through the stream it reads; nothing to do here.
         },
       );
-      const upload = new Upload({
+      const upload = new sdk.Upload({
         client,
         params: { Bucket: bucket, Key, Body: counted },
         partSize: limits.partSizeBytes,
@@ -88,9 +108,10 @@ export function s3Storage(settings: S3Settings, limits: S3UploadLimits = DEFAULT
     },
     async get(key, range?: ByteRange) {
       const Key = objectKey(key);
+      const { sdk, client } = await open();
       try {
         const answer = await client.send(
-          new GetObjectCommand({
+          new sdk.GetObjectCommand({
             Bucket: bucket,
             Key,
             ...(range ? { Range: `bytes=${range.start}-${range.end ?? ""}` } : {}),
@@ -100,27 +121,32 @@ export function s3Storage(settings: S3Settings, limits: S3UploadLimits = DEFAULT
         if (!(answer.Body instanceof Readable)) throw new Error(`S3 answered ${key} without a body stream`);
         return answer.Body;
       } catch (error) {
-        if (error instanceof S3ServiceException && error.name === "NoSuchKey")
+        if (error instanceof sdk.S3ServiceException && error.name === "NoSuchKey")
           throw new StorageNotFoundError(`no stored object ${key}`);
         throw error;
       }
     },
     async delete(key) {
+      const { sdk, client } = await open();
       try {
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+        await client.send(new sdk.DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
       } catch (error) {
         // S3 answers 204 for a missing key; some compatible stores answer 404.
-        if (error instanceof S3ServiceException && (error.name === "NoSuchKey" || error.name === "NotFound"))
+        if (
+          error instanceof sdk.S3ServiceException &&
+          (error.name === "NoSuchKey" || error.name === "NotFound")
+        )
           return;
         throw error;
       }
     },
     async check() {
+      const { sdk, client } = await open();
       // Reading a key that does not exist needs only s3:GetObject and tells apart what start-up must
       // catch: a missing bucket, an unknown key id, a wrong secret, an unreachable endpoint.
       try {
         const answer = await client.send(
-          new GetObjectCommand({
+          new sdk.GetObjectCommand({
             Bucket: bucket,
             Key: objectKey("startup-check/absent"),
             Range: "bytes=0-0",
@@ -130,7 +156,7 @@ export function s3Storage(settings: S3Settings, limits: S3UploadLimits = DEFAULT
       } catch (error) {
         // Without s3:ListBucket, S3 answers AccessDenied instead of NoSuchKey: both prove the rest.
         if (
-          error instanceof S3ServiceException &&
+          error instanceof sdk.S3ServiceException &&
           (error.name === "NoSuchKey" || error.name === "AccessDenied")
         )
           return;

@@ -2,7 +2,7 @@ import { type Clock, newId } from "@app/core";
 import { writeTogether } from "@app/db";
 import { modelTokensTotal } from "@app/observability";
 import type { SQLWrapper } from "drizzle-orm";
-import { countCreditsSpent, ledgerInsert } from "../billing/ledger.ts";
+import { countCreditsSpent, ledgerInsert } from "../billing/append-ledger-entries.ts";
 import { modelCallCharges } from "../billing/meter.ts";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";

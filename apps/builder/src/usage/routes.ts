@@ -1,58 +1,13 @@
-import { createRouter, errorResponses, listOf, listQuerySchema, toPage } from "@app/http";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter, errorResponses, listOf, toPage } from "@app/http";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { modelCallSchema, modelCallsQuery, usageQuery, usageSchema } from "./contract.ts";
 import { UsageErrors } from "./errors.ts";
 import { listModelCalls, toModelCallJson } from "./list-model-calls.ts";
 import { summarizeUsage } from "./summarize-usage.ts";
 
 const DEFAULT_RANGE_MS = 30 * 86_400_000;
-
-const usageQuery = z.object({
-  from: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .openapi({ param: { name: "from", in: "query" }, description: "Inclusive; default 30 days before `to`" }),
-  to: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .openapi({ param: { name: "to", in: "query" }, description: "Exclusive; default now" }),
-});
-
-const usageRowSchema = z.object({
-  provider: z.string(),
-  model: z.string(),
-  calls: z.number().int(),
-  failed_calls: z.number().int(),
-  input_tokens: z.number().int(),
-  output_tokens: z.number().int(),
-  avg_latency_ms: z.number().int(),
-});
-
-const usageSchema = z
-  .object({
-    from: z.string(),
-    to: z.string(),
-    data: z.array(usageRowSchema),
-    totals: usageRowSchema.omit({ provider: true, model: true, avg_latency_ms: true }),
-  })
-  .openapi("Usage");
-
-const modelCallSchema = z
-  .object({
-    id: z.string(),
-    source: z.string(),
-    agent_id: z.string().nullable(),
-    conversation_id: z.string().nullable(),
-    provider: z.string(),
-    model: z.string(),
-    input_tokens: z.number().int(),
-    output_tokens: z.number().int(),
-    latency_ms: z.number().int(),
-    status: z.enum(["succeeded", "failed", "aborted"]),
-    created_at: z.string(),
-  })
-  .openapi("ModelCall");
 
 const usageRoute = createRoute({
   method: "get",
@@ -72,13 +27,7 @@ const callsRoute = createRoute({
   tags: ["usage"],
   summary: "Every model call, newest first",
   request: {
-    query: listQuerySchema.extend({
-      agent_id: z
-        .string()
-        .max(64)
-        .optional()
-        .openapi({ param: { name: "agent_id", in: "query" } }),
-    }),
+    query: modelCallsQuery,
   },
   responses: {
     200: {

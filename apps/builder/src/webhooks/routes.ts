@@ -6,6 +6,7 @@ import {
   listOf,
   listQuerySchema,
   pathId,
+  resourceRoutes,
   toPage,
 } from "@app/http";
 import {
@@ -37,64 +38,33 @@ import { toWebhookDeliveryJson, toWebhookJson } from "./webhook-json.ts";
 
 const deliveryParams = z.object({ id: pathId("id"), delivery_id: pathId("delivery_id") });
 
-const createWebhookRoute = createRoute({
-  method: "post",
-  path: "/",
-  tags: ["webhooks"],
+const routes = resourceRoutes({ tag: "webhooks", schema: webhookSchema });
+
+const createWebhookRoute = routes.create({
   summary: "Register an endpoint for some event types; the answer shows its signing secret, once",
-  request: { body: { required: true, content: jsonContent(createWebhookBody) } },
-  responses: {
-    201: { description: "Registered", content: jsonContent(webhookSchema) },
-    ...errorResponses(400, 401, 409, 413, 415, 422),
-  },
+  description: "Registered",
+  body: createWebhookBody,
+  errors: [400, 401, 409, 413, 415, 422],
 });
 
-const listWebhooksRoute = createRoute({
-  method: "get",
-  path: "/",
-  tags: ["webhooks"],
+const listWebhooksRoute = routes.list({
   summary: "List the workspace's endpoints, newest first (never their secrets)",
-  request: { query: listQuerySchema },
-  responses: {
-    200: {
-      description: "A page of endpoints",
-      content: jsonContent(listOf(webhookSchema).openapi("WebhookList")),
-    },
-    ...errorResponses(401, 422),
-  },
+  description: "A page of endpoints",
+  query: listQuerySchema,
+  page: listOf(webhookSchema).openapi("WebhookList"),
 });
 
-const getWebhookRoute = createRoute({
-  method: "get",
-  path: "/{id}",
-  tags: ["webhooks"],
-  summary: "Get an endpoint",
-  request: { params: idParam },
-  responses: {
-    200: { description: "The endpoint", content: jsonContent(webhookSchema) },
-    ...errorResponses(401, 404),
-  },
-});
+const getWebhookRoute = routes.get({ summary: "Get an endpoint", description: "The endpoint" });
 
-const updateWebhookRoute = createRoute({
-  method: "patch",
-  path: "/{id}",
-  tags: ["webhooks"],
+const updateWebhookRoute = routes.update({
   summary: "Change url, events, description or disabled",
-  request: { params: idParam, body: { required: true, content: jsonContent(updateWebhookBody) } },
-  responses: {
-    200: { description: "The endpoint", content: jsonContent(webhookSchema) },
-    ...errorResponses(400, 401, 404, 413, 415, 422),
-  },
+  description: "The endpoint",
+  body: updateWebhookBody,
+  errors: [400, 401, 404, 413, 415, 422],
 });
 
-const deleteWebhookRoute = createRoute({
-  method: "delete",
-  path: "/{id}",
-  tags: ["webhooks"],
+const deleteWebhookRoute = routes.delete({
   summary: "Delete an endpoint with its deliveries and attempt records (events stay)",
-  request: { params: idParam },
-  responses: { 204: { description: "Deleted" }, ...errorResponses(401, 404) },
 });
 
 const rotateSecretRoute = createRoute({

@@ -1,10 +1,10 @@
 import { CommonErrors, type ErrorDetail } from "@app/http";
 import type { WorkflowGraph } from "@app/workflow";
-import { findAgent } from "../agents/agents.ts";
+import { findAgent } from "../agents/find-agent.ts";
 import type { Deps } from "../deps.ts";
 import { findKnowledgeBase } from "../knowledge/find-knowledge-base.ts";
 import { savedUrlRefusal } from "../outbound/check-saved-url.ts";
-import { findWorkflow } from "./workflows.ts";
+import { findWorkflow } from "./find-workflow.ts";
 
 const isLiteralId = (value: unknown): value is string => typeof value === "string" && !value.includes("{{");
 

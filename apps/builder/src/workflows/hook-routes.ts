@@ -7,10 +7,10 @@ import type { AppEnv } from "../env.ts";
 import { checkRunnable } from "./check-runnable.ts";
 import { hookTokenParam, runSchema, runStartedSchema } from "./contract.ts";
 import { HookErrors } from "./errors.ts";
+import { findWorkflowForTrigger } from "./find-workflow-for-trigger.ts";
 import { finishedRunJson } from "./runs/run-json.ts";
 import type { WorkflowRunner } from "./runs/workflow-runner.ts";
 import { isTriggerTokenValid, workflowIdOfToken } from "./trigger-token.ts";
-import { findWorkflowForTrigger } from "./workflows.ts";
 
 /** Triggers per workflow per minute: enough for event-driven use, a brake on floods. */
 const TRIGGERS_PER_MINUTE = 120;

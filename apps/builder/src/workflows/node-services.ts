@@ -8,6 +8,7 @@ import type { WorkflowCapabilities } from "./capabilities.ts";
 import { codeNodeExecutor } from "./executors/code-node.ts";
 import { httpNodeExecutor } from "./executors/http-node.ts";
 import { llmNodeExecutor } from "./executors/llm-node.ts";
+import { findWorkflow } from "./find-workflow.ts";
 import { checkNestingDepth } from "./nesting.ts";
 import type { NodeServices, WorkflowRunner } from "./runs/workflow-runner.ts";
 import { currentTimeTool, httpRequestTool } from "./tools/builtin-tools.ts";
@@ -15,7 +16,6 @@ import { generateImageTool } from "./tools/generate-image-tool.ts";
 import { mcpTool } from "./tools/mcp-tool.ts";
 import { defineTool, ToolRegistry, z } from "./tools/registry.ts";
 import { runAgentTool } from "./tools/run-agent-tool.ts";
-import { findWorkflow } from "./workflows.ts";
 
 /**
  * The executors and tools of workflow nodes, built from what the builder offers. `runner` is asked

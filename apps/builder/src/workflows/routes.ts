@@ -30,19 +30,17 @@ import {
   workflowExportSchema,
   workflowSchema,
 } from "./contract.ts";
+import { createWorkflow } from "./create-workflow.ts";
+import { deleteWorkflow } from "./delete-workflow.ts";
 import { graphError, WorkflowErrors } from "./errors.ts";
+import { findWorkflow } from "./find-workflow.ts";
+import { listWorkflows } from "./list-workflows.ts";
+import { rotateTrigger } from "./rotate-trigger.ts";
 import { finishedRunJson, runJson } from "./runs/run-json.ts";
 import { findNodeRuns, findRun, listRuns, requestCancel } from "./runs/run-store.ts";
 import type { RunStreamEvent, WorkflowRunner } from "./runs/workflow-runner.ts";
-import {
-  createWorkflow,
-  deleteWorkflow,
-  findWorkflow,
-  listWorkflows,
-  rotateTrigger,
-  toWorkflowJson,
-  updateWorkflow,
-} from "./workflows.ts";
+import { updateWorkflow } from "./update-workflow.ts";
+import { toWorkflowJson } from "./workflow-json.ts";
 
 const routes = {
   list: createRoute({

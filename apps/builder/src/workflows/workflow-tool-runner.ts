@@ -1,8 +1,8 @@
 import type { WorkflowRunner as WorkflowToolPort } from "../agents/ports.ts";
 import type { Deps } from "../deps.ts";
+import { findWorkflow } from "./find-workflow.ts";
 import { checkNestingDepth } from "./nesting.ts";
 import type { WorkflowRunner } from "./runs/workflow-runner.ts";
-import { findWorkflow } from "./workflows.ts";
 
 /**
  * Workflows as agent tools: runs the workspace's workflow to the end and answers its outputs; a

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import QRCode from "qrcode";
 import type { Deps } from "../deps.ts";
 import { type Environment, merchants } from "../merchants/schema.ts";
-import { findPaymentById } from "../payments/payments.ts";
+import { findPaymentById } from "../payments/find-payment-by-id.ts";
 import { type PaymentMethod, providerFor } from "../payments/providers.ts";
 import { type PaymentHelperAction, simulatePayment } from "../payments/routes.ts";
 import type { PaymentStatus } from "../payments/schema.ts";

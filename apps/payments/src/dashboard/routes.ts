@@ -12,7 +12,7 @@ import {
 import { type Context, Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Deps } from "../deps.ts";
-import { authenticateSecretKey } from "../merchants/merchants.ts";
+import { authenticateSecretKey } from "../merchants/authenticate-secret-key.ts";
 import { formTokens } from "../shared/form-token.ts";
 import { escapeHtml, PAGE_HEADERS, page } from "../shared/html.ts";
 import {

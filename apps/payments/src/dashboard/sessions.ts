@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type Clock, sha256Hex } from "@app/core";
 import { and, eq, gt } from "drizzle-orm";
 import type { PaymentsDb } from "../db/index.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { dashboardSessions } from "./schema.ts";
 
 export const SESSION_COOKIE = "payments_dashboard";

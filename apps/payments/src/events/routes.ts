@@ -1,44 +1,11 @@
 import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
 import { eventListJson, findEventBody, listEvents, UnknownCursorError } from "@app/webhooks";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { limitQuery, listEnvelope } from "../shared/openapi.ts";
+import { listEnvelope } from "../shared/openapi.ts";
+import { eventSchema, listEventsQuery } from "./contract.ts";
 import { EventErrors } from "./errors.ts";
-import { EVENT_TYPES } from "./types.ts";
-
-const eventCursor = (name: string) =>
-  z
-    .string()
-    .regex(/^evt_[0-9a-z]{26}$/, "must be an event id (evt_…)")
-    .optional()
-    .openapi({ param: { name, in: "query" } });
-
-export const listEventsQuery = z
-  .object({
-    limit: limitQuery,
-    type: z
-      .enum(EVENT_TYPES)
-      .optional()
-      .openapi({ param: { name: "type", in: "query" } }),
-    starting_after: eventCursor("starting_after"),
-    ending_before: eventCursor("ending_before"),
-  })
-  .refine((query) => query.starting_after === undefined || query.ending_before === undefined, {
-    message: "cannot be combined with starting_after",
-    path: ["ending_before"],
-  });
-
-const eventSchema = z
-  .object({
-    id: z.string().openapi({ example: "evt_0000000000h3k0000000000042" }),
-    object: z.literal("event"),
-    type: z.enum(EVENT_TYPES),
-    environment: z.enum(["test", "live"]),
-    created: z.number().int(),
-    data: z.object({ object: z.record(z.string(), z.unknown()) }),
-  })
-  .openapi("Event");
 
 const listRouteDef = createRoute({
   method: "get",

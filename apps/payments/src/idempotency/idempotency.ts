@@ -5,7 +5,7 @@ import type { MiddlewareHandler } from "hono";
 import type { PaymentsDb, PaymentsTx } from "../db/index.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { IdempotencyErrors } from "./errors.ts";
 import { type IdempotencyClaim, idempotencyKeys } from "./schema.ts";
 

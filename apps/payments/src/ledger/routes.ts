@@ -1,16 +1,9 @@
 import { createRouter, errorResponses, jsonContent } from "@app/http";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { getBalance } from "./ledger.ts";
-
-const balanceSchema = z
-  .object({
-    object: z.literal("balance"),
-    environment: z.string(),
-    available: z.array(z.object({ amount: z.number(), currency: z.string() })),
-  })
-  .openapi("Balance");
+import { balanceSchema } from "./contract.ts";
+import { getBalance } from "./get-balance.ts";
 
 const balanceRoute = createRoute({
   method: "get",

@@ -2,8 +2,9 @@ import { sha256Hex } from "@app/core";
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { authenticateSecretKey } from "./authenticate-secret-key.ts";
 import { AuthErrors } from "./errors.ts";
-import { authenticateSecretKey, type MerchantScope } from "./merchants.ts";
+import type { MerchantScope } from "./merchant-scope.ts";
 
 /**
  * Keys are looked up on every request; remembering a valid key briefly saves a query per call.

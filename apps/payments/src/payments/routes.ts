@@ -1,4 +1,4 @@
-import { createRouter, errorResponses, idParam, jsonContent } from "@app/http";
+import { createRouter, errorResponses, jsonContent, pathId, resourceRoutes } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
@@ -9,45 +9,29 @@ import { listEnvelope, pageOf } from "../shared/openapi.ts";
 import { createPaymentBody, listPaymentsQuery, paymentSchema } from "./contract.ts";
 import { createPayment } from "./create-payment.ts";
 import { PaymentErrors } from "./errors.ts";
-import { findPayment, listPayments, toPaymentJson } from "./payments.ts";
+import { findPayment } from "./find-payment.ts";
+import { listPayments } from "./list-payments.ts";
+import { toPaymentJson } from "./payment-json.ts";
 import type { PaymentStatus } from "./schema.ts";
 import { transitionPayment } from "./transition-payment.ts";
 
-const createRouteDef = createRoute({
-  method: "post",
-  path: "/",
-  tags: ["payments"],
+const routes = resourceRoutes({ tag: "payments", schema: paymentSchema });
+
+const createRouteDef = routes.create({
   summary: "Create a payment (status pending); honours Idempotency-Key",
-  request: { body: { required: true, content: jsonContent(createPaymentBody) } },
-  responses: {
-    201: { description: "Created", content: jsonContent(paymentSchema) },
-    ...errorResponses(400, 401, 409, 413, 422),
-  },
+  description: "Created",
+  body: createPaymentBody,
+  errors: [400, 401, 409, 413, 422],
 });
 
-const listRouteDef = createRoute({
-  method: "get",
-  path: "/",
-  tags: ["payments"],
+const listRouteDef = routes.list({
   summary: "List payments, newest first",
-  request: { query: listPaymentsQuery },
-  responses: {
-    200: { description: "A page of payments", content: jsonContent(listEnvelope(paymentSchema)) },
-    ...errorResponses(401, 422),
-  },
+  description: "A page of payments",
+  query: listPaymentsQuery,
+  page: listEnvelope(paymentSchema),
 });
 
-const getRouteDef = createRoute({
-  method: "get",
-  path: "/{id}",
-  tags: ["payments"],
-  summary: "Get a payment",
-  request: { params: idParam },
-  responses: {
-    200: { description: "The payment", content: jsonContent(paymentSchema) },
-    ...errorResponses(401, 404),
-  },
-});
+const getRouteDef = routes.get({ summary: "Get a payment", description: "The payment" });
 
 /**
  * POST /v1/payments retried after its process died: the payment it created, as its answer.
@@ -107,10 +91,7 @@ const helperRouteDef = createRoute({
   summary: "Simulate the provider moving a test-mode payment",
   request: {
     params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" } }),
+      id: pathId("id"),
       action: z.enum(PAYMENT_HELPER_ACTIONS).openapi({ param: { name: "action", in: "path" } }),
     }),
   },

@@ -2,12 +2,26 @@ import { recordEvent } from "@app/webhooks";
 import { and, eq } from "drizzle-orm";
 import type { PaymentsTx } from "../db/index.ts";
 import type { Deps } from "../deps.ts";
-import { appendLedgerEntry } from "../ledger/ledger.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
+import { appendLedgerEntry } from "../ledger/append-ledger-entry.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { PaymentErrors } from "./errors.ts";
-import { findPayment, PAYMENT_TRANSITIONS, toPaymentJson } from "./payments.ts";
+import { findPayment } from "./find-payment.ts";
+import { toPaymentJson } from "./payment-json.ts";
 import type { PaymentRow } from "./schema.ts";
 import { type PaymentStatus, payments } from "./schema.ts";
+
+/**
+ * The state machine of the spec: every allowed move. Anything else is a 409, and since no state can
+ * be reached twice, a payment moves at most once per state.
+ */
+const PAYMENT_TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]> = {
+  pending: ["processing", "failed", "expired"],
+  processing: ["succeeded", "failed"],
+  succeeded: ["refunded"],
+  failed: [],
+  expired: [],
+  refunded: [],
+};
 
 /**
  * Moves a locked payment one step inside the caller's transaction: checks the state machine, writes the

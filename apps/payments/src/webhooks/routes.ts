@@ -1,4 +1,4 @@
-import { createRouter, errorResponses, idParam, jsonContent, patchBody } from "@app/http";
+import { createRouter, errorResponses, idParam, jsonContent, resourceRoutes } from "@app/http";
 import {
   checkWebhookUrl,
   createEndpoint,
@@ -14,132 +14,43 @@ import {
   updateEndpoint,
   WebhookUrlError,
 } from "@app/webhooks";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { EVENT_TYPES } from "../events/types.ts";
-import type { MerchantScope } from "../merchants/merchants.ts";
-import { limitQuery, listEnvelope, pageOf, startingAfterQuery } from "../shared/openapi.ts";
+import type { MerchantScope } from "../merchants/merchant-scope.ts";
+import { listEnvelope, pageOf } from "../shared/openapi.ts";
+import {
+  createEndpointBody,
+  deletedEndpointSchema,
+  deliverySchema,
+  endpointSchema,
+  listDeliveriesQuery,
+  listEndpointsQuery,
+  updateEndpointBody,
+} from "./contract.ts";
 import { WebhookErrors } from "./errors.ts";
 
-const enabledEvents = z
-  .array(z.enum([...EVENT_TYPES, "*"]))
-  .min(1)
-  .max(EVENT_TYPES.length + 1)
-  .openapi({ example: ["payment.succeeded", "payment.failed"] });
-
-const createEndpointBody = z
-  .object({
-    url: z.string().max(2048),
-    enabled_events: enabledEvents,
-    description: z.string().max(500).optional(),
-  })
-  .strict()
-  .openapi("CreateWebhookEndpointRequest");
-
-const updateEndpointBody = patchBody(
-  z
-    .object({
-      url: z.string().max(2048),
-      enabled_events: enabledEvents,
-      description: z.string().max(500),
-      disabled: z.boolean(),
-    })
-    .partial()
-    .strict(),
-).openapi("UpdateWebhookEndpointRequest");
-
-const endpointSchema = z
-  .object({
-    id: z.string(),
-    object: z.literal("webhook_endpoint"),
-    url: z.string(),
-    description: z.string(),
-    enabled_events: z.array(z.string()),
-    status: z.enum(["enabled", "disabled"]),
-    environment: z.string(),
-    created: z.number().int(),
-    secret: z.string().optional().openapi({ description: "Only in the answer to create and rotate_secret." }),
-  })
-  .openapi("WebhookEndpoint");
-
-const attemptSchema = z.object({
-  id: z.number().int(),
-  object: z.literal("webhook_attempt"),
-  created: z.number().int(),
-  url: z.string(),
-  duration_ms: z.number().int(),
-  request_headers: z.record(z.string(), z.string()),
-  response_status: z.number().int().nullable(),
-  response_body: z.string().nullable(),
-  error: z.string().nullable(),
-  success: z.boolean(),
-});
-
-const deliverySchema = z
-  .object({
-    id: z.string(),
-    object: z.literal("webhook_delivery"),
-    endpoint: z.string(),
-    event: z.string(),
-    event_type: z.string(),
-    status: z.enum(["pending", "retrying", "delivered", "failed"]),
-    attempt_count: z.number().int(),
-    failure_count: z.number().int(),
-    next_attempt_at: z.number().int().nullable(),
-    last_attempt_at: z.number().int().nullable(),
-    last_response_status: z.number().int().nullable(),
-    last_error: z.string().nullable(),
-    replay_count: z.number().int(),
-    created: z.number().int(),
-    attempts: z.array(attemptSchema).optional(),
-  })
-  .openapi("WebhookDelivery");
+const endpointRoutes = resourceRoutes({ tag: "webhook endpoints", schema: endpointSchema });
 
 const endpointRoutesDefs = {
-  create: createRoute({
-    method: "post",
-    path: "/",
-    tags: ["webhook endpoints"],
+  create: endpointRoutes.create({
     summary: "Register an endpoint; the answer shows its signing secret, once",
-    request: { body: { required: true, content: jsonContent(createEndpointBody) } },
-    responses: {
-      201: { description: "Created", content: jsonContent(endpointSchema) },
-      ...errorResponses(400, 401, 413, 422),
-    },
+    description: "Created",
+    body: createEndpointBody,
+    errors: [400, 401, 413, 422],
   }),
-  list: createRoute({
-    method: "get",
-    path: "/",
-    tags: ["webhook endpoints"],
+  list: endpointRoutes.list({
     summary: "List endpoints, newest first",
-    request: { query: z.object({ limit: limitQuery, starting_after: startingAfterQuery }) },
-    responses: {
-      200: { description: "A page", content: jsonContent(listEnvelope(endpointSchema)) },
-      ...errorResponses(401, 422),
-    },
+    description: "A page",
+    query: listEndpointsQuery,
+    page: listEnvelope(endpointSchema),
   }),
-  get: createRoute({
-    method: "get",
-    path: "/{id}",
-    tags: ["webhook endpoints"],
-    summary: "Get an endpoint",
-    request: { params: idParam },
-    responses: {
-      200: { description: "The endpoint", content: jsonContent(endpointSchema) },
-      ...errorResponses(401, 404),
-    },
-  }),
-  update: createRoute({
-    method: "patch",
-    path: "/{id}",
-    tags: ["webhook endpoints"],
+  get: endpointRoutes.get({ summary: "Get an endpoint", description: "The endpoint" }),
+  update: endpointRoutes.update({
     summary: "Change url, enabled_events, description or disabled",
-    request: { params: idParam, body: { required: true, content: jsonContent(updateEndpointBody) } },
-    responses: {
-      200: { description: "The endpoint", content: jsonContent(endpointSchema) },
-      ...errorResponses(400, 401, 404, 422),
-    },
+    description: "The endpoint",
+    body: updateEndpointBody,
+    errors: [400, 401, 404, 422],
   }),
   remove: createRoute({
     method: "delete",
@@ -150,9 +61,7 @@ const endpointRoutesDefs = {
     responses: {
       200: {
         description: "Deleted",
-        content: jsonContent(
-          z.object({ id: z.string(), object: z.literal("webhook_endpoint"), deleted: z.literal(true) }),
-        ),
+        content: jsonContent(deletedEndpointSchema),
       },
       ...errorResponses(401, 404),
     },
@@ -265,24 +174,7 @@ const deliveryRouteDefs = {
     tags: ["webhook deliveries"],
     summary: "List deliveries, newest first, by endpoint, event or status",
     request: {
-      query: z.object({
-        limit: limitQuery,
-        starting_after: startingAfterQuery,
-        endpoint: z
-          .string()
-          .max(64)
-          .optional()
-          .openapi({ param: { name: "endpoint", in: "query" } }),
-        event: z
-          .string()
-          .max(64)
-          .optional()
-          .openapi({ param: { name: "event", in: "query" } }),
-        status: z
-          .enum(["pending", "retrying", "delivered", "failed"])
-          .optional()
-          .openapi({ param: { name: "status", in: "query" } }),
-      }),
+      query: listDeliveriesQuery,
     },
     responses: {
       200: { description: "A page", content: jsonContent(listEnvelope(deliverySchema)) },

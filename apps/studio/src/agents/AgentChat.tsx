@@ -1,41 +1,29 @@
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { ApiError, allPages, api, type Page } from "../api/client.ts";
+import { ApiError, allPages } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
+import type { Message as ApiMessage, Conversation } from "../api/schema.gen.ts";
 import { postEventStream } from "../api/sse.ts";
 import type { Agent } from "../api/types.ts";
-import { Button, ErrorBox, MissingKey, QueryError } from "../ui/ui.tsx";
+import { Button, ErrorBox, LoadMore, MissingKey, QueryError } from "../ui/ui.tsx";
 import { type Citation, Citations } from "./Citations.tsx";
 
-interface ToolCall {
-  id: string;
-  name: string;
-  input: unknown;
-  output?: unknown;
-  is_error?: boolean;
-}
+/** A tool call as shown: while the answer streams, its result (and so `is_error`) may not be in yet. */
+type ToolCall = Omit<ApiMessage["tool_calls"][number], "is_error"> & { is_error?: boolean };
 
-interface Message {
-  id: string;
-  role: "user" | "assistant";
-  content: string;
+/** A message as shown: an answer still streaming has only what arrived so far. */
+type Message = Pick<ApiMessage, "id" | "role" | "content"> & {
   tool_calls: ToolCall[];
-  /** The passages the answer drew on; the server sends them with the finished turn. */
   citations?: Citation[];
-}
-
-interface Conversation {
-  id: string;
-  title: string;
-  updated_at: string;
-}
+};
 
 /** Chat with an agent: answers stream in, tool calls show inline, past conversations can be reopened. */
 export function AgentChat({ agentId }: { agentId: string }) {
   const client = useQueryClient();
-  const conversations = useQuery({
-    queryKey: ["conversations", agentId],
-    queryFn: () => api<Page<Conversation>>(`/api/agents/${agentId}/conversations?limit=50`),
-  });
+  const conversations = usePagedList<Conversation>(
+    ["conversations", agentId],
+    `/api/agents/${agentId}/conversations`,
+  );
   const [conversationId, setConversationId] = useState<string | null>(null);
   const [messages, setMessages] = useState<Message[]>([]);
   const [draft, setDraft] = useState("");
@@ -54,7 +42,7 @@ export function AgentChat({ agentId }: { agentId: string }) {
 
   const open = async (id: string) => {
     setConversationId(id);
-    const page = await allPages<Message>(`/api/conversations/${id}/messages`);
+    const page = await allPages<ApiMessage>(`/api/conversations/${id}/messages`);
     setMessages([...page.data].reverse());
   };
 
@@ -138,12 +126,13 @@ export function AgentChat({ agentId }: { agentId: string }) {
           }}
         >
           <option value="">New conversation</option>
-          {conversations.data?.data.map((c) => (
+          {conversations.data?.map((c) => (
             <option key={c.id} value={c.id}>
               {c.title || c.id}
             </option>
           ))}
         </select>
+        <LoadMore query={conversations} what="conversations" />
       </div>
       <div className="chat-log" aria-live="polite">
         {messages.length === 0 ? <p className="muted">Ask the agent something.</p> : null}

@@ -1,10 +1,10 @@
 import { navigate } from "../router.ts";
-import { Button, EmptyState, Link, Loading, PageHeader, QueryError } from "../ui/ui.tsx";
+import { Button, EmptyState, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
 import { GettingStarted } from "./GettingStarted.tsx";
-import { useAgents } from "./queries.ts";
+import { useAgentList } from "./queries.ts";
 
 export function AgentsPage() {
-  const agents = useAgents();
+  const agents = useAgentList();
   return (
     <>
       <PageHeader
@@ -14,14 +14,14 @@ export function AgentsPage() {
       <GettingStarted />
       <QueryError query={agents} />
       {agents.isPending ? <Loading what="agents" /> : null}
-      {agents.data && agents.data.data.length === 0 ? (
+      {agents.data && agents.data.length === 0 ? (
         <EmptyState title="No agents yet">
           <p>An agent answers with a model of your choice, your instructions, tools and knowledge.</p>
           <Button onClick={() => navigate("/agents/new")}>Create your first agent</Button>
         </EmptyState>
       ) : null}
       <div className="list">
-        {agents.data?.data.map((agent) => (
+        {agents.data?.map((agent) => (
           <div className="card list-item" key={agent.id}>
             <div>
               <Link to={`/agents/${agent.id}`}>
@@ -35,6 +35,7 @@ export function AgentsPage() {
           </div>
         ))}
       </div>
+      <LoadMore query={agents} what="agents" />
     </>
   );
 }

@@ -1,16 +1,9 @@
 import { useState } from "react";
+import type { Citation } from "../api/schema.gen.ts";
 import { passageHref } from "../knowledge/passage-link.ts";
 import { Link } from "../ui/ui.tsx";
 
-/** A passage an answer drew on, as the chat API answers it (`citations` of a message). */
-export interface Citation {
-  knowledge_base_id: string;
-  document_id: string;
-  document_name: string;
-  chunk_id: string;
-  position: number;
-  text: string;
-}
+export type { Citation };
 
 /** Sources shown before "Show more": the best-ranked ones, which answers lean on most. */
 const FIRST_SHOWN = 3;

@@ -1,17 +1,25 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api } from "../api/client.ts";
-import type { Agent, Provider } from "../api/types.ts";
+import { usePagedList } from "../api/paged.ts";
+import type { Agent, Answer } from "../api/types.ts";
+import { useDelete } from "../api/use-delete.ts";
 
 export function useProviders() {
   return useQuery({
     queryKey: ["providers"],
-    queryFn: () => api<{ data: Provider[] }>("/api/providers"),
+    queryFn: () => api<Answer<"GET /api/providers">>("/api/providers"),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }
 
+/** Every agent of the workspace, for lookups and pickers. */
 export function useAgents() {
   return useQuery({ queryKey: ["agents"], queryFn: () => allPages<Agent>("/api/agents") });
+}
+
+/** The agents screen's list, a page at a time. */
+export function useAgentList() {
+  return usePagedList<Agent>(["agents", "pages"], "/api/agents");
 }
 
 export function useAgent(id: string | undefined) {
@@ -46,9 +54,5 @@ export function useSaveAgent(id: string | undefined) {
 }
 
 export function useDeleteAgent() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<void>(`/api/agents/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["agents"] }),
-  });
+  return useDelete("/api/agents", ["agents"]);
 }

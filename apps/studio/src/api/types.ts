@@ -1,50 +1,15 @@
-export interface User {
-  id: string;
-  email: string;
-  name: string;
-}
+// The studio's names for the API's answers; the shapes come from the builder's OpenAPI document
+// (schema.gen.ts, `npm run api-types`).
+import type { ApiOperations, Provider, SessionResult } from "./schema.gen.ts";
 
-export interface Session {
-  session: { id: string; expiresAt: string };
-  user: User;
-}
+export type { Agent, ApiKey, Provider, User } from "./schema.gen.ts";
+export type ProviderModel = Provider["models"][number];
+/** A signed-in session (the answer of get-session when there is one). */
+export type Session = NonNullable<SessionResult>;
 
-export interface ProviderModel {
-  id: string;
-  capabilities: string[];
-  context_window?: number;
-}
-
-export interface Provider {
-  id: string;
-  name: string;
-  env_key: string | null;
-  requires_base_url: boolean;
-  models: ProviderModel[];
-}
-
-export interface Agent {
-  id: string;
-  name: string;
-  description: string;
-  provider: string;
-  model: string;
-  instructions: string;
-  temperature: number | null;
-  tools: unknown[];
-  knowledge_base_ids: string[];
-  memory_turns: number;
-  /** Served as a tool of the workspace's MCP endpoint, /api/mcp. */
-  mcp_exposed: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-}
+/**
+ * The success answer of an operation, for answers the document does not name.
+ *
+ * @example api<Answer<"GET /api/providers">>("/api/providers")
+ */
+export type Answer<Operation extends keyof ApiOperations> = ApiOperations[Operation]["response"];

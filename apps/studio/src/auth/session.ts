@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api/client.ts";
-import type { Session, User } from "../api/types.ts";
+import type { AuthResult } from "../api/schema.gen.ts";
+import type { Answer, Session } from "../api/types.ts";
 
 export const sessionKey = ["session"] as const;
 
@@ -17,7 +18,7 @@ export function useSignIn() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { email: string; password: string }) =>
-      api<{ user: User }>("/api/auth/sign-in/email", { json: input }),
+      api<AuthResult>("/api/auth/sign-in/email", { json: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: sessionKey }),
   });
 }
@@ -26,7 +27,7 @@ export function useSignUp() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { email: string; password: string; name: string }) =>
-      api<{ user: User }>("/api/auth/sign-up/email", { json: input }),
+      api<AuthResult>("/api/auth/sign-up/email", { json: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: sessionKey }),
   });
 }
@@ -34,7 +35,7 @@ export function useSignUp() {
 export function useSignOut() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => api<{ success: boolean }>("/api/auth/sign-out", { method: "POST" }),
+    mutationFn: () => api<Answer<"POST /api/auth/sign-out">>("/api/auth/sign-out", { method: "POST" }),
     onSuccess: () => {
       client.clear();
       client.setQueryData(sessionKey, null);

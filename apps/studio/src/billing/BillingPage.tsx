@@ -1,6 +1,13 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { api } from "../api/client.ts";
+import type {
+  Billing,
+  Checkout,
+  LedgerEntry,
+  CreditOrder as Order,
+  CreditPrices as Prices,
+} from "../api/schema.gen.ts";
 import { navigate } from "../router.ts";
 import {
   ACTIONS,
@@ -16,53 +23,7 @@ import {
   type Tone,
 } from "../ui/ui.tsx";
 
-interface Pack {
-  id: string;
-  credits: number;
-  price: number;
-  currency: string;
-}
-
-interface LedgerEntry {
-  id: string;
-  kind: "starter" | "purchase" | "refund" | "usage";
-  credits: number;
-  description: string;
-  order_id: string | null;
-  created_at: string;
-}
-
-type OrderStatus = "pending" | "paid" | "failed" | "expired" | "refunded";
-
-interface Order {
-  id: string;
-  pack: string;
-  credits: number;
-  price: number;
-  currency: string;
-  status: OrderStatus;
-  payment_id: string | null;
-  checkout_url: string | null;
-  failure_reason: string | null;
-  created_at: string;
-  paid_at: string | null;
-}
-
-interface Prices {
-  tokens_per_million: { model: string; input: number; output: number }[];
-  generation: { image: number; video: number; models: Record<string, number> };
-  sandbox_second: number;
-}
-
-interface Billing {
-  balance: number;
-  /** Whether work that would overdraw the balance is refused (402). */
-  enforced: boolean;
-  packs: Pack[];
-  prices: Prices;
-  ledger: LedgerEntry[];
-  orders: Order[];
-}
+type OrderStatus = Order["status"];
 
 const PAYMENT_METHODS = [
   { id: "qris", label: "QRIS" },
@@ -117,7 +78,7 @@ export function BillingPage() {
   const [method, setMethod] = useState<(typeof PAYMENT_METHODS)[number]["id"]>("qris");
   const checkout = useMutation({
     mutationFn: (pack: string) =>
-      api<{ order: Order; payment_id: string; checkout_url: string }>("/api/billing/checkout", {
+      api<Checkout>("/api/billing/checkout", {
         json: { pack, method },
       }),
     onSuccess: (answer) => {

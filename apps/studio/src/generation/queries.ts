@@ -1,41 +1,17 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, type Page } from "../api/client.ts";
+import type {
+  Generation,
+  ReplicateModelInput as ModelInput,
+  ReplicateModel,
+  ReplicateModelInputs,
+  ReplicateModelList,
+} from "../api/schema.gen.ts";
+import { useDelete } from "../api/use-delete.ts";
 
-export type Kind = "image" | "video";
-export type GenerationStatus = "starting" | "processing" | "succeeded" | "failed" | "canceled";
-
-export interface Generation {
-  id: string;
-  kind: Kind;
-  model: string;
-  status: GenerationStatus;
-  input: Record<string, unknown>;
-  outputs: { file_id: string; url: string; content_type: string; size_bytes: number }[];
-  error: string | null;
-  metrics: { predict_time?: number; total_time?: number };
-  created_at: string;
-  completed_at: string | null;
-}
-
-export interface ReplicateModel {
-  id: string;
-  description: string;
-  run_count: number | null;
-  cover_image_url: string | null;
-}
-
-export interface ModelInput {
-  name: string;
-  type: "string" | "integer" | "number" | "boolean" | "array" | "object" | null;
-  title: string;
-  description: string;
-  format: string | null;
-  default: unknown;
-  enum: unknown[] | null;
-  minimum: number | null;
-  maximum: number | null;
-  is_required: boolean;
-}
+export type { Generation, ModelInput, ReplicateModel };
+export type Kind = Generation["kind"];
+export type GenerationStatus = Generation["status"];
 
 export const isGenerationFinished = (generation: Pick<Generation, "status">) =>
   generation.status !== "starting" && generation.status !== "processing";
@@ -48,7 +24,7 @@ export function useModels(kind: Kind, query: string) {
   return useQuery({
     queryKey: ["replicate-models", kind, query],
     queryFn: () =>
-      api<{ data: ReplicateModel[]; source: "replicate" | "curated" }>(
+      api<ReplicateModelList>(
         `/api/replicate/models?type=${kind}${query ? `&query=${encodeURIComponent(query)}` : ""}`,
       ),
     staleTime: 10 * 60_000,
@@ -61,7 +37,7 @@ export function useModels(kind: Kind, query: string) {
 export function useModelInputs(model: string) {
   return useQuery({
     queryKey: ["replicate-models", "inputs", model],
-    queryFn: () => api<{ model: string; inputs: ModelInput[] | null }>(`/api/replicate/models/${model}`),
+    queryFn: () => api<ReplicateModelInputs>(`/api/replicate/models/${model}`),
     enabled: /^[^/\s]+\/[^/\s]+$/.test(model),
     staleTime: 10 * 60_000,
   });
@@ -108,9 +84,5 @@ export function useCancelGeneration() {
 }
 
 export function useDeleteGeneration() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<void>(`/api/generations/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["generations"] }),
-  });
+  return useDelete("/api/generations", ["generations"]);
 }

@@ -13,6 +13,7 @@ import {
   formatDate,
   Link,
   Loading,
+  LoadMore,
   PageHeader,
   QueryError,
   StatusBadge,
@@ -87,12 +88,12 @@ export function KnowledgeBasePage({ id }: { id: string }) {
         />
       ) : null}
       <div className="kb-page">
-        <Uploader knowledgeBaseId={id} documents={documents.data?.data} />
+        <Uploader knowledgeBaseId={id} documents={documents.data} />
         <Documents baseId={id} query={documents} />
       </div>
       <RetrievalTest
         baseId={id}
-        readyCount={documents.data?.data.filter((document) => document.status === "ready").length ?? 0}
+        readyCount={documents.data?.filter((document) => document.status === "ready").length ?? 0}
       />
     </>
   );
@@ -101,7 +102,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
 function Documents({ baseId, query }: { baseId: string; query: ReturnType<typeof useDocuments> }) {
   const remove = useDeleteDocument(baseId);
   const [openId, setOpenId] = useState<string | null>(null);
-  const documents = query.data?.data ?? [];
+  const documents = query.data ?? [];
   return (
     <section className="card" aria-labelledby="documents-title">
       <h2 id="documents-title">Documents</h2>
@@ -136,7 +137,7 @@ function Documents({ baseId, query }: { baseId: string; query: ReturnType<typeof
           ))}
         </DataTable>
       ) : null}
-      {query.data?.has_more ? <p className="muted">Showing the newest 100 documents.</p> : null}
+      <LoadMore query={query} what="documents" />
     </section>
   );
 }

@@ -9,10 +9,11 @@ import {
   fieldErrors,
   Link,
   Loading,
+  LoadMore,
   PageHeader,
   QueryError,
 } from "../ui/ui.tsx";
-import { useCreateKnowledgeBase, useKnowledgeBases } from "./queries.ts";
+import { useCreateKnowledgeBase, useKnowledgeBaseList } from "./queries.ts";
 
 const LOCAL = { provider: "local", model: "feature-hashing-v1" };
 /** The providers whose embedding models the builder can call (`local` is the built-in embedder). */
@@ -20,9 +21,9 @@ const EMBEDDING_PROVIDERS = ["local", "openai", "google", "mistral", "cohere", "
 
 /** The caller's knowledge bases, and the form that creates one. */
 export function KnowledgePage() {
-  const bases = useKnowledgeBases();
+  const bases = useKnowledgeBaseList();
   const [isCreating, setCreating] = useState(false);
-  const isEmpty = bases.data?.data.length === 0;
+  const isEmpty = bases.data?.length === 0;
   return (
     <>
       <PageHeader
@@ -42,7 +43,7 @@ export function KnowledgePage() {
         </EmptyState>
       ) : null}
       <div className="list">
-        {bases.data?.data.map((base) => (
+        {bases.data?.map((base) => (
           <div className="card list-item" key={base.id}>
             <div>
               <Link to={`/knowledge/${base.id}`}>
@@ -56,6 +57,7 @@ export function KnowledgePage() {
           </div>
         ))}
       </div>
+      <LoadMore query={bases} what="knowledge bases" />
     </>
   );
 }

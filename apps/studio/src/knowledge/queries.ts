@@ -1,56 +1,20 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api, type Page } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
+import type {
+  KnowledgeChunk as Chunk,
+  KnowledgeBase,
+  KnowledgeDocument,
+  KnowledgeSearchAnswer,
+  KnowledgeSearchResult as SearchHit,
+  SearchKnowledgeBaseRequest,
+} from "../api/schema.gen.ts";
+import { useDelete } from "../api/use-delete.ts";
 
-export interface KnowledgeBase {
-  id: string;
-  name: string;
-  description: string;
-  embedding: { provider: string; model: string; dimensions: number | null };
-  created_at: string;
-  updated_at: string;
-}
+export type { Chunk, KnowledgeBase, KnowledgeDocument, SearchHit };
 
-export type DocumentStatus = "queued" | "parsing" | "embedding" | "ready" | "failed";
-
-export interface KnowledgeDocument {
-  id: string;
-  knowledge_base_id: string;
-  name: string;
-  format: string;
-  content_type: string;
-  size_bytes: number;
-  status: DocumentStatus;
-  progress: number;
-  error: string | null;
-  chunk_count: number;
-  page_count: number | null;
-  chunk_size: number;
-  chunk_overlap: number;
-  created_at: string;
-}
-
-export interface Chunk {
-  id: string;
-  position: number;
-  text: string;
-  page: number | null;
-  heading_path: string[];
-  token_count: number;
-}
-
-export type SearchMode = "hybrid" | "vector" | "fulltext";
-
-export interface SearchHit {
-  knowledge_base_id: string;
-  chunk_id: string;
-  document_id: string;
-  document_name: string;
-  position: number;
-  page: number | null;
-  heading_path: string[];
-  text: string;
-  score: number;
-}
+export type DocumentStatus = KnowledgeDocument["status"];
+export type SearchMode = NonNullable<SearchKnowledgeBaseRequest["mode"]>;
 
 export const isDocumentFinished = (document: Pick<KnowledgeDocument, "status">) =>
   document.status === "ready" || document.status === "failed";
@@ -58,11 +22,17 @@ export const isDocumentFinished = (document: Pick<KnowledgeDocument, "status">) 
 /** How often the documents list is read again while a document is still being ingested. */
 const INGESTION_POLL_MS = 1000;
 
+/** Every knowledge base of the workspace, for pickers (agents' tools, Knowledge nodes). */
 export function useKnowledgeBases() {
   return useQuery({
     queryKey: ["knowledge-bases"],
     queryFn: () => allPages<KnowledgeBase>("/api/knowledge-bases"),
   });
+}
+
+/** The knowledge bases screen's list, a page at a time. */
+export function useKnowledgeBaseList() {
+  return usePagedList<KnowledgeBase>(["knowledge-bases", "pages"], "/api/knowledge-bases");
 }
 
 export function useKnowledgeBase(id: string) {
@@ -85,11 +55,7 @@ export function useCreateKnowledgeBase() {
 }
 
 export function useDeleteKnowledgeBase() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<void>(`/api/knowledge-bases/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["knowledge-bases"] }),
-  });
+  return useDelete("/api/knowledge-bases", ["knowledge-bases"]);
 }
 
 export const documentsKey = (baseId: string) => ["knowledge-bases", baseId, "documents"] as const;
@@ -100,11 +66,11 @@ export const documentsKey = (baseId: string) => ["knowledge-bases", baseId, "doc
  * to a host, and a batch of uploads would otherwise starve every other request.
  */
 export function useDocuments(baseId: string) {
-  return useQuery({
-    queryKey: documentsKey(baseId),
-    queryFn: () => allPages<KnowledgeDocument>(`/api/knowledge-bases/${baseId}/documents`),
-    refetchInterval: (query) =>
-      query.state.data?.data.some((document) => !isDocumentFinished(document)) ? INGESTION_POLL_MS : false,
+  return usePagedList<KnowledgeDocument>(documentsKey(baseId), `/api/knowledge-bases/${baseId}/documents`, {
+    refetchInterval: (data) =>
+      data?.pages.some((page) => page.data.some((document) => !isDocumentFinished(document)))
+        ? INGESTION_POLL_MS
+        : false,
   });
 }
 
@@ -116,11 +82,7 @@ export function useDocument(id: string) {
 }
 
 export function useDeleteDocument(baseId: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<void>(`/api/rag/documents/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: documentsKey(baseId) }),
-  });
+  return useDelete("/api/rag/documents", documentsKey(baseId));
 }
 
 /** A document's chunks in order, a page at a time (`pageSize` up to 100, the API's limit). */
@@ -139,6 +101,6 @@ export function useChunks(documentId: string, pageSize = 20) {
 export function useSearch(baseId: string) {
   return useMutation({
     mutationFn: (input: { query: string; mode: SearchMode; top_k: number; min_score?: number }) =>
-      api<{ mode: SearchMode; data: SearchHit[] }>(`/api/knowledge-bases/${baseId}/search`, { json: input }),
+      api<KnowledgeSearchAnswer>(`/api/knowledge-bases/${baseId}/search`, { json: input }),
   });
 }

@@ -1,6 +1,9 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { ApiError, api } from "../api/client.ts";
+import { api } from "../api/client.ts";
+import type { McpAuthorization } from "../api/schema.gen.ts";
+import { useDelete } from "../api/use-delete.ts";
+import { CheckButton, CheckStatus, DeleteButton, useRowChecks } from "../ui/row-actions.tsx";
 import {
   ACTIONS,
   Button,
@@ -8,25 +11,22 @@ import {
   EmptyState,
   ErrorBox,
   Field,
+  FormError,
+  fieldErrors,
   formatDate,
   Loading,
-  StatusBadge,
+  LoadMore,
+  QueryError,
 } from "../ui/ui.tsx";
-import { type McpServer, type McpServerCheck, useMcpServers } from "./queries.ts";
+import { type McpServer, type McpServerCheck, useMcpServerList } from "./queries.ts";
 
 type Auth = "none" | "bearer" | "oauth";
-
-interface CheckResult {
-  isOk: boolean;
-  text: string;
-}
 
 /** Remote MCP servers whose tools agents and Tool nodes use (docs/mcp.md). */
 export function McpServers() {
   const client = useQueryClient();
-  const servers = useMcpServers();
+  const servers = useMcpServerList();
   const [form, setForm] = useState({ name: "", url: "", auth: "none" as Auth, bearer_token: "" });
-  const [checks, setChecks] = useState<Record<string, CheckResult | "checking">>({});
   const refresh = () => client.invalidateQueries({ queryKey: ["mcp-servers"] });
   const create = useMutation({
     mutationFn: () =>
@@ -43,34 +43,22 @@ export function McpServers() {
       void refresh();
     },
   });
-  const remove = useMutation({
-    mutationFn: (id: string) => api<void>(`/api/mcp-servers/${id}`, { method: "DELETE" }),
-    onSuccess: refresh,
-  });
+  const remove = useDelete("/api/mcp-servers", ["mcp-servers"]);
   const authorize = useMutation({
-    mutationFn: (id: string) =>
-      api<{ authorization_url: string }>(`/api/mcp-servers/${id}/authorize`, { method: "POST" }),
+    mutationFn: (id: string) => api<McpAuthorization>(`/api/mcp-servers/${id}/authorize`, { method: "POST" }),
     // The authorization server sends the person back to the builder, which says when it is done.
     onSuccess: ({ authorization_url }) => window.open(authorization_url, "_blank", "noopener"),
   });
 
-  const check = async (id: string) => {
-    setChecks((current) => ({ ...current, [id]: "checking" }));
-    try {
-      const result = await api<McpServerCheck>(`/api/mcp-servers/${id}/test`, { method: "POST" });
-      const count = result.tools.length;
-      const text = `Works over ${result.transport === "sse" ? "HTTP+SSE" : "Streamable HTTP"}: ${count} tool${count === 1 ? "" : "s"} in ${result.latency_ms} ms.`;
-      setChecks((current) => ({ ...current, [id]: { isOk: true, text } }));
-      void refresh();
-    } catch (error) {
-      setChecks((current) => ({
-        ...current,
-        [id]: { isOk: false, text: error instanceof Error ? error.message : String(error) },
-      }));
-    }
-  };
+  const checks = useRowChecks(async (id) => {
+    const result = await api<McpServerCheck>(`/api/mcp-servers/${id}/test`, { method: "POST" });
+    // The test lists the server's tools again: the row shows the new list.
+    void refresh();
+    const count = result.tools.length;
+    return `Works over ${result.transport === "sse" ? "HTTP+SSE" : "Streamable HTTP"}: ${count} tool${count === 1 ? "" : "s"} in ${result.latency_ms} ms.`;
+  });
 
-  const error = create.error instanceof ApiError ? create.error : undefined;
+  const error = fieldErrors(create.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
@@ -83,9 +71,10 @@ export function McpServers() {
         Remote Model Context Protocol servers. Agents and workflow Tool nodes can use their tools. Tokens are
         stored encrypted and never shown again.
       </p>
-      <ErrorBox error={servers.error ?? remove.error ?? authorize.error} />
+      <QueryError query={servers} />
+      <ErrorBox error={remove.error ?? authorize.error} />
       <form onSubmit={submit} aria-label="Add an MCP server">
-        {error && !error.details.length ? <ErrorBox error={error} /> : null}
+        <FormError error={create.error} fields={["name", "url", "bearer_token"]} />
         <div className="row">
           <Field label="Name" error={error?.fieldMessage("name")}>
             <input
@@ -142,15 +131,14 @@ export function McpServers() {
         </Button>
       </form>
       {servers.isPending ? <Loading what="MCP servers" /> : null}
-      {servers.data?.data.length === 0 ? (
+      {servers.data?.length === 0 ? (
         <EmptyState title="No MCP servers">
           <p>Add one to give agents and workflows its tools.</p>
         </EmptyState>
       ) : null}
-      {servers.data && servers.data.data.length > 0 ? (
+      {servers.data && servers.data.length > 0 ? (
         <DataTable label="MCP servers" columns={["Server", "Tools", "Added", ACTIONS]}>
-          {servers.data.data.map((server) => {
-            const result = checks[server.id];
+          {servers.data.map((server) => {
             return (
               <tr key={server.id} data-testid="mcp-server-row">
                 <td>
@@ -166,14 +154,7 @@ export function McpServers() {
                       {server.secret_hint ? <code>{server.secret_hint}</code> : null}
                     </div>
                   ) : null}
-                  {result && result !== "checking" ? (
-                    <div role="status">
-                      <StatusBadge tone={result.isOk ? "ok" : "danger"}>
-                        {result.isOk ? "OK" : "Failed"}
-                      </StatusBadge>{" "}
-                      <span className={result.isOk ? "muted" : "field-error"}>{result.text}</span>
-                    </div>
-                  ) : null}
+                  <CheckStatus result={checks.results[server.id]} />
                 </td>
                 <td>
                   {server.tools === null ? (
@@ -198,35 +179,20 @@ export function McpServers() {
                       Authorize
                     </Button>
                   ) : null}
-                  <Button
-                    variant="secondary"
-                    isBusy={result === "checking"}
-                    onClick={() => void check(server.id)}
-                    aria-label={`Test ${server.name}`}
-                  >
-                    Test
-                  </Button>
-                  <Button
-                    variant="danger"
-                    isBusy={remove.isPending && remove.variables === server.id}
-                    onClick={() => {
-                      if (
-                        confirm(
-                          `Delete the MCP server ${server.name}? Agents and nodes using it will report it missing.`,
-                        )
-                      )
-                        remove.mutate(server.id);
-                    }}
-                    aria-label={`Delete ${server.name}`}
-                  >
-                    Delete
-                  </Button>
+                  <CheckButton checks={checks} id={server.id} label={`Test ${server.name}`} />
+                  <DeleteButton
+                    remove={remove}
+                    id={server.id}
+                    question={`Delete the MCP server ${server.name}? Agents and nodes using it will report it missing.`}
+                    label={`Delete ${server.name}`}
+                  />
                 </td>
               </tr>
             );
           })}
         </DataTable>
       ) : null}
+      <LoadMore query={servers} what="MCP servers" />
     </section>
   );
 }

@@ -1,56 +1,41 @@
 import { useQuery } from "@tanstack/react-query";
-import { api, type Page } from "../api/client.ts";
+import { allPages } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
+import type { McpServer, McpServerCheck, McpTool } from "../api/schema.gen.ts";
 
-/** A tool as an MCP server lists it; `input_schema` is its arguments' JSON Schema. */
-export interface McpTool {
-  name: string;
-  title: string | null;
-  description: string;
-  input_schema: { type?: string; properties?: Record<string, JsonSchemaProperty>; required?: string[] };
-}
+export type { McpServer, McpServerCheck, McpTool };
 
+/** What the studio reads of a tool's `input_schema` to offer its arguments. */
 export interface JsonSchemaProperty {
   type?: string | string[];
   description?: string;
   enum?: unknown[];
 }
 
-export interface McpServer {
-  id: string;
-  name: string;
-  url: string;
-  transport: "auto" | "streamable_http" | "sse";
-  auth: "none" | "bearer" | "headers" | "oauth";
-  header_names: string[];
-  secret_hint: string | null;
-  /** As the server listed them the last time it was reached; null before the first test. */
-  tools: McpTool[] | null;
-  tools_checked_at: string | null;
-  created_at: string;
-}
-
-export interface McpServerCheck {
-  ok: true;
-  transport: "streamable_http" | "sse";
-  server: { name: string; version: string } | null;
-  tools: McpTool[];
-  latency_ms: number;
-}
-
 /** The workspace's MCP servers, for settings, the agent editor's tool picker and the Tool node. */
 export function useMcpServers() {
   return useQuery({
     queryKey: ["mcp-servers"],
-    queryFn: () => api<Page<McpServer>>("/api/mcp-servers?limit=100"),
+    queryFn: () => allPages<McpServer>("/api/mcp-servers"),
   });
+}
+
+/** The settings screen's list of MCP servers, a page at a time. */
+export function useMcpServerList() {
+  return usePagedList<McpServer>(["mcp-servers", "pages"], "/api/mcp-servers");
 }
 
 /** The parameters of a tool, in schema order, with whether the server requires them. */
 export function toolParameters(
   tool: McpTool,
 ): { name: string; property: JsonSchemaProperty; isRequired: boolean }[] {
-  const required = new Set(tool.input_schema.required ?? []);
-  return Object.entries(tool.input_schema.properties ?? {}).map(([name, property]) => ({
+  // The API passes the MCP server's JSON Schema on as it came (typed only as an object).
+  const schema = tool.input_schema as {
+    properties?: Record<string, JsonSchemaProperty>;
+    required?: string[];
+  };
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
     name,
     property,
     isRequired: required.has(name),

@@ -1,13 +1,16 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { allPages, api } from "../api/client.ts";
+import { api } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
 import type { ApiKey } from "../api/types.ts";
-import { Button, EmptyState, ErrorBox, Field, Loading, QueryError, SecretOnce } from "../ui/ui.tsx";
+import { useDelete } from "../api/use-delete.ts";
+import { DeleteButton } from "../ui/row-actions.tsx";
+import { Button, EmptyState, ErrorBox, Field, Loading, LoadMore, QueryError, SecretOnce } from "../ui/ui.tsx";
 
 /** API keys for scripts: created here, shown once, listed by prefix, revocable. */
 export function ApiKeys() {
   const client = useQueryClient();
-  const keys = useQuery({ queryKey: ["keys"], queryFn: () => allPages<ApiKey>("/api/keys") });
+  const keys = usePagedList<ApiKey>(["keys", "pages"], "/api/keys");
   const [name, setName] = useState("");
   const [revealed, setRevealed] = useState<string | null>(null);
   const create = useMutation({
@@ -18,10 +21,7 @@ export function ApiKeys() {
       void client.invalidateQueries({ queryKey: ["keys"] });
     },
   });
-  const revoke = useMutation({
-    mutationFn: (id: string) => api<void>(`/api/keys/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["keys"] }),
-  });
+  const revoke = useDelete("/api/keys", ["keys"]);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -61,8 +61,8 @@ export function ApiKeys() {
         </div>
       </form>
       {keys.isPending ? <Loading what="keys" /> : null}
-      {keys.data?.data.length === 0 ? <EmptyState title="No API keys" /> : null}
-      {keys.data && keys.data.data.length > 0 ? (
+      {keys.data?.length === 0 ? <EmptyState title="No API keys" /> : null}
+      {keys.data && keys.data.length > 0 ? (
         <table>
           <thead>
             <tr>
@@ -74,8 +74,8 @@ export function ApiKeys() {
             </tr>
           </thead>
           <tbody>
-            {keys.data.data.map((key) => (
-              <tr key={key.id}>
+            {keys.data.map((key) => (
+              <tr key={key.id} data-testid="api-key-row">
                 <td>{key.name}</td>
                 <td>
                   <code>{key.prefix}…</code>
@@ -83,21 +83,21 @@ export function ApiKeys() {
                 <td>{new Date(key.created_at).toLocaleString()}</td>
                 <td>{key.last_used_at ? new Date(key.last_used_at).toLocaleString() : "never"}</td>
                 <td>
-                  <Button
-                    variant="danger"
-                    onClick={() => {
-                      if (confirm(`Revoke the key “${key.name}”? Scripts using it stop working.`))
-                        revoke.mutate(key.id);
-                    }}
+                  <DeleteButton
+                    remove={revoke}
+                    id={key.id}
+                    question={`Revoke the key “${key.name}”? Scripts using it stop working.`}
+                    label={`Revoke the key ${key.name}`}
                   >
                     Revoke
-                  </Button>
+                  </DeleteButton>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       ) : null}
+      <LoadMore query={keys} what="keys" />
     </section>
   );
 }

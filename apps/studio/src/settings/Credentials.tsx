@@ -2,45 +2,33 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useProviders } from "../agents/queries.ts";
 import { api } from "../api/client.ts";
+import type { CredentialCheck } from "../api/schema.gen.ts";
+import { useDelete } from "../api/use-delete.ts";
+import { CheckButton, CheckStatus, DeleteButton, useRowChecks } from "../ui/row-actions.tsx";
 import {
   ACTIONS,
   Button,
   DataTable,
   EmptyState,
   ErrorBox,
-  errorMessage,
   Field,
   FormError,
   fieldErrors,
   formatDate,
   Loading,
+  LoadMore,
   QueryError,
-  StatusBadge,
 } from "../ui/ui.tsx";
-import { type Credential, HTTP_SECRET, REPLICATE, useCredentials } from "./credential-queries.ts";
-
-interface CredentialCheck {
-  ok: true;
-  provider: string;
-  /** Null for a Replicate token, which is checked with its account instead. */
-  model_count: number | null;
-  account: string | null;
-  latency_ms: number;
-}
+import { type Credential, HTTP_SECRET, REPLICATE, useCredentialList } from "./credential-queries.ts";
 
 /** The kinds that are not model providers of /api/providers, and take no base URL. */
 const OTHER_KINDS: Record<string, string> = { [REPLICATE]: "Replicate", [HTTP_SECRET]: "HTTP secret" };
-
-interface CheckResult {
-  isOk: boolean;
-  text: string;
-}
 
 /** Provider keys (and Replicate tokens) of the workspace: stored encrypted, shown only as a hint, checkable without spending tokens. */
 export function Credentials() {
   const client = useQueryClient();
   const providers = useProviders();
-  const credentials = useCredentials();
+  const credentials = useCredentialList();
   // `?provider=` (from a "no key" note elsewhere) picks the provider to add.
   const [form, setForm] = useState(() => ({
     provider: new URLSearchParams(window.location.search).get("provider") ?? "openai",
@@ -48,7 +36,6 @@ export function Credentials() {
     base_url: "",
     name: "",
   }));
-  const [checks, setChecks] = useState<Record<string, CheckResult | "checking">>({});
   const create = useMutation({
     mutationFn: () =>
       api<Credential>("/api/credentials", {
@@ -64,27 +51,13 @@ export function Credentials() {
       void client.invalidateQueries({ queryKey: ["credentials"] });
     },
   });
-  const remove = useMutation({
-    mutationFn: (id: string) => api<void>(`/api/credentials/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["credentials"] }),
+  const remove = useDelete("/api/credentials", ["credentials"]);
+  const checks = useRowChecks(async (id) => {
+    const result = await api<CredentialCheck>(`/api/credentials/${id}/test`, { method: "POST" });
+    return result.model_count === null
+      ? `Works: the account ${result.account ?? "(unnamed)"} answered in ${result.latency_ms} ms.`
+      : `Works: ${result.model_count} model${result.model_count === 1 ? "" : "s"} listed in ${result.latency_ms} ms.`;
   });
-
-  const check = async (id: string) => {
-    setChecks((current) => ({ ...current, [id]: "checking" }));
-    try {
-      const result = await api<CredentialCheck>(`/api/credentials/${id}/test`, { method: "POST" });
-      const text =
-        result.model_count === null
-          ? `Works: the account ${result.account ?? "(unnamed)"} answered in ${result.latency_ms} ms.`
-          : `Works: ${result.model_count} model${result.model_count === 1 ? "" : "s"} listed in ${result.latency_ms} ms.`;
-      setChecks((current) => ({ ...current, [id]: { isOk: true, text } }));
-    } catch (error) {
-      setChecks((current) => ({
-        ...current,
-        [id]: { isOk: false, text: errorMessage(error) },
-      }));
-    }
-  };
 
   const error = fieldErrors(create.error);
   const provider = providers.data?.data.find((candidate) => candidate.id === form.provider);
@@ -177,15 +150,14 @@ export function Credentials() {
         </Button>
       </form>
       {credentials.isPending ? <Loading what="credentials" /> : null}
-      {credentials.data?.data.length === 0 ? (
+      {credentials.data?.length === 0 ? (
         <EmptyState title="No credentials">
           <p>Without one, providers use the server's environment keys, if any.</p>
         </EmptyState>
       ) : null}
-      {credentials.data && credentials.data.data.length > 0 ? (
+      {credentials.data && credentials.data.length > 0 ? (
         <DataTable label="Credentials" columns={["Provider", "Key", "Added", "Last used", ACTIONS]}>
-          {credentials.data.data.map((credential) => {
-            const result = checks[credential.id];
+          {credentials.data.map((credential) => {
             return (
               <tr key={credential.id} data-testid="credential-row">
                 <td>
@@ -197,45 +169,31 @@ export function Credentials() {
                 </td>
                 <td>
                   <code>{credential.key_hint}</code>
-                  {result && result !== "checking" ? (
-                    <div role="status">
-                      <StatusBadge tone={result.isOk ? "ok" : "danger"}>
-                        {result.isOk ? "OK" : "Failed"}
-                      </StatusBadge>{" "}
-                      <span className={result.isOk ? "muted" : "field-error"}>{result.text}</span>
-                    </div>
-                  ) : null}
+                  <CheckStatus result={checks.results[credential.id]} />
                 </td>
                 <td>{formatDate(credential.created_at)}</td>
                 <td>{credential.last_used_at ? formatDate(credential.last_used_at) : "never"}</td>
                 <td className="cell-actions">
                   {credential.provider !== HTTP_SECRET ? (
-                    <Button
-                      variant="secondary"
-                      isBusy={result === "checking"}
-                      onClick={() => void check(credential.id)}
-                      aria-label={`Test the ${nameOf(credential.provider)} key ${credential.key_hint}`}
-                    >
-                      Test
-                    </Button>
+                    <CheckButton
+                      checks={checks}
+                      id={credential.id}
+                      label={`Test the ${nameOf(credential.provider)} key ${credential.key_hint}`}
+                    />
                   ) : null}
-                  <Button
-                    variant="danger"
-                    isBusy={remove.isPending && remove.variables === credential.id}
-                    onClick={() => {
-                      if (confirm(`Delete the ${nameOf(credential.provider)} key ${credential.key_hint}?`))
-                        remove.mutate(credential.id);
-                    }}
-                    aria-label={`Delete the ${nameOf(credential.provider)} key ${credential.key_hint}`}
-                  >
-                    Delete
-                  </Button>
+                  <DeleteButton
+                    remove={remove}
+                    id={credential.id}
+                    question={`Delete the ${nameOf(credential.provider)} key ${credential.key_hint}?`}
+                    label={`Delete the ${nameOf(credential.provider)} key ${credential.key_hint}`}
+                  />
                 </td>
               </tr>
             );
           })}
         </DataTable>
       ) : null}
+      <LoadMore query={credentials} what="credentials" />
     </section>
   );
 }

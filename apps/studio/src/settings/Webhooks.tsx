@@ -1,4 +1,5 @@
 import { type FormEvent, Fragment, useId, useState } from "react";
+import { DeleteButton } from "../ui/row-actions.tsx";
 import {
   ACTIONS,
   Button,
@@ -10,6 +11,7 @@ import {
   fieldErrors,
   formatDate,
   Loading,
+  LoadMore,
   QueryError,
   SecretOnce,
   StatusBadge,
@@ -86,13 +88,13 @@ export function Webhooks() {
         />
       ) : null}
       {webhooks.isPending ? <Loading what="webhooks" /> : null}
-      {webhooks.data?.data.length === 0 && !isCreating ? (
+      {webhooks.data?.length === 0 && !isCreating ? (
         <EmptyState title="No webhook endpoints">
           <p>Add one to hear about finished workflow runs, ready documents, generations and credits.</p>
         </EmptyState>
       ) : null}
       <ul className="webhooks">
-        {webhooks.data?.data.map((webhook) => (
+        {webhooks.data?.map((webhook) => (
           <WebhookItem
             key={webhook.id}
             webhook={webhook}
@@ -100,6 +102,7 @@ export function Webhooks() {
           />
         ))}
       </ul>
+      <LoadMore query={webhooks} what="endpoints" />
     </section>
   );
 }
@@ -274,16 +277,11 @@ function WebhookItem({ webhook, onSecret }: { webhook: Webhook; onSecret: (secre
           >
             Rotate secret
           </Button>
-          <Button
-            variant="danger"
-            isBusy={remove.isPending}
-            onClick={() => {
-              if (confirm(`Delete the endpoint ${webhook.url} and its delivery history?`))
-                remove.mutate(webhook.id);
-            }}
-          >
-            Delete
-          </Button>
+          <DeleteButton
+            remove={remove}
+            id={webhook.id}
+            question={`Delete the endpoint ${webhook.url} and its delivery history?`}
+          />
         </div>
       )}
       {isShowingDeliveries ? (
@@ -326,15 +324,15 @@ function Deliveries({ webhookId }: { webhookId: string }) {
       <QueryError query={deliveries} />
       <ErrorBox error={replay.error} />
       {deliveries.isPending ? <Loading what="deliveries" /> : null}
-      {deliveries.data?.data.length === 0 ? (
+      {deliveries.data?.length === 0 ? (
         <p className="muted">No deliveries{status ? ` with status ${status}` : ""} yet.</p>
       ) : null}
-      {deliveries.data && deliveries.data.data.length > 0 ? (
+      {deliveries.data && deliveries.data.length > 0 ? (
         <DataTable
           label="Deliveries"
           columns={["Event", "Status", "Attempts", "Last answer", "Created", ACTIONS]}
         >
-          {deliveries.data.data.map((delivery) => (
+          {deliveries.data.map((delivery) => (
             <Fragment key={delivery.id}>
               <tr data-testid="delivery-row">
                 <td>
@@ -379,6 +377,7 @@ function Deliveries({ webhookId }: { webhookId: string }) {
           ))}
         </DataTable>
       ) : null}
+      <LoadMore query={deliveries} what="deliveries" />
       <ReplayFailed webhookId={webhookId} />
     </div>
   );

@@ -1,15 +1,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { allPages } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
+import type { Credential } from "../api/schema.gen.ts";
 
-export interface Credential {
-  id: string;
-  provider: string;
-  name: string;
-  base_url: string | null;
-  key_hint: string;
-  created_at: string;
-  last_used_at: string | null;
-}
+export type { Credential } from "../api/schema.gen.ts";
 
 /** A secret for HTTP nodes rather than a provider key (docs/agents.md). */
 export const HTTP_SECRET = "http";
@@ -22,4 +16,9 @@ export function useCredentials() {
     queryKey: ["credentials"],
     queryFn: () => allPages<Credential>("/api/credentials"),
   });
+}
+
+/** The settings screen's list of credentials, a page at a time. */
+export function useCredentialList() {
+  return usePagedList<Credential>(["credentials", "pages"], "/api/credentials");
 }

@@ -1,5 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { allPages, api, type Page } from "../api/client.ts";
+import { api } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
+import type { ReplayFailedDeliveriesResult, Webhook, WebhookDelivery } from "../api/schema.gen.ts";
+import { useDelete } from "../api/use-delete.ts";
 
 /** The builder's event types a webhook can subscribe to (apps/builder/src/events/event-types.ts). */
 export const EVENT_TYPES = [
@@ -12,46 +15,10 @@ export const EVENT_TYPES = [
   { type: "billing.credits.added", label: "Credits were added" },
 ] as const;
 
-export interface Webhook {
-  id: string;
-  url: string;
-  description: string;
-  events: string[];
-  status: "enabled" | "disabled";
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  /** Only in the answers to create and rotate-secret. */
-  secret?: string;
-}
-
-export type DeliveryStatus = "pending" | "retrying" | "delivered" | "failed";
-
-export interface Delivery {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_response_status: number | null;
-  last_error: string | null;
-  replay_count: number;
-  created_at: string;
-  attempts?: Attempt[];
-}
-
-export interface Attempt {
-  id: number;
-  attempted_at: string;
-  url: string;
-  duration_ms: number;
-  response_status: number | null;
-  response_body: string | null;
-  error: string | null;
-  success: boolean;
-}
+export type { Webhook, WebhookAttempt as Attempt } from "../api/schema.gen.ts";
+/** A delivery; `attempts` only in the answer for one delivery. */
+export type Delivery = WebhookDelivery;
+export type DeliveryStatus = WebhookDelivery["status"];
 
 export interface WebhookInput {
   url: string;
@@ -64,7 +31,7 @@ const isScheduled = (delivery: Delivery) => delivery.status === "pending" || del
 const DELIVERY_POLL_MS = 2000;
 
 export function useWebhooks() {
-  return useQuery({ queryKey: ["webhooks"], queryFn: () => allPages<Webhook>("/api/webhooks") });
+  return usePagedList<Webhook>(["webhooks", "pages"], "/api/webhooks");
 }
 
 export function useCreateWebhook() {
@@ -93,22 +60,18 @@ export function useRotateSecret() {
 }
 
 export function useDeleteWebhook() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<void>(`/api/webhooks/${id}`, { method: "DELETE" }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["webhooks"] }),
-  });
+  return useDelete("/api/webhooks", ["webhooks"]);
 }
 
 export function useDeliveries(webhookId: string, status: DeliveryStatus | "") {
-  return useQuery({
-    queryKey: ["webhooks", webhookId, "deliveries", status],
-    queryFn: () =>
-      api<Page<Delivery>>(
-        `/api/webhooks/${webhookId}/deliveries?limit=50${status ? `&status=${status}` : ""}`,
-      ),
-    refetchInterval: (query) => (query.state.data?.data.some(isScheduled) ? DELIVERY_POLL_MS : false),
-  });
+  return usePagedList<Delivery>(
+    ["webhooks", webhookId, "deliveries", status],
+    `/api/webhooks/${webhookId}/deliveries${status ? `?status=${status}` : ""}`,
+    {
+      refetchInterval: (data) =>
+        data?.pages.some((page) => page.data.some(isScheduled)) ? DELIVERY_POLL_MS : false,
+    },
+  );
 }
 
 export function useDelivery(webhookId: string, deliveryId: string) {
@@ -133,7 +96,9 @@ export function useReplayFailed(webhookId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (since: string) =>
-      api<{ replayed: number }>(`/api/webhooks/${webhookId}/deliveries/replay-failed`, { json: { since } }),
+      api<ReplayFailedDeliveriesResult>(`/api/webhooks/${webhookId}/deliveries/replay-failed`, {
+        json: { since },
+      }),
     onSuccess: () => client.invalidateQueries({ queryKey: ["webhooks", webhookId, "deliveries"] }),
   });
 }

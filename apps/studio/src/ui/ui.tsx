@@ -305,3 +305,19 @@ export function SecretOnce({
     </div>
   );
 }
+
+/** The "Load more" button under a paged list (`usePagedList`); nothing once the last page is in. */
+export function LoadMore({
+  query,
+  what,
+}: {
+  query: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => Promise<unknown> };
+  what: string;
+}) {
+  if (!query.hasNextPage) return null;
+  return (
+    <Button variant="secondary" isBusy={query.isFetchingNextPage} onClick={() => void query.fetchNextPage()}>
+      Load more {what}
+    </Button>
+  );
+}

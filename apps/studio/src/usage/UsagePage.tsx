@@ -1,39 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { allPages, api, type Page } from "../api/client.ts";
-import type { Agent } from "../api/types.ts";
+import { useAgents } from "../agents/queries.ts";
+import { api, type Page } from "../api/client.ts";
+import type { Billing, ModelCall, Usage } from "../api/schema.gen.ts";
 import { DataTable, EmptyState, formatDate, Loading, PageHeader, QueryError } from "../ui/ui.tsx";
 import { type Series, TimeChart } from "./TimeChart.tsx";
-
-interface ModelCall {
-  id: string;
-  source: string;
-  agent_id: string | null;
-  provider: string;
-  model: string;
-  input_tokens: number;
-  output_tokens: number;
-  status: string;
-  created_at: string;
-}
-
-interface UsageRow {
-  provider: string;
-  model: string;
-  calls: number;
-  failed_calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  avg_latency_ms: number;
-}
-
-interface LedgerEntry {
-  id: string;
-  kind: string;
-  credits: number;
-  description: string;
-  created_at: string;
-}
 
 const DAY_MS = 86_400_000;
 /** At most this many calls are read for the charts (ten pages); the totals table counts them all. */
@@ -98,9 +69,7 @@ export function UsagePage() {
   const usage = useQuery({
     queryKey: ["usage", fromMs, toMs],
     queryFn: () =>
-      api<{ data: UsageRow[]; totals: Omit<UsageRow, "provider" | "model" | "avg_latency_ms"> }>(
-        `/api/usage?from=${new Date(fromMs).toISOString()}&to=${new Date(toMs).toISOString()}`,
-      ),
+      api<Usage>(`/api/usage?from=${new Date(fromMs).toISOString()}&to=${new Date(toMs).toISOString()}`),
   });
   const calls = useQuery({
     queryKey: ["usage-calls", fromMs],
@@ -121,12 +90,9 @@ export function UsagePage() {
   });
   const billing = useQuery({
     queryKey: ["billing"],
-    queryFn: () => api<{ balance: number; ledger: LedgerEntry[] }>("/api/billing"),
+    queryFn: () => api<Billing>("/api/billing"),
   });
-  const agents = useQuery({
-    queryKey: ["agents"],
-    queryFn: () => allPages<Agent>("/api/agents"),
-  });
+  const agents = useAgents();
 
   const days = useMemo(() => daysOf(fromMs, toMs - 1), [fromMs, toMs]);
   const agentName = useMemo(

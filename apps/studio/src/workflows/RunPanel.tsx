@@ -5,7 +5,7 @@ import { JsonTree } from "../ui/JsonTree.tsx";
 import { Button, ErrorBox, Field, Link, Loading, QueryError, StatusBadge } from "../ui/ui.tsx";
 import type { EditorNode } from "./graph.ts";
 import { type NodeRunView, RUN_TONE } from "./NodeRunInspector.tsx";
-import { type NodeRun, type Run, streamRun, useRuns } from "./queries.ts";
+import { type NodeRun, type Run, streamRun, useRecentRuns } from "./queries.ts";
 
 export type { NodeRunView } from "./NodeRunInspector.tsx";
 
@@ -41,7 +41,7 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
   const [error, setError] = useState<unknown>(null);
   const [isRunning, setRunning] = useState(false);
   const [openedInitial, setOpenedInitial] = useState(false);
-  const runs = useRuns(workflowId);
+  const runs = useRecentRuns(workflowId);
 
   const show = (next: Record<string, NodeRunView>) => {
     setStates(next);
@@ -194,7 +194,7 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
       {runs.isPending ? <Loading what="runs" /> : null}
       {runs.data?.data.length === 0 ? <p className="muted">No runs yet.</p> : null}
       <ul className="run-history">
-        {runs.data?.data.slice(0, 10).map((entry) => (
+        {runs.data?.data.map((entry) => (
           <li key={entry.id}>
             <button type="button" className="btn btn-secondary" onClick={() => void openRun(entry.id)}>
               {new Date(entry.started_at).toLocaleTimeString()} · {entry.status}

@@ -1,6 +1,6 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Fragment, useState } from "react";
-import { api, type Page } from "../api/client.ts";
+import { api } from "../api/client.ts";
 import { JsonTree } from "../ui/JsonTree.tsx";
 import {
   ACTIONS,
@@ -11,34 +11,21 @@ import {
   formatDate,
   Link,
   Loading,
+  LoadMore,
   PageHeader,
   QueryError,
   StatusBadge,
 } from "../ui/ui.tsx";
 import { NodeRunInspector, RUN_TONE } from "./NodeRunInspector.tsx";
-import { type Run, useWorkflow } from "./queries.ts";
-
-const FILTERS = ["all", "succeeded", "failed", "running", "cancelled"] as const;
-type Filter = (typeof FILTERS)[number];
+import { RUN_FILTERS, type Run, type RunFilter, useRunList, useWorkflow } from "./queries.ts";
 
 /** A workflow's runs: filter by status, open one to inspect each node, or run it again with the same inputs. */
 export function RunsPage({ workflowId }: { workflowId: string }) {
   const workflow = useWorkflow(workflowId);
   const client = useQueryClient();
-  const [filter, setFilter] = useState<Filter>("all");
+  const [filter, setFilter] = useState<RunFilter>("all");
   const [openId, setOpenId] = useState<string | null>(null);
-  // The server filters, so every page is full of the chosen status and "Load more" pages through it.
-  const runs = useInfiniteQuery({
-    queryKey: ["runs", workflowId, filter],
-    queryFn: ({ pageParam }) => {
-      const query = new URLSearchParams({ limit: "50" });
-      if (filter !== "all") query.set("status", filter);
-      if (pageParam) query.set("cursor", pageParam);
-      return api<Page<Run>>(`/api/workflows/${workflowId}/runs?${query}`);
-    },
-    initialPageParam: "",
-    getNextPageParam: (last) => (last.has_more ? (last.next_cursor ?? undefined) : undefined),
-  });
+  const runs = useRunList(workflowId, filter);
   const rerun = useMutation({
     mutationFn: (inputs: Record<string, unknown>) =>
       api<Run>(`/api/workflows/${workflowId}/runs`, { json: { inputs } }),
@@ -47,7 +34,7 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
       void client.invalidateQueries({ queryKey: ["runs", workflowId] });
     },
   });
-  const shown = runs.data?.pages.flatMap((page) => page.data) ?? [];
+  const shown = runs.data ?? [];
 
   return (
     <>
@@ -57,7 +44,7 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
       <PageHeader title={`Runs${workflow.data ? ` of ${workflow.data.name}` : ""}`} />
       <fieldset className="segmented">
         <legend className="field-label">Status</legend>
-        {FILTERS.map((option) => (
+        {RUN_FILTERS.map((option) => (
           <label key={option} className={filter === option ? "is-checked" : undefined}>
             <input
               type="radio"
@@ -126,15 +113,7 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
           ))}
         </DataTable>
       ) : null}
-      {runs.hasNextPage ? (
-        <Button
-          variant="secondary"
-          isBusy={runs.isFetchingNextPage}
-          onClick={() => void runs.fetchNextPage()}
-        >
-          Load more
-        </Button>
-      ) : null}
+      <LoadMore query={runs} what="runs" />
     </>
   );
 }

@@ -2,8 +2,8 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef } from "react";
 import { api } from "../api/client.ts";
 import { navigate } from "../router.ts";
-import { Button, EmptyState, ErrorBox, Link, Loading, PageHeader, QueryError } from "../ui/ui.tsx";
-import { useWorkflows, type Workflow } from "./queries.ts";
+import { Button, EmptyState, ErrorBox, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
+import { useWorkflowList, type Workflow } from "./queries.ts";
 import { WORKFLOW_TEMPLATES, type WorkflowTemplate } from "./templates.ts";
 
 const STARTER_GRAPH = {
@@ -25,7 +25,7 @@ const STARTER_GRAPH = {
 };
 
 export function WorkflowsPage() {
-  const workflows = useWorkflows();
+  const workflows = useWorkflowList();
   const client = useQueryClient();
   const fileInput = useRef<HTMLInputElement>(null);
   const create = useMutation({
@@ -87,7 +87,7 @@ export function WorkflowsPage() {
       <QueryError query={workflows} />
       <ErrorBox error={create.error ?? importFile.error ?? fromTemplate.error} />
       {workflows.isPending ? <Loading what="workflows" /> : null}
-      {workflows.data?.data.length === 0 ? (
+      {workflows.data && workflows.data.length === 0 ? (
         <EmptyState title="No workflows yet">
           <p>
             Draw a flow of Start, LLM, Code, HTTP, Condition, Tool and End nodes, then run it or call it by
@@ -96,8 +96,8 @@ export function WorkflowsPage() {
         </EmptyState>
       ) : null}
       <div className="list">
-        {workflows.data?.data.map((workflow) => (
-          <div className="card list-item" key={workflow.id}>
+        {workflows.data?.map((workflow) => (
+          <div className="card list-item" key={workflow.id} data-testid="workflow-row">
             <Link to={`/workflows/${workflow.id}`}>
               <strong>{workflow.name}</strong>
             </Link>
@@ -105,6 +105,7 @@ export function WorkflowsPage() {
           </div>
         ))}
       </div>
+      <LoadMore query={workflows} what="workflows" />
       <section aria-labelledby="templates-title" className="templates">
         <h2 id="templates-title">Start from a template</h2>
         <ul className="template-grid">

@@ -1,63 +1,29 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api, type Page } from "../api/client.ts";
+import { usePagedList } from "../api/paged.ts";
+import type { GraphValidation, Workflow, WorkflowRun } from "../api/schema.gen.ts";
 import { postEventStream, type ServerEvent } from "../api/sse.ts";
+import type { Answer } from "../api/types.ts";
 import type { ApiGraph } from "./graph.ts";
 
-export interface Workflow {
-  id: string;
-  name: string;
-  description: string;
-  graph: ApiGraph;
-  trigger_url: string;
-  /** Served as a tool of the workspace's MCP endpoint, /api/mcp. */
-  mcp_exposed: boolean;
-  created_at: string;
-  updated_at: string;
-}
+export type { GraphIssue, Workflow } from "../api/schema.gen.ts";
+/** A run, with its nodes when read one at a time (`GET /api/runs/{id}`). */
+export type Run = WorkflowRun;
+export type NodeRun = NonNullable<WorkflowRun["nodes"]>[number];
+/** What a Code node's program printed; null for other nodes. */
+export type NodeLogs = NonNullable<NodeRun["logs"]>;
 
-export interface GraphIssue {
-  path: string;
-  message: string;
-  code?: string;
-  node_id?: string;
-  edge_id?: string;
-}
-
-export interface NodeRun {
-  node_id: string;
-  node_type: string;
-  status: "running" | "succeeded" | "failed" | "skipped";
-  step: number | null;
-  inputs: unknown;
-  outputs: Record<string, unknown> | null;
-  error: { code: string; message: string } | null;
-  /** A Code node's stdout and stderr; null for other nodes. */
-  logs: NodeLogs | null;
-  elapsed_ms: number | null;
-}
-
-export interface NodeLogs {
-  stdout: string;
-  stderr: string;
-  truncated: boolean;
-}
-
-export interface Run {
-  id: string;
-  status: "running" | "succeeded" | "failed" | "cancelled";
-  inputs: Record<string, unknown>;
-  outputs: Record<string, unknown> | null;
-  error: { code: string; message: string; node_id?: string } | null;
-  started_at: string;
-  elapsed_ms: number | null;
-  nodes?: NodeRun[];
-}
-
+/** Every workflow of the workspace, for pickers (a tool choosing its workflow). */
 export function useWorkflows() {
   return useQuery({
     queryKey: ["workflows"],
     queryFn: () => allPages<Workflow>("/api/workflows"),
   });
+}
+
+/** The workflows screen's list, a page at a time. */
+export function useWorkflowList() {
+  return usePagedList<Workflow>(["workflows", "pages"], "/api/workflows");
 }
 
 /** One workflow's query, shared by the editor and the prefetch that starts while its code loads. */
@@ -73,17 +39,30 @@ export function useWorkflow(id: string) {
 export function useTools() {
   return useQuery({
     queryKey: ["workflow-tools"],
-    queryFn: () =>
-      api<{ data: { name: string; description: string; outputs: string[] }[] }>("/api/workflows/tools"),
+    queryFn: () => api<Answer<"GET /api/workflows/tools">>("/api/workflows/tools"),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }
 
-export function useRuns(workflowId: string) {
+/** How many runs the editor's run panel lists; "All runs" pages through the rest. */
+export const RECENT_RUNS = 10;
+
+/** The latest runs of a workflow, for the editor's run panel. */
+export function useRecentRuns(workflowId: string) {
   return useQuery({
     queryKey: ["runs", workflowId],
-    queryFn: () => api<Page<Run>>(`/api/workflows/${workflowId}/runs?limit=20`),
+    queryFn: () => api<Page<Run>>(`/api/workflows/${workflowId}/runs?limit=${RECENT_RUNS}`),
   });
+}
+
+/** Statuses the runs page filters by; the API filters, so every page is full of the chosen one. */
+export const RUN_FILTERS = ["all", "succeeded", "failed", "running", "cancelled"] as const;
+export type RunFilter = (typeof RUN_FILTERS)[number];
+
+/** A workflow's runs, newest first, a page at a time, of one status or all. */
+export function useRunList(workflowId: string, filter: RunFilter) {
+  const path = `/api/workflows/${workflowId}/runs${filter === "all" ? "" : `?status=${filter}`}`;
+  return usePagedList<Run>(["runs", workflowId, filter], path);
 }
 
 export function useSaveWorkflow(id: string) {
@@ -93,7 +72,7 @@ export function useSaveWorkflow(id: string) {
       api<Workflow>(`/api/workflows/${id}`, { method: "PATCH", json: input }),
     onSuccess: (saved) => {
       client.setQueryData(["workflows", id], saved);
-      void client.invalidateQueries({ queryKey: ["workflows"], exact: true });
+      invalidateWorkflowLists(client);
     },
   });
 }
@@ -106,13 +85,22 @@ export function useExposeWorkflow(id: string) {
       api<Workflow>(`/api/workflows/${id}`, { method: "PATCH", json: { mcp_exposed: isExposed } }),
     onSuccess: (saved) => {
       client.setQueryData(["workflows", id], saved);
-      void client.invalidateQueries({ queryKey: ["workflows"], exact: true });
+      invalidateWorkflowLists(client);
     },
   });
 }
 
+/**
+ * Reads the workflow lists again after a save (the pickers' and the paged screen's), but not the
+ * workflow just saved: its answer is already in the cache.
+ */
+function invalidateWorkflowLists(client: QueryClient) {
+  void client.invalidateQueries({ queryKey: ["workflows"], exact: true });
+  void client.invalidateQueries({ queryKey: ["workflows", "pages"] });
+}
+
 export function validateGraph(graph: ApiGraph, signal: AbortSignal) {
-  return api<{ valid: boolean; issues: GraphIssue[] }>("/api/workflows/validate", {
+  return api<GraphValidation>("/api/workflows/validate", {
     json: { graph },
     signal,
   });

@@ -5,41 +5,19 @@
 // process, no filesystem, no timers. So it cannot reach this process's memory, its descriptors or
 // another node's data; only a V8 bug could. Code that needs Node.js APIs is routed by the host to the
 // one-process-per-run runner (runner.cjs) instead.
-// Protocol as runner.cjs in session mode: length-prefixed requests on stdin, frames on fd 3.
+// Protocol as runner.cjs: see protocol.cjs.
 "use strict";
-const fs = require("node:fs");
+const { checkRequest, frame, frameOver, serveRequests, signalReady } = require("./protocol.cjs");
 
-const RESULT_FD = 3;
 const FILENAME = "main.js";
 const [bindingPath, memoryArgument] = process.argv.slice(2);
 const MEMORY_MB = Math.max(8, Number(memoryArgument) || 192);
 
-// Readiness: the host sends the request only after this byte (see SandboxedProcess.run).
-fs.writeSync(RESULT_FD, "\n");
+signalReady();
 
 const binding = { exports: {} };
 process.dlopen(binding, bindingPath);
 const ivm = binding.exports.ivm;
-
-function send(data) {
-  let offset = 0;
-  while (offset < data.length) {
-    try {
-      offset += fs.writeSync(RESULT_FD, data, offset);
-    } catch (error) {
-      if (error && error.code === "EAGAIN") continue;
-      throw error;
-    }
-  }
-}
-
-function frame(kind, text) {
-  const payload = Buffer.from(text, "utf8");
-  const header = Buffer.alloc(5);
-  header.write(kind, 0, "latin1");
-  header.writeUInt32BE(payload.length, 1);
-  send(Buffer.concat([header, payload]));
-}
 
 // Evaluated in each node's isolate before the user's code: a console that hands text to the runner,
 // and the driver that calls main and turns its outcome into the result (checked again outside).
@@ -118,7 +96,6 @@ function failure(kind, type, message, line) {
   return JSON.stringify({ ok: false, error });
 }
 
-/** Runs one node in a new isolate; resolves with the result JSON (the host checks its shape again). */
 /**
  * A new isolate with its context and the prelude, no user code yet. Made while the runner waits for
  * the next request (see serveOne), so a node does not wait for it; it never serves more than one node.
@@ -178,10 +155,7 @@ async function serveOne(body) {
   let request;
   let result;
   try {
-    request = JSON.parse(body.toString("utf8"));
-    if (typeof request.code !== "string" || request.input === null || typeof request.input !== "object") {
-      throw new TypeError("expected {code: string, input: object}");
-    }
+    request = checkRequest(JSON.parse(body.toString("utf8")));
   } catch (error) {
     result = failure("invalid_input", "TypeError", String(error.message));
   }
@@ -196,40 +170,11 @@ async function serveOne(body) {
   frame("r", result);
   // Disposed before the node is reported over, so nothing of it is left when the next node starts.
   if (used && !used.isDisposed) used.dispose();
-  const cpu = process.cpuUsage();
-  // The process's CPU time so far (every thread): the host replaces it before RLIMIT_CPU could cut a later node short.
-  frame("x", JSON.stringify({ status, cpu: (cpu.user + cpu.system) / 1e6 }));
+  frameOver(status);
   // The next node's isolate, made now rather than on its arrival (the runner is otherwise idle).
   setImmediate(() => {
     if (spare === undefined && queue.length === 0) spare = freshIsolate();
   });
 }
 
-let pending = Buffer.alloc(0);
-let isBusy = false;
-let isEnded = false;
-const queue = [];
-const pump = async () => {
-  if (isBusy) return;
-  isBusy = true;
-  while (queue.length > 0) await serveOne(queue.shift());
-  isBusy = false;
-  if (isEnded) process.exit(0);
-};
-process.stdin.on("data", (chunk) => {
-  pending = Buffer.concat([pending, chunk]);
-  for (;;) {
-    const newline = pending.indexOf(10);
-    if (newline < 0) break;
-    const length = Number(pending.subarray(0, newline).toString("latin1"));
-    if (!Number.isSafeInteger(length) || length < 0) process.exit(2);
-    if (pending.length < newline + 1 + length) break;
-    queue.push(pending.subarray(newline + 1, newline + 1 + length));
-    pending = pending.subarray(newline + 1 + length);
-  }
-  void pump();
-});
-process.stdin.on("end", () => {
-  isEnded = true;
-  void pump();
-});
+const queue = serveRequests(serveOne);

@@ -3,29 +3,12 @@
 // the output and one JSON result as frames on fd 3, then waits for the next request of the same
 // workflow run (see serveSession). Prints never travel with the result, so they cannot forge it.
 "use strict";
-const fs = require("node:fs");
 const vm = require("node:vm");
+const { checkRequest, frame, frameOver, serveRequests, signalReady } = require("./protocol.cjs");
 
 const FILENAME = "main.js";
-const RESULT_FD = 3;
 
-// Readiness: the host sends the request only after this byte, which proves bwrap has armed
-// --die-with-parent for the whole sandbox (see SandboxedProcess.run).
-fs.writeSync(RESULT_FD, "\n");
-
-function send(text) {
-  const data = Buffer.from(text, "utf8");
-  let offset = 0;
-  while (offset < data.length) {
-    try {
-      offset += fs.writeSync(RESULT_FD, data, offset);
-    } catch (error) {
-      // A large result can fill the pipe before the host drains it.
-      if (error && error.code === "EAGAIN") continue;
-      throw error;
-    }
-  }
-}
+signalReady();
 
 function userLine(error) {
   const stack = error && typeof error.stack === "string" ? error.stack : "";
@@ -143,16 +126,9 @@ const SHARED_GLOBALS = [
  * Session mode (a run's Code nodes in turn, in one process): each request gets a new V8 context with
  * its own globals, console and timers; timers a node leaves are cleared when it ends. The host kills
  * the process on a node's timeout, output overflow or crash, and the next node starts a new one.
- * Frames on fd 3 as in zygote.py: "o"/"e" output, "r" result, "x" {"status"} once the node is over.
+ * Frames on fd 3 as in zygote.py (see protocol.cjs).
  */
 function serveSession() {
-  const frame = (kind, data) => {
-    const payload = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
-    const header = Buffer.alloc(5);
-    header.write(kind, 0, "latin1");
-    header.writeUInt32BE(payload.length, 1);
-    send(Buffer.concat([header, payload]));
-  };
   const framedWrite = (kind) => (chunk, encoding, callback) => {
     frame(
       kind,
@@ -200,10 +176,7 @@ function serveSession() {
     let result;
     try {
       // Parsed in the node's context, so its arrays and objects have that context's prototypes.
-      request = vm.runInContext("JSON.parse", context)(body.toString("utf8"));
-      if (typeof request.code !== "string" || request.input === null || typeof request.input !== "object") {
-        throw new TypeError("expected {code: string, input: object}");
-      }
+      request = checkRequest(vm.runInContext("JSON.parse", context)(body.toString("utf8")));
     } catch (error) {
       result = describe("invalid_input", error);
     }
@@ -217,43 +190,10 @@ function serveSession() {
     for (const clear of timers) clear();
     const isString = typeof result === "string";
     frame("r", isString ? result : JSON.stringify(result));
-    const used = process.cpuUsage();
-    // The process's CPU time so far: the host replaces it before RLIMIT_CPU could cut a later node short.
-    frame(
-      "x",
-      JSON.stringify({ status: isString || result.ok ? 0 : 1, cpu: (used.user + used.system) / 1e6 }),
-    );
+    frameOver(isString || result.ok ? 0 : 1);
   };
 
-  let pending = Buffer.alloc(0);
-  let isBusy = false;
-  let isEnded = false;
-  const queue = [];
-  const pump = async () => {
-    if (isBusy) return;
-    isBusy = true;
-    while (queue.length > 0) await serveOne(queue.shift());
-    isBusy = false;
-    // The host closed stdin: leave once the requests it sent before are answered.
-    if (isEnded) process.exit(0);
-  };
-  process.stdin.on("data", (chunk) => {
-    pending = Buffer.concat([pending, chunk]);
-    for (;;) {
-      const newline = pending.indexOf(10);
-      if (newline < 0) break;
-      const length = Number(pending.subarray(0, newline).toString("latin1"));
-      if (!Number.isSafeInteger(length) || length < 0) process.exit(2);
-      if (pending.length < newline + 1 + length) break;
-      queue.push(pending.subarray(newline + 1, newline + 1 + length));
-      pending = pending.subarray(newline + 1 + length);
-    }
-    void pump();
-  });
-  process.stdin.on("end", () => {
-    isEnded = true;
-    void pump();
-  });
+  serveRequests(serveOne);
 }
 
 serveSession();

@@ -1,0 +1,20 @@
+import type { AgentTool } from "./contract.ts";
+import type { AgentRow } from "./schema.ts";
+
+export function toAgentJson(row: AgentRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    provider: row.provider,
+    model: row.model,
+    instructions: row.instructions,
+    temperature: row.temperature,
+    tools: row.tools as AgentTool[],
+    knowledge_base_ids: row.knowledgeBaseIds,
+    memory_turns: row.memoryTurns,
+    mcp_exposed: row.mcpExposed,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

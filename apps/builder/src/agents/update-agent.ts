@@ -1,0 +1,32 @@
+import type { Clock } from "@app/core";
+import { and, eq } from "drizzle-orm";
+import type { BuilderDb } from "../db/index.ts";
+import type { UpdateAgentInput } from "./contract.ts";
+import type { AgentRow } from "./schema.ts";
+import { agents } from "./schema.ts";
+
+export async function updateAgent(
+  { db, clock }: { db: BuilderDb; clock: Clock },
+  workspaceId: string,
+  id: string,
+  input: UpdateAgentInput,
+): Promise<AgentRow | undefined> {
+  const [row] = await db
+    .update(agents)
+    .set({
+      ...(input.name === undefined ? {} : { name: input.name }),
+      ...(input.description === undefined ? {} : { description: input.description }),
+      ...(input.provider === undefined ? {} : { provider: input.provider }),
+      ...(input.model === undefined ? {} : { model: input.model }),
+      ...(input.instructions === undefined ? {} : { instructions: input.instructions }),
+      ...(input.temperature === undefined ? {} : { temperature: input.temperature }),
+      ...(input.tools === undefined ? {} : { tools: input.tools }),
+      ...(input.knowledge_base_ids === undefined ? {} : { knowledgeBaseIds: input.knowledge_base_ids }),
+      ...(input.memory_turns === undefined ? {} : { memoryTurns: input.memory_turns }),
+      ...(input.mcp_exposed === undefined ? {} : { mcpExposed: input.mcp_exposed }),
+      updatedAt: clock.now(),
+    })
+    .where(and(eq(agents.id, id), eq(agents.workspaceId, workspaceId)))
+    .returning();
+  return row;
+}
