@@ -1,4 +1,5 @@
 import { buffer } from "node:stream/consumers";
+import { setImmediate } from "node:timers/promises";
 import { type Clock, newId, toStorable, toStorableText } from "@app/core";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { BuilderConfig } from "../config.ts";
@@ -10,7 +11,7 @@ import { EMBEDDING_BATCH_SIZE, EmbeddingError, embedderFor } from "./embedders.t
 import { emitDocumentEvent } from "./emit-document-event.ts";
 import type { DocumentFormat } from "./formats.ts";
 import { indexDocumentTerms } from "./lexical-index.ts";
-import { LOCAL_EMBEDDING_DIMENSIONS, localEmbedding } from "./local-embedder.ts";
+import { LOCAL_EMBEDDING_DIMENSIONS } from "./local-embedder.ts";
 import { parseDocument } from "./parse-document.ts";
 import type { ProgressEvent } from "./progress-events.ts";
 import type { DocumentRow } from "./schema.ts";
@@ -33,11 +34,6 @@ export type Lease = { owner: string; leaseMs: number };
 const PARSING_PROGRESS = 5;
 const CHUNKED_PROGRESS = 10;
 const INSERT_BATCH_ROWS = 500;
-/**
- * The local embedder has no request to size: a larger batch saves a round of select, update and
- * lease renewal per 64 chunks, and progress still moves every few hundred chunks.
- */
-const LOCAL_EMBEDDING_BATCH_SIZE = 256;
 
 /** Another worker took the document over (our lease expired) or it was deleted: stop quietly. */
 export class LeaseLostError extends Error {
@@ -78,11 +74,6 @@ async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lea
     chunkOverlap: document.chunkOverlap,
   });
   const nowMs = clock.now().getTime();
-  const [base] = await db
-    .select({ provider: knowledgeBases.embeddingProvider })
-    .from(knowledgeBases)
-    .where(eq(knowledgeBases.id, document.knowledgeBaseId));
-  const isLocal = hasVector && base?.provider === "local";
   await db.transaction(async (tx) => {
     // Without pgvector there is nothing to embed: the chunks are searchable by full text at once.
     const updated = await fencedUpdate({ db: tx, clock }, document.id, lease, {
@@ -96,32 +87,27 @@ async function parseAndStore(deps: IngestDeps, document: DocumentRow, lease: Lea
     // A retry after a crash mid-parse starts over, so earlier chunks of this document go first.
     await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, document.id));
     for (let i = 0; i < chunks.length; i += INSERT_BATCH_ROWS) {
-      const rows = chunks.slice(i, i + INSERT_BATCH_ROWS).map((chunk, j) => {
-        const headingPath = toStorable(chunk.headingPath);
-        return {
-          id: newId("chk", nowMs),
-          position: i + j,
-          // A PDF's or DOCX's extracted text can hold NUL, which PostgreSQL cannot store.
-          text: toStorableText(chunk.text),
-          char_start: chunk.start,
-          char_end: chunk.end,
-          page: chunk.page,
-          heading_path: headingPath,
-          token_count: chunk.tokenCount,
-          // The local embedder costs less than a round trip: its vectors go in with the rows, so
-          // each row is written once here rather than once more per embedding batch.
-          e: isLocal
-            ? vectorLiteral(localEmbedding(embeddingInput({ text: chunk.text, headingPath })))
-            : null,
-        };
-      });
+      const rows = chunks.slice(i, i + INSERT_BATCH_ROWS).map((chunk, j) => ({
+        id: newId("chk", nowMs),
+        position: i + j,
+        // A PDF's or DOCX's extracted text can hold NUL, which PostgreSQL cannot store.
+        text: toStorableText(chunk.text),
+        char_start: chunk.start,
+        char_end: chunk.end,
+        page: chunk.page,
+        heading_path: toStorable(chunk.headingPath),
+        token_count: chunk.tokenCount,
+      }));
       await tx.execute(sql`
         insert into knowledge_chunks (id, workspace_id, knowledge_base_id, document_id, position, text,
-          char_start, char_end, page, heading_path, token_count${isLocal ? sql`, embedding` : sql``})
+          char_start, char_end, page, heading_path, token_count)
         select r.id, ${document.workspaceId}, ${document.knowledgeBaseId}, ${document.id}, r.position, r.text,
-          r.char_start, r.char_end, r.page, r.heading_path, r.token_count${isLocal ? sql`, r.e::vector` : sql``}
+          r.char_start, r.char_end, r.page, r.heading_path, r.token_count
         from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id text, position int, text text,
-          char_start int, char_end int, page int, heading_path jsonb, token_count int, e text)`);
+          char_start int, char_end int, page int, heading_path jsonb, token_count int)`);
+      // Lets sockets be read between two statements (see the embedding loop below); other queries
+      // still wait for this transaction.
+      await setImmediate();
     }
     if (!hasVector) await indexDocumentTerms(tx, document.id);
   });
@@ -141,9 +127,9 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
     model: base.embeddingModel,
   });
   let dimensions = base.embeddingDimensions;
-  // Local vectors were stored with the chunks (parseAndStore), so no batch below records the width.
   if (dimensions === null && base.embeddingProvider === "local")
     dimensions = await recordDimensions(db, base.id, LOCAL_EMBEDDING_DIMENSIONS);
+  if (dimensions !== null) await ensureVectorIndex(db, dimensions);
   const [counts] = await db
     .select({
       total: sql<number>`count(*)::int`,
@@ -164,7 +150,7 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
       .from(knowledgeChunks)
       .where(and(eq(knowledgeChunks.documentId, document.id), isNull(sql`embedding`)))
       .orderBy(asc(knowledgeChunks.position))
-      .limit(base.embeddingProvider === "local" ? LOCAL_EMBEDDING_BATCH_SIZE : EMBEDDING_BATCH_SIZE);
+      .limit(EMBEDDING_BATCH_SIZE);
     if (batch.length === 0) break;
     const vectors = await embedder.embed(batch.map(embeddingInput), signal);
     const width = vectors[0]?.length ?? 0;
@@ -173,7 +159,10 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
         "The embedding model answered an unexpected number or shape of vectors.",
         false,
       );
-    if (dimensions === null) dimensions = await recordDimensions(db, base.id, width);
+    if (dimensions === null) {
+      dimensions = await recordDimensions(db, base.id, width);
+      await ensureVectorIndex(db, dimensions);
+    }
     if (width !== dimensions)
       throw new EmbeddingError(
         `The model returned ${width}-dimensional embeddings but this knowledge base holds ${dimensions}-dimensional ones.`,
@@ -192,17 +181,28 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
         status: "embedding",
         progress,
       });
+      // The width goes in with the vector, which puts the chunk into the HNSW index now, a batch
+      // at a time: inserting into the graph is most of ingestion's work, and done all at once in the
+      // ready transaction it held the embedded database (and every request) for seconds. Searches
+      // skip chunks of documents that are not ready (`vectorRanking`).
       await tx.execute(sql`
-        update knowledge_chunks set embedding = batch.e::vector
+        update knowledge_chunks set embedding = batch.e::vector, dimensions = ${width}::int
         from jsonb_to_recordset(${rows}::jsonb) as batch(id text, e text)
         where knowledge_chunks.id = batch.id`);
     });
     report(deps, document.id, "embedding", progress);
+    // The embedded database answers within the same turn of the event loop, so without this the
+    // whole document ran on promise callbacks alone and no socket was read until it was ready: an
+    // upload arriving meanwhile waited for it (17 s for 5 MB). Each batch's HNSW insertion still
+    // holds the thread, which is why batches stay small.
+    await setImmediate();
   }
 
-  const width = dimensions ?? 0;
-  if (width > 0) await ensureVectorIndex(db, width);
   await db.transaction(async (tx) => {
+    // Chunks embedded by an earlier version, which set the width only here.
+    if (dimensions !== null)
+      await tx.execute(sql`update knowledge_chunks set dimensions = ${dimensions}::int
+        where document_id = ${document.id} and dimensions is null and embedding is not null`);
     const ready = await fencedUpdate({ db: tx, clock: deps.clock }, document.id, lease, {
       status: "ready",
       progress: 100,
@@ -210,13 +210,8 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
       leaseOwner: null,
       leaseExpiresAt: null,
     });
-    // Setting the width last is what puts the chunks into the vector index's partial predicate,
-    // so a document becomes vector-searchable all at once.
-    await tx
-      .update(knowledgeChunks)
-      .set({ dimensions: width })
-      .where(eq(knowledgeChunks.documentId, document.id));
-    // Its terms in the same transaction: BM25's statistics never count half a document.
+    // Its terms in the same transaction as its status: BM25's statistics never count half a
+    // document, and vector search finds its chunks from this commit on.
     await indexDocumentTerms(tx, document.id);
     await emitDocumentEvent({ db: tx, clock: deps.clock }, ready);
   });

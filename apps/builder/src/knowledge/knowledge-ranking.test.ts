@@ -121,6 +121,29 @@ describe("BM25 ranking", () => {
     expect(left?.count).toBe(0);
   });
 
+  it("deleting a base deletes its postings and leaves another base's alone", async () => {
+    const doomed = await createBase(builder, alice, { name: "Doomed postings" });
+    const kept = await createBase(builder, alice, { name: "Kept postings" });
+    await ingest(doomed, "a.txt", "quince quince rhubarb");
+    await ingest(kept, "b.txt", "quince salsify");
+    const postings = async (base: string) => {
+      const [row] = await queryRows<{ count: number }>(
+        builder.deps.db,
+        sql`select count(*)::int as count from knowledge_terms where knowledge_base_id = ${base}`,
+      );
+      return row?.count;
+    };
+    expect(await postings(doomed)).toBeGreaterThan(0);
+    const before = await postings(kept);
+    const deleted = await builder.request(`/api/knowledge-bases/${doomed}`, {
+      method: "DELETE",
+      cookie: alice,
+    });
+    expect(deleted.status).toBe(204);
+    expect(await postings(doomed)).toBe(0);
+    expect(await postings(kept)).toBe(before);
+  });
+
   it("stems and drops stop words in the base's language", async () => {
     const english = await createBase(builder, alice, { name: "English" });
     const simple = await createBase(builder, alice, { name: "Simple", language: "simple" });

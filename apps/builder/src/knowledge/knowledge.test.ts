@@ -458,6 +458,59 @@ describe("search modes", () => {
     expect(hybrid.data[0]?.document_name).toBe("outage.md");
   });
 
+  it.skipIf(!builder.hasVector)(
+    "vector search skips the indexed chunks of a document that is still ingesting",
+    async () => {
+      const { db } = builder.deps;
+      const [rotate] = await db
+        .select({ id: knowledgeDocuments.id, workspaceId: knowledgeDocuments.workspaceId })
+        .from(knowledgeDocuments)
+        .where(and(eq(knowledgeDocuments.knowledgeBaseId, base), eq(knowledgeDocuments.name, "rotate.md")));
+      // As ingestion leaves a document between two embedding batches: chunks in the HNSW index
+      // (width set), the document not ready.
+      const pendingId = "doc_pending_rotation";
+      const now = new Date();
+      await db.insert(knowledgeDocuments).values({
+        id: pendingId,
+        workspaceId: rotate?.workspaceId as string,
+        knowledgeBaseId: base,
+        name: "pending.md",
+        format: "markdown",
+        contentType: "text/markdown",
+        sizeBytes: 1,
+        checksum: pendingId,
+        storageKey: `test/${pendingId}`,
+        status: "embedding",
+        progress: 50,
+        chunkSize: 500,
+        chunkOverlap: 50,
+        chunkCount: 1,
+        nextAttemptAt: now,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await db.execute(sql`
+        insert into knowledge_chunks (id, workspace_id, knowledge_base_id, document_id, position, text,
+          char_start, char_end, token_count, dimensions, embedding)
+        values ('chk_pending_rotation', ${rotate?.workspaceId}, ${base}, ${pendingId}, 0, 'rotating keys', 0, 13, 3,
+          384, ${vectorLiteral(localEmbedding("rotating keys"))}::vector)`);
+      try {
+        const found = async () =>
+          (
+            await search(builder, alice, base, { query: "rotating keys", mode: "vector", top_k: 10 })
+          ).data.map((hit) => hit.chunk_id);
+        expect(await found()).not.toContain("chk_pending_rotation");
+        await db
+          .update(knowledgeDocuments)
+          .set({ status: "ready" })
+          .where(eq(knowledgeDocuments.id, pendingId));
+        expect(await found()).toContain("chk_pending_rotation");
+      } finally {
+        await db.delete(knowledgeDocuments).where(eq(knowledgeDocuments.id, pendingId));
+      }
+    },
+  );
+
   it("sizes the HNSW candidate list from the chunks searched, for the search's transaction only", async () => {
     const { db } = builder.deps;
     const settingsFor = (limit: number) =>
@@ -504,6 +557,7 @@ describe("search modes", () => {
           await queryRows<{ "QUERY PLAN": string }>(
             tx,
             sql`explain select id from knowledge_chunks where dimensions = 384 and knowledge_base_id = ${base}
+              and document_id not in (select id from knowledge_documents where knowledge_base_id = ${base} and status <> 'ready')
               order by embedding::vector(384) <=> ${query}::vector(384) limit 10`,
           )
         )

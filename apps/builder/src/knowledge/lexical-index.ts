@@ -95,17 +95,21 @@ export type QueryPart = { text: string; weight: number };
  */
 export async function indexDocumentTerms(db: BuilderDb, documentId: string): Promise<void> {
   await db.execute(sql`delete from knowledge_terms where document_id = ${documentId}`);
+  // A large document's postings are a few hundred thousand rows to group and count per chunk: with
+  // the default 4 MB the sorts spilled to disk. Local to the caller's transaction.
+  await db.execute(sql`select set_config('work_mem', '64MB', true)`);
+  // Inserted in the primary key's order, so consecutive postings land on the same index page rather
+  // than all over it; the document's length is the sum of its postings' frequencies.
   await db.execute(sql`
     with ${termRowsSql(sql`c.document_id = ${documentId}`)},
+    total as (select coalesce(sum(frequency), 0)::float8 as length from term_rows),
     inserted as (
       insert into knowledge_terms (knowledge_base_id, term, chunk_id, document_id, frequency, length, document_length)
-      select knowledge_base_id, term, chunk_id, ${documentId}, frequency, length, sum(frequency) over ()
+      select knowledge_base_id, term, chunk_id, ${documentId}, frequency, length, (select length from total)
       from term_rows
-      returning chunk_id, length
+      order by term, chunk_id
     )
-    update knowledge_documents
-    set term_count = (select coalesce(sum(length), 0) from (select distinct chunk_id, length from inserted) per_chunk)
-    where id = ${documentId}`);
+    update knowledge_documents set term_count = (select length from total) where id = ${documentId}`);
 }
 
 /**
@@ -390,6 +394,19 @@ export async function wordIdf(
  */
 export async function deleteDocumentTerms(db: BuilderDb, documentId: string): Promise<void> {
   await db.execute(sql`delete from knowledge_terms where document_id = ${documentId}`);
+}
+
+/**
+ * Deletes a base's postings (they have no foreign key to it). Called in the transaction that
+ * deletes the base, after it.
+ *
+ * @example await deleteBaseTerms(tx, "kb_…");
+ */
+export async function deleteBaseTerms(
+  db: Pick<BuilderDb, "execute">,
+  knowledgeBaseId: string,
+): Promise<void> {
+  await db.execute(sql`delete from knowledge_terms where knowledge_base_id = ${knowledgeBaseId}`);
 }
 
 /** Statistics are gathered again once the ready documents or their chunks changed by this share. */

@@ -270,7 +270,9 @@ const INDEX_SCAN_FROM_CHUNKS = 5_000;
  * a small share of a large table, is the cheaper one. Sequential scans are off throughout: the index
  * on the knowledge base beats them. Iterative scans let the index keep walking when the
  * knowledge-base filter discards the first candidates (pgvector filters after the scan);
- * `relaxed_order` may return them slightly out of order, hence the re-sort.
+ * `relaxed_order` may return them slightly out of order, hence the re-sort. Chunks enter the index
+ * as they are embedded, so those of documents still ingesting are filtered out (a hashed list of the
+ * bases' few documents that are not ready).
  */
 export async function vectorRanking(
   db: BuilderDb,
@@ -294,6 +296,8 @@ export async function vectorRanking(
         from knowledge_chunks
         where dimensions = ${width}
           and ${inArray(knowledgeChunks.knowledgeBaseId, baseIds)}
+          and document_id not in (select id from knowledge_documents
+            where ${inArray(knowledgeDocuments.knowledgeBaseId, baseIds)} and status <> 'ready')
         order by embedding::vector(${width}) <=> ${literal}::vector(${width})
         limit ${limit}
       )

@@ -32,7 +32,7 @@ import {
   useKnowledgeBase,
   useSearch,
 } from "./queries.ts";
-import { relevance } from "./relevance.ts";
+import { relevance, relevanceText } from "./relevance.ts";
 import { Uploader } from "./Uploader.tsx";
 
 /** One knowledge base: upload, its documents with their ingestion status, and a retrieval test. */
@@ -93,6 +93,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
       </div>
       <RetrievalTest
         baseId={id}
+        isLocalEmbedder={base.data.embedding.provider === "local"}
         readyCount={documents.data?.filter((document) => document.status === "ready").length ?? 0}
       />
     </>
@@ -272,7 +273,15 @@ const MODES: { mode: SearchMode; label: string; hint: string }[] = [
 ];
 
 /** One query in the three modes side by side, so a person sees what each finds and in which order. */
-function RetrievalTest({ baseId, readyCount }: { baseId: string; readyCount: number }) {
+function RetrievalTest({
+  baseId,
+  readyCount,
+  isLocalEmbedder,
+}: {
+  baseId: string;
+  readyCount: number;
+  isLocalEmbedder: boolean;
+}) {
   const fulltext = useSearch(baseId);
   const vector = useSearch(baseId);
   const hybrid = useSearch(baseId);
@@ -364,6 +373,8 @@ function RetrievalTest({ baseId, readyCount }: { baseId: string; readyCount: num
                       hit={hit}
                       rank={index + 1}
                       best={hits[0]?.score ?? 0}
+                      // Hybrid fuses always; vector fuses the local embedder's ranking with BM25's.
+                      isFused={mode === "hybrid" || (mode === "vector" && isLocalEmbedder)}
                       elsewhere={ranksOf(hit.chunk_id, mode)}
                     />
                   ))}
@@ -381,25 +392,33 @@ function Hit({
   hit,
   rank,
   best,
+  isFused,
   elsewhere,
 }: {
   hit: SearchHit;
   rank: number;
   best: number;
+  isFused: boolean;
   elsewhere: string[];
 }) {
-  const { percent, label } = relevance(hit.score, best);
+  const value = relevance(hit.score, best);
   return (
     <li className="hit" data-testid="search-hit">
       <div className="hit-meta">
         <span className="rank">
           <span className="visually-hidden">Rank </span>#{rank}
+          {/* Read aloud, rank and badge would otherwise run together ("Rank #1strong"). */}
+          <span className="visually-hidden">, </span>
         </span>
         <span
-          className={`badge relevance relevance-${label}`}
-          title="Relevance as a share of the best passage this mode found"
+          className={`badge relevance relevance-${value.label}`}
+          title={
+            isFused
+              ? "How this passage compares with the best one, from where each ranking placed it"
+              : "Relevance as a share of the best passage this mode found"
+          }
         >
-          {label} · {percent}%
+          {relevanceText(value, { isFused })}
         </span>
         <Link to={passageHref(hit)} title="Open the passage in its document">
           <strong>{hit.document_name}</strong>

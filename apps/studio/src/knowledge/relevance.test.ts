@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { passageFocusOf, passageHref } from "./passage-link.ts";
-import { relevance } from "./relevance.ts";
+import { relevance, relevanceText } from "./relevance.ts";
 
 describe("relevance", () => {
   it("reads a fused score as a share of the best one, with a word", () => {
@@ -19,6 +19,15 @@ describe("relevance", () => {
   it("answers 0 % for a zero or negative score and for an empty list's best", () => {
     expect(relevance(-0.2, 0.8)).toEqual({ percent: 0, label: "weak" });
     expect(relevance(0, 0)).toEqual({ percent: 0, label: "weak" });
+  });
+});
+
+describe("relevance text", () => {
+  it("gives a match's share of the best with a word, and a fused score's word alone", () => {
+    expect(relevanceText(relevance(6, 10), { isFused: false })).toBe("medium · 60%");
+    // A passage only the local embedder's ranking (weight 0.05) found, second in a hybrid list.
+    expect(relevanceText(relevance(0.05 / 12, 1.05 / 11), { isFused: true })).toBe("weak match");
+    expect(relevanceText(relevance(1 / 12, 1.05 / 11), { isFused: true })).toBe("strong match");
   });
 });
 

@@ -19,3 +19,17 @@ export function relevance(score: number, best: number): Relevance {
   const percent = best > 0 && score > 0 ? Math.min(100, Math.round((score / best) * 100)) : 0;
   return { percent, label: percent >= 70 ? "strong" : percent >= 40 ? "medium" : "weak" };
 }
+
+/**
+ * The badge's words for a hit. A percentage is shown only where the mode's score measures a match
+ * (BM25, a provider model's cosine similarity). A fused score (hybrid search; vector search with the
+ * local embedder, which is anchored by BM25) is a sum of `weight / (k + rank)` over rankings: its
+ * share of the best says in which lists a passage ranked, not how well it matches. A passage found
+ * only by the local embedder's ranking, which weighs 0.05, read "weak · 4%" at rank 2, so there
+ * the word alone is shown.
+ *
+ * @example relevanceText(relevance(0.0042, 0.0955), { isFused: true }) // "weak match"
+ */
+export function relevanceText(value: Relevance, { isFused }: { isFused: boolean }): string {
+  return isFused ? `${value.label} match` : `${value.label} · ${value.percent}%`;
+}
