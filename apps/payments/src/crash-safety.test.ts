@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { newSecretToken } from "@app/core";
+import { queryRows } from "@app/db";
 import { freePort } from "@app/testing";
 import { startTestReceiver, type TestReceiver } from "@app/webhooks/testing";
 import { sql } from "drizzle-orm";
@@ -102,20 +103,20 @@ it.skipIf(!serverUrl)(
     const db = payments.deps.db;
     await until(
       async () => {
-        const result = await db.execute(
+        const [result] = await queryRows<{ n: number }>(
+          db,
           sql`select count(*)::int as n from webhook_deliveries where status <> 'delivered'`,
         );
-        return (result as unknown as { rows: { n: number }[] }).rows[0]?.n === 0;
+        return result?.n === 0;
       },
       60_000,
       "every delivery recorded as delivered",
     );
-    const stats = await db.execute(
+    const [row] = await queryRows<{ deliveries: number; parked: number; failures: number }>(
+      db,
       sql`select count(*)::int as deliveries, count(*) filter (where status = 'failed')::int as parked,
           sum(failure_count)::int as failures from webhook_deliveries`,
     );
-    const row = (stats as unknown as { rows: { deliveries: number; parked: number; failures: number }[] })
-      .rows[0];
     const received = [...counts.values()].reduce((sum, n) => sum + n, 0);
     const duplicates = received - counts.size;
     console.log(

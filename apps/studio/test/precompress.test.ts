@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { precompressDirectory } from "../precompress.ts";
+import { isBestCompressed, precompressDirectory, QUICK_BROTLI_QUALITY } from "../precompress.ts";
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,5 +36,22 @@ describe("precompressDirectory", () => {
     expect(precompressDirectory(dir)).toEqual([]);
     expect(existsSync(join(dir, "logo.png.br"))).toBe(false);
     expect(existsSync(join(dir, "tiny.js.gz"))).toBe(false);
+  });
+
+  it("a quick pass is not the best compression; recompressing at the default replaces its copies with smaller ones", () => {
+    dir = mkdtempSync(join(tmpdir(), "precompress-"));
+    const script = `export const words = ${JSON.stringify(Array.from({ length: 2000 }, (_, i) => `word-${(i * 7919) % 613}`))};\n`;
+    const file = join(dir, "index-abc123.js");
+    writeFileSync(file, script);
+
+    precompressDirectory(dir, QUICK_BROTLI_QUALITY);
+    const quick = readFileSync(`${file}.br`);
+    expect(isBestCompressed(dir)).toBe(false);
+
+    precompressDirectory(dir);
+    const best = readFileSync(`${file}.br`);
+    expect(isBestCompressed(dir)).toBe(true);
+    expect(best.length).toBeLessThan(quick.length);
+    expect(brotliDecompressSync(best).toString()).toBe(script);
   });
 });

@@ -1,6 +1,8 @@
+import { sql } from "drizzle-orm";
 import { pgTable, text } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "./connect.ts";
+import { queryRows } from "./statements.ts";
 import { migrationsFolder } from "./test-migrations.ts";
 import { createTestDatabase } from "./testing.ts";
 
@@ -38,10 +40,11 @@ describe("openDatabase on PGlite", () => {
     ]);
     const database = await openDatabase({ schema, migrationsFolder: folder, cacheMegabytes: 160 });
     try {
-      const result = (await database.db.execute(
-        "select name, current_setting(name) as setting from pg_settings where name in ('shared_buffers', 'TimeZone', 'default_text_search_config')",
-      )) as unknown as { rows: { name: string; setting: string }[] };
-      expect(Object.fromEntries(result.rows.map((row) => [row.name, row.setting]))).toEqual({
+      const rows = await queryRows<{ name: string; setting: string }>(
+        database.db,
+        sql`select name, current_setting(name) as setting from pg_settings where name in ('shared_buffers', 'TimeZone', 'default_text_search_config')`,
+      );
+      expect(Object.fromEntries(rows.map((row) => [row.name, row.setting]))).toEqual({
         default_text_search_config: "pg_catalog.english",
         shared_buffers: "160MB",
         TimeZone: "UTC",

@@ -25,6 +25,7 @@ export { healthRoutes } from "./health.ts";
 export { guardInput } from "./input-guard.ts";
 export { createLogger, type Logger } from "./logger.ts";
 export {
+  atMostOneCursor,
   completeErrorResponses,
   errorBodySchema,
   errorResponses,

@@ -129,6 +129,21 @@ export function listOf<T extends z.ZodType>(item: T) {
 }
 
 /**
+ * A list query that pages both ways (the events lists of both services): `starting_after` asks for
+ * newer items, `ending_before` for older ones, and one request may name at most one of them.
+ *
+ * @example export const listEventsQuery = atMostOneCursor(z.object({ limit, starting_after: cursor, ending_before: cursor }));
+ */
+export function atMostOneCursor<
+  T extends z.ZodType<{ starting_after?: string | undefined; ending_before?: string | undefined }>,
+>(query: T): T {
+  return query.refine((value) => value.starting_after === undefined || value.ending_before === undefined, {
+    message: "cannot be combined with starting_after",
+    path: ["ending_before"],
+  });
+}
+
+/**
  * Builds the list envelope from `limit + 1` fetched rows; the cursor is the last returned id.
  *
  * @example const page = toPage(rows, query.limit, toAgentJson);

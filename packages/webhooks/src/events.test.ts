@@ -211,9 +211,10 @@ describe("ordering under concurrent writers (PostgreSQL)", () => {
   );
 
   it("reads the horizon from the database", async () => {
-    const result = await database.db.execute(
+    const [row] = await queryRows<{ xmin: string }>(
+      database.db,
       sql`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`,
     );
-    expect(Number((result as unknown as { rows: { xmin: string }[] }).rows[0]?.xmin)).toBeGreaterThan(0);
+    expect(Number(row?.xmin)).toBeGreaterThan(0);
   });
 });

@@ -96,3 +96,11 @@ export const webhookAnswerSchema = z
     outcome: z.enum(["applied", "duplicate", "ignored", "unknown_order"]),
   })
   .openapi("PaymentWebhookAnswer");
+
+/** The payment service's signature of an event it sends (`t=<unix>,v1=<hex>`). */
+export const serviceSignatureHeaders = z.object({
+  "x-service-signature": z
+    .string()
+    .optional()
+    .openapi({ param: { name: "x-service-signature", in: "header" }, example: "t=1767225600,v1=5f2b…" }),
+});

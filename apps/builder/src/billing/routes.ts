@@ -7,7 +7,7 @@ import {
   listQuerySchema,
   toPage,
 } from "@app/http";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { toLedgerJson, toOrderJson, toPackJson, toPricesJson } from "./billing-json.ts";
@@ -17,6 +17,7 @@ import {
   checkoutSchema,
   ledgerEntrySchema,
   orderSchema,
+  serviceSignatureHeaders,
   webhookAnswerSchema,
 } from "./contract.ts";
 import { createCheckout } from "./create-checkout.ts";
@@ -106,12 +107,7 @@ const webhookRoute = createRoute({
     "`<t>.<body>` with the endpoint's signing secret, 300 s tolerance) and applied once by event id.",
   security: [],
   request: {
-    headers: z.object({
-      "x-service-signature": z
-        .string()
-        .optional()
-        .openapi({ param: { name: "x-service-signature", in: "header" }, example: "t=1767225600,v1=5f2b…" }),
-    }),
+    headers: serviceSignatureHeaders,
   },
   responses: {
     200: { description: "Received", content: jsonContent(webhookAnswerSchema) },

@@ -1,4 +1,4 @@
-import { listQuerySchema } from "@app/http";
+import { atMostOneCursor, listQuerySchema } from "@app/http";
 import { z } from "@hono/zod-openapi";
 import { BUILDER_EVENT_TYPES } from "./event-types.ts";
 
@@ -9,8 +9,8 @@ const eventCursor = (name: string, description: string) =>
     .optional()
     .openapi({ param: { name, in: "query", description } });
 
-export const listEventsQuery = z
-  .object({
+export const listEventsQuery = atMostOneCursor(
+  z.object({
     limit: listQuerySchema.shape.limit,
     type: z
       .enum(BUILDER_EVENT_TYPES)
@@ -21,11 +21,8 @@ export const listEventsQuery = z
       "The events right after this one (newer), newest first; has_more when still newer ones exist",
     ),
     ending_before: eventCursor("ending_before", "The events right before this one (older), newest first"),
-  })
-  .refine((query) => query.starting_after === undefined || query.ending_before === undefined, {
-    message: "cannot be combined with starting_after",
-    path: ["ending_before"],
-  });
+  }),
+);
 
 export const eventSchema = z
   .object({

@@ -1,16 +1,10 @@
 import { ApiError } from "@app/http";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { type FetchFunction, OutboundUrlError } from "../outbound/outbound-fetch.ts";
 import { McpErrors } from "./errors.ts";
+import { loadedMcpSdk, loadMcpSdk } from "./mcp-sdk.ts";
 
 export type McpTransportKind = "streamable_http" | "sse";
 
@@ -42,6 +36,8 @@ export async function connectMcp(
 ): Promise<McpConnection> {
   const url = new URL(target.url);
   const requestInit: RequestInit = { headers: target.headers };
+  const { Client, SSEClientTransport, StreamableHTTPClientTransport, StreamableHTTPError } =
+    await loadMcpSdk();
   const attempt = async (kind: McpTransportKind): Promise<McpConnection> => {
     const transport: Transport =
       kind === "streamable_http"
@@ -93,13 +89,14 @@ export async function connectMcp(
  */
 export function mcpFailure(error: unknown, serverName: string): ApiError {
   if (error instanceof ApiError) return error;
-  const status = error instanceof StreamableHTTPError || error instanceof SseError ? error.code : undefined;
-  if (error instanceof UnauthorizedError || status === 401 || status === 403) {
+  const sdk = loadedMcpSdk();
+  const status = httpStatusOf(error);
+  if ((sdk && error instanceof sdk.UnauthorizedError) || status === 401 || status === 403) {
     return McpErrors.MCP_SERVER_REJECTED_CREDENTIALS({
       message: `MCP server "${serverName}" refused the connection's credentials${status ? ` (HTTP ${status})` : ""}. Check its token or headers, or authorize it again.`,
     });
   }
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (sdk && error instanceof sdk.McpError && error.code === sdk.ErrorCode.RequestTimeout) {
     return McpErrors.MCP_SERVER_TIMEOUT({ message: `MCP server "${serverName}" did not answer in time.` });
   }
   if (
@@ -114,10 +111,16 @@ export function mcpFailure(error: unknown, serverName: string): ApiError {
   });
 }
 
+/** The HTTP status an MCP transport's error carries, if it is one. */
+function httpStatusOf(error: unknown): number | undefined {
+  const sdk = loadedMcpSdk();
+  if (!sdk) return undefined;
+  return error instanceof sdk.StreamableHTTPError || error instanceof sdk.SseError ? error.code : undefined;
+}
+
 function describe(error: unknown): string {
-  if ((error instanceof StreamableHTTPError || error instanceof SseError) && error.code && error.code > 0) {
-    return `HTTP ${error.code}`;
-  }
+  const status = httpStatusOf(error);
+  if (status && status > 0) return `HTTP ${status}`;
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   if (cause?.code) return cause.code;
   const message = error instanceof Error ? error.message : String(error);

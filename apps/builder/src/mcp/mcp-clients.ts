@@ -1,14 +1,9 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Deps } from "../deps.ts";
 import { connectMcp, type McpConnection, type McpTransportKind, mcpFailure } from "./connect-mcp.ts";
 import { mcpFetch } from "./mcp-fetch.ts";
+import { loadedMcpSdk } from "./mcp-sdk.ts";
 import { connectionHeaders, type McpSecrets, openMcpJson } from "./mcp-secrets.ts";
 import { defaultMcpSettings, type McpSettings } from "./mcp-settings.ts";
 import { rememberTools } from "./remember-tools.ts";
@@ -127,13 +122,17 @@ export class McpClients {
         const connection = await entry.connection;
         return await use(connection, entry);
       } catch (error) {
+        // An SDK error means the SDK was loaded (connecting loads it); before that none can be one.
+        const sdk = loadedMcpSdk();
         // The server answered the tool call with a JSON-RPC error: the connection itself is fine.
         const isProtocolAnswer =
-          error instanceof McpError &&
-          error.code !== ErrorCode.RequestTimeout &&
-          error.code !== ErrorCode.ConnectionClosed;
+          sdk !== undefined &&
+          error instanceof sdk.McpError &&
+          error.code !== sdk.ErrorCode.RequestTimeout &&
+          error.code !== sdk.ErrorCode.ConnectionClosed;
         if (!isProtocolAnswer) this.drop(key, entry);
-        const isSessionGone = error instanceof StreamableHTTPError && error.code === 404;
+        const isSessionGone =
+          sdk !== undefined && error instanceof sdk.StreamableHTTPError && error.code === 404;
         if (isSessionGone && attempt === 0) continue;
         if (isProtocolAnswer) throw error;
         throw mcpFailure(error, row.name);
@@ -152,6 +151,10 @@ export class McpClients {
     const entry: PoolEntry = { connection: this.connect(row) };
     entry.connection.then(
       ({ client }) => {
+        // Connected, so the SDK is loaded.
+        const { ToolListChangedNotificationSchema } = loadedMcpSdk() as NonNullable<
+          ReturnType<typeof loadedMcpSdk>
+        >;
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
           entry.tools = undefined;
         });

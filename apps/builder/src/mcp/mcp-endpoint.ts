@@ -1,20 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { errorBodySchema, errorResponses, jsonContent } from "@app/http";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type ServerNotification,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { WorkflowRunner } from "../workflows/runs/workflow-runner.ts";
 import { McpErrors } from "./errors.ts";
 import { callExposedTool, type ExposedTool, listExposedTools } from "./exposed-tools.ts";
+import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
 
 /** What a session's server knows: whose tools it serves, and the listing calls resolve names against. */
 interface SessionTools {
@@ -79,9 +75,10 @@ export class McpEndpoint {
       return jsonRpcError(400, -32000, "Start with an initialize request (POST) to open a session.");
     }
     this.sweep();
+    const sdk = await loadMcpSdk();
     const tools: SessionTools = { workspaceId: principal.workspaceId };
-    const server = this.newServer(tools);
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const server = this.newServer(sdk, tools);
+    const transport = new sdk.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.sessions.set(id, session);
@@ -138,7 +135,8 @@ export class McpEndpoint {
     return session.tools.list;
   }
 
-  private newServer(session: SessionTools): Server {
+  private newServer(sdk: McpSdk, session: SessionTools): Server {
+    const { Server, ListToolsRequestSchema, CallToolRequestSchema } = sdk;
     const { workspaceId } = session;
     const server = new Server(
       { name: "builder", version: "0.1.0" },

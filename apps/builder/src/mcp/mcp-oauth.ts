@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -10,6 +10,7 @@ import type { Deps } from "../deps.ts";
 import { mcpFailure } from "./connect-mcp.ts";
 import { McpErrors } from "./errors.ts";
 import { mcpFetch } from "./mcp-fetch.ts";
+import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
 import { openMcpJson, sealMcpJson } from "./mcp-secrets.ts";
 import { type McpServerRow, mcpServers } from "./schema.ts";
 
@@ -162,9 +163,9 @@ export async function startMcpAuthorization(
 ): Promise<{ authorizationUrl: string }> {
   if (row.authType !== "oauth") throw McpErrors.MCP_OAUTH_NOT_ENABLED();
   const provider = new StoredOAuthProvider(deps, row, { client: stored(deps, row).client }, true);
-  let result: Awaited<ReturnType<typeof auth>>;
+  let result: Awaited<ReturnType<McpSdk["auth"]>>;
   try {
-    result = await auth(provider, {
+    result = await (await loadMcpSdk()).auth(provider, {
       serverUrl: row.url,
       fetchFn: mcpFetch({ allowPrivate: deps.config.allowPrivateUrls }),
     });
@@ -200,7 +201,7 @@ export async function finishMcpAuthorization(
   }
   const provider = new StoredOAuthProvider(deps, row, state, true);
   try {
-    await auth(provider, {
+    await (await loadMcpSdk()).auth(provider, {
       serverUrl: row.url,
       authorizationCode: callback.code,
       fetchFn: mcpFetch({ allowPrivate: deps.config.allowPrivateUrls }),

@@ -1,4 +1,4 @@
-import { listQuerySchema, patchBody } from "@app/http";
+import { listQuerySchema, patchBody, pathId } from "@app/http";
 import { z } from "@hono/zod-openapi";
 import { BUILDER_EVENT_TYPES } from "../events/event-types.ts";
 
@@ -113,3 +113,10 @@ export const listDeliveriesQuery = listQuerySchema.extend({
 
 export type CreateWebhookInput = z.infer<typeof createWebhookBody>;
 export type UpdateWebhookInput = z.infer<typeof updateWebhookBody>;
+
+/** A delivery of an endpoint, by both ids. */
+export const deliveryParams = z.object({ id: pathId("id"), delivery_id: pathId("delivery_id") });
+
+export const replayFailedResult = z
+  .object({ replayed: z.number().int() })
+  .openapi("ReplayFailedDeliveriesResult");

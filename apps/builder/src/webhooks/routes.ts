@@ -5,7 +5,6 @@ import {
   jsonContent,
   listOf,
   listQuerySchema,
-  pathId,
   resourceRoutes,
   toPage,
 } from "@app/http";
@@ -19,15 +18,17 @@ import {
   replayFailedDeliveries,
   rotateEndpointSecret,
 } from "@app/webhooks";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { eventScope } from "../events/event-types.ts";
 import {
   createWebhookBody,
+  deliveryParams,
   deliverySchema,
   listDeliveriesQuery,
   replayFailedBody,
+  replayFailedResult,
   updateWebhookBody,
   webhookSchema,
 } from "./contract.ts";
@@ -35,8 +36,6 @@ import { createWebhook } from "./create-webhook.ts";
 import { WebhookErrors } from "./errors.ts";
 import { updateWebhook } from "./update-webhook.ts";
 import { toWebhookDeliveryJson, toWebhookJson } from "./webhook-json.ts";
-
-const deliveryParams = z.object({ id: pathId("id"), delivery_id: pathId("delivery_id") });
 
 const routes = resourceRoutes({ tag: "webhooks", schema: webhookSchema });
 
@@ -127,7 +126,7 @@ const replayFailedRoute = createRoute({
   responses: {
     200: {
       description: "How many deliveries are due again",
-      content: jsonContent(z.object({ replayed: z.number().int() }).openapi("ReplayFailedDeliveriesResult")),
+      content: jsonContent(replayFailedResult),
     },
     ...errorResponses(400, 401, 404, 415, 422),
   },

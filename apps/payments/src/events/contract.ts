@@ -1,3 +1,4 @@
+import { atMostOneCursor } from "@app/http";
 import { z } from "@hono/zod-openapi";
 import { limitQuery } from "../shared/openapi.ts";
 import { EVENT_TYPES } from "./types.ts";
@@ -9,8 +10,8 @@ const eventCursor = (name: string) =>
     .optional()
     .openapi({ param: { name, in: "query" } });
 
-export const listEventsQuery = z
-  .object({
+export const listEventsQuery = atMostOneCursor(
+  z.object({
     limit: limitQuery,
     type: z
       .enum(EVENT_TYPES)
@@ -18,11 +19,8 @@ export const listEventsQuery = z
       .openapi({ param: { name: "type", in: "query" } }),
     starting_after: eventCursor("starting_after"),
     ending_before: eventCursor("ending_before"),
-  })
-  .refine((query) => query.starting_after === undefined || query.ending_before === undefined, {
-    message: "cannot be combined with starting_after",
-    path: ["ending_before"],
-  });
+  }),
+);
 
 export const eventSchema = z
   .object({

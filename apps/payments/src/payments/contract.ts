@@ -1,3 +1,4 @@
+import { pathId } from "@app/http";
 import { z } from "@hono/zod-openapi";
 import { amountInput, currencyInput } from "../shared/money.ts";
 import { limitQuery, startingAfterQuery } from "../shared/openapi.ts";
@@ -72,3 +73,12 @@ export const paymentSchema = z
     created: z.number().int(),
   })
   .openapi("Payment");
+
+export const PAYMENT_HELPER_ACTIONS = ["process", "succeed", "fail", "expire"] as const;
+export type PaymentHelperAction = (typeof PAYMENT_HELPER_ACTIONS)[number];
+
+/** `POST /v1/test_helpers/payments/{id}/{action}`: the payment and the move to simulate. */
+export const paymentHelperParams = z.object({
+  id: pathId("id"),
+  action: z.enum(PAYMENT_HELPER_ACTIONS).openapi({ param: { name: "action", in: "path" } }),
+});

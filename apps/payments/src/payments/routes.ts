@@ -1,19 +1,18 @@
-import { createRouter, errorResponses, jsonContent, pathId, resourceRoutes } from "@app/http";
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter, errorResponses, jsonContent, resourceRoutes } from "@app/http";
+import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { IdempotencyRecoverer } from "../idempotency/idempotency.ts";
 import { AuthErrors } from "../merchants/errors.ts";
 import { checkMoney } from "../shared/money.ts";
 import { listEnvelope, pageOf } from "../shared/openapi.ts";
-import { createPaymentBody, listPaymentsQuery, paymentSchema } from "./contract.ts";
+import { createPaymentBody, listPaymentsQuery, paymentHelperParams, paymentSchema } from "./contract.ts";
 import { createPayment } from "./create-payment.ts";
 import { PaymentErrors } from "./errors.ts";
 import { findPayment } from "./find-payment.ts";
 import { listPayments } from "./list-payments.ts";
 import { toPaymentJson } from "./payment-json.ts";
-import type { PaymentStatus } from "./schema.ts";
-import { transitionPayment } from "./transition-payment.ts";
+import { simulatePayment } from "./simulate-payment.ts";
 
 const routes = resourceRoutes({ tag: "payments", schema: paymentSchema });
 
@@ -73,51 +72,19 @@ export function paymentRoutes(deps: Deps) {
   return router;
 }
 
-/** Which states each test helper walks through; `succeed` from pending passes through processing. */
-export function helperSteps(action: PaymentHelperAction, status: PaymentStatus): PaymentStatus[] {
-  if (action === "process") return ["processing"];
-  if (action === "succeed") return status === "pending" ? ["processing", "succeeded"] : ["succeeded"];
-  if (action === "fail") return ["failed"];
-  return ["expired"];
-}
-
-export const PAYMENT_HELPER_ACTIONS = ["process", "succeed", "fail", "expire"] as const;
-export type PaymentHelperAction = (typeof PAYMENT_HELPER_ACTIONS)[number];
-
 const helperRouteDef = createRoute({
   method: "post",
   path: "/payments/{id}/{action}",
   tags: ["test helpers"],
   summary: "Simulate the provider moving a test-mode payment",
   request: {
-    params: z.object({
-      id: pathId("id"),
-      action: z.enum(PAYMENT_HELPER_ACTIONS).openapi({ param: { name: "action", in: "path" } }),
-    }),
+    params: paymentHelperParams,
   },
   responses: {
     200: { description: "The moved payment", content: jsonContent(paymentSchema) },
     ...errorResponses(401, 403, 404, 409),
   },
 });
-
-/**
- * Runs a payment test helper: the same moves the simulated provider makes from the checkout page.
- *
- * @example await simulatePayment(deps, scope, "pay_…", "succeed");
- */
-export async function simulatePayment(
-  deps: Deps,
-  scope: AppEnv["Variables"]["merchant"],
-  id: string,
-  action: PaymentHelperAction,
-) {
-  const current = await findPayment(deps.db, scope, id);
-  if (!current) throw PaymentErrors.PAYMENT_NOT_FOUND();
-  return transitionPayment(deps, scope, id, helperSteps(action, current.status), {
-    ...(action === "fail" ? { failureReason: "simulated_failure" } : {}),
-  });
-}
 
 export function paymentTestHelperRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();

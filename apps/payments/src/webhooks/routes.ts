@@ -1,6 +1,5 @@
 import { createRouter, errorResponses, idParam, jsonContent, resourceRoutes } from "@app/http";
 import {
-  checkWebhookUrl,
   createEndpoint,
   deleteEndpoint,
   findDelivery,
@@ -12,13 +11,13 @@ import {
   toDeliveryJson,
   toEndpointJson,
   updateEndpoint,
-  WebhookUrlError,
 } from "@app/webhooks";
 import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { listEnvelope, pageOf } from "../shared/openapi.ts";
+import { checkEndpointUrl } from "./check-endpoint-url.ts";
 import {
   createEndpointBody,
   deletedEndpointSchema,
@@ -78,25 +77,6 @@ const endpointRoutesDefs = {
     },
   }),
 };
-
-/**
- * Checks a webhook URL for this merchant's mode: https in live mode, and no private targets unless allowed.
- *
- * @example await checkEndpointUrl(deps, scope, "https://example.com/hook");
- */
-export async function checkEndpointUrl(deps: Deps, scope: MerchantScope, url: string): Promise<string> {
-  try {
-    const checked = await checkWebhookUrl(url, {
-      allowPrivate: deps.config.allowPrivateWebhooks,
-      requireHttps: scope.environment === "live",
-    });
-    return checked.toString();
-  } catch (error) {
-    if (error instanceof WebhookUrlError)
-      throw WebhookErrors.INVALID_WEBHOOK_URL({ message: error.message, param: "url" });
-    throw error;
-  }
-}
 
 function scopeOf(merchant: MerchantScope) {
   return { ownerId: merchant.merchantId, environment: merchant.environment };

@@ -8,22 +8,14 @@ import {
   ReactFlow,
   ReactFlowProvider,
   useReactFlow,
+  useStore,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { type DragEvent, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../api/client.ts";
 import { navigate } from "../router.ts";
 import { Button, ErrorBox, Loading, QueryError } from "../ui/ui.tsx";
-import {
-  autoLayout,
-  type EditorNode,
-  NODE_TYPES,
-  type NodeType,
-  outputsOf,
-  toApi,
-  toEditor,
-  upstreamOf,
-} from "./graph.ts";
+import { autoLayout, type EditorNode, type NodeType, toApi, toEditor, variablesFor } from "./graph.ts";
 import {
   clearSelection,
   configureNode,
@@ -35,8 +27,10 @@ import {
   removeNode,
   saveIssues,
   selectAll,
+  showsMinimap,
 } from "./graph-edits.ts";
 import { NodeConfig } from "./NodeConfig.tsx";
+import { droppedNodeType, NodePalette } from "./NodePalette.tsx";
 import { NodeRunInspector } from "./NodeRunInspector.tsx";
 import { useExposeWorkflow, useSaveWorkflow, useTools, useWorkflow, type Workflow } from "./queries.ts";
 import { type NodeRunView, RunPanel } from "./RunPanel.tsx";
@@ -56,7 +50,14 @@ const FIT = { padding: 0.15, minZoom: 0.02, maxZoom: 1.25 };
 const MIN_ZOOM = 0.02;
 const DELETE_KEYS = ["Backspace", "Delete"];
 const PRO_OPTIONS = { hideAttribution: true };
-const DRAG_TYPE = "application/x-workflow-node";
+/** The minimap, drawn when `showsMinimap` says so. */
+function Overview({ nodeCount }: { nodeCount: number }) {
+  // A boolean, so this renders again only when the zoom crosses the line, not on every frame.
+  // Until the first fit the zoom is React Flow's default of 1, not the graph's: drawing a large
+  // graph's minimap then would build and drop a thousand minimap nodes while the editor opens.
+  const isShown = useStore((state) => !state.fitViewQueued && showsMinimap(nodeCount, state.transform[2]));
+  return isShown ? <MiniMap pannable zoomable /> : null;
+}
 
 export function WorkflowEditor({ id }: { id: string }) {
   const workflow = useWorkflow(id);
@@ -139,9 +140,8 @@ function Editor({ workflow }: { workflow: Workflow }) {
 
   const onDrop = (event: DragEvent) => {
     event.preventDefault();
-    const type = event.dataTransfer.getData(DRAG_TYPE) as NodeType;
-    if (!type) return;
-    addNode(type, flow.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
+    const type = droppedNodeType(event);
+    if (type) addNode(type, flow.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
   };
 
   const onConnect = useCallback(
@@ -183,11 +183,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
   };
 
   const selected = nodes.find((node) => node.id === selectedId);
-  const variables = selected
-    ? nodes
-        .filter((node) => upstreamOf(selected.id, edges).has(node.id))
-        .flatMap((node) => outputsOf(node, toolOutputs).map((field) => `{{${node.id}.${field}}}`))
-    : [];
+  const variables = selected ? variablesFor(selected.id, nodes, edges, toolOutputs) : [];
   const graphIssues = issues.filter((issue) => !issue.node_id);
 
   return (
@@ -277,26 +273,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
         className={`editor-body${panels.palette ? "" : " no-palette"}${panels.side ? "" : " no-side"}`}
         data-testid="editor-body"
       >
-        <nav className="palette card" aria-label="Node palette" hidden={!panels.palette}>
-          {NODE_TYPES.map((entry) => (
-            <button
-              type="button"
-              key={entry.type}
-              className="palette-item"
-              draggable
-              data-testid={`palette-${entry.type}`}
-              onDragStart={(event) => {
-                event.dataTransfer.setData(DRAG_TYPE, entry.type);
-                event.dataTransfer.effectAllowed = "move";
-              }}
-              onClick={() => addNode(entry.type)}
-              title={`${entry.hint} (drag onto the canvas, or click to add)`}
-            >
-              <strong>{entry.label}</strong>
-              <span className="muted">{entry.hint}</span>
-            </button>
-          ))}
-        </nav>
+        <NodePalette isHidden={!panels.palette} onAdd={addNode} />
         {/* biome-ignore lint/a11y/noStaticElementInteractions: the drop target of palette drags; the palette's buttons are the keyboard way to add nodes */}
         <div
           className="canvas"
@@ -323,7 +300,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
           >
             <Background />
             <Controls />
-            <MiniMap pannable zoomable />
+            <Overview nodeCount={nodes.length} />
           </ReactFlow>
         </div>
         <div className="side" hidden={!panels.side}>

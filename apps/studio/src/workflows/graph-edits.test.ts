@@ -15,6 +15,7 @@ import {
   removeNode,
   saveIssues,
   selectAll,
+  showsMinimap,
 } from "./graph-edits.ts";
 
 const stored: ApiGraph = {
@@ -131,11 +132,12 @@ describe("what the canvas shows", () => {
     expect(byId(shown, "start").data).toMatchObject({ issues: [], runStatus: "succeeded" });
   });
 
-  it("keeps a node's shown data object across moves and selection, and renews it when its issues change", () => {
+  it("keeps an unchanged node's shown object, its shown data across moves and selection, and renews it when its issues change", () => {
     const show = displayNodes();
     const { nodes } = graph();
     const noStatus = () => undefined;
     const first = show(nodes, new Map(), noStatus);
+    for (const [i, node] of show(nodes, new Map(), noStatus).entries()) expect(node).toBe(first[i]);
     const moved = nodes.map((node) => ({ ...node, position: { x: 1, y: 1 }, selected: true }));
     const second = show(moved, new Map(), noStatus);
     for (const [i, node] of second.entries()) expect(node.data).toBe(first[i]?.data);
@@ -144,6 +146,14 @@ describe("what the canvas shows", () => {
     const third = show(moved, new Map([["http_1", ["No URL"]]]), noStatus);
     expect(byId(third, "http_1").data).not.toBe(byId(second, "http_1").data);
     expect(byId(third, "end").data).toBe(byId(second, "end").data);
+  });
+});
+
+describe("showsMinimap", () => {
+  it("shows the minimap of up to 500 nodes at any zoom, and of more only when zoomed in", () => {
+    expect(showsMinimap(500, 0.02)).toBe(true);
+    expect(showsMinimap(1000, 0.05)).toBe(false);
+    expect(showsMinimap(1000, 0.3)).toBe(true);
   });
 });
 

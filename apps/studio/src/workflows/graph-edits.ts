@@ -136,14 +136,15 @@ const NO_ISSUES: string[] = [];
 
 /**
  * Maps the editor's nodes to what the canvas shows (each node's issues and run status in its
- * data), reusing the previous display `data` object while a node's own data, issues and status
- * are unchanged. React Flow hands every node a new object for each selection, move or
- * measurement; the node card is memoised on its props, so keeping `data` the same object is
- * what lets a thousand cards skip rendering when one of them moves.
+ * data). A node whose object, issues and status are unchanged keeps its display object, so React
+ * Flow (which compares nodes by identity) updates only the node that moved; a node that is a new
+ * object with the same data (selected, moved, measured) keeps its display `data` object, so its
+ * memoised card does not render again.
  * @example const display = displayNodes(); display(nodes, issuesByNode(issues), runStatuses)
  */
 export function displayNodes() {
-  const cache = new WeakMap<EditorNode["data"], { key: string; data: EditorNode["data"] }>();
+  const byNode = new WeakMap<EditorNode, { key: string; node: EditorNode }>();
+  const byData = new WeakMap<EditorNode["data"], { key: string; data: EditorNode["data"] }>();
   return (
     nodes: EditorNode[],
     issues: Map<string, string[]>,
@@ -153,16 +154,36 @@ export function displayNodes() {
       const nodeIssues = issues.get(node.id) ?? NO_ISSUES;
       const status = runStatus(node.id);
       const key = `${status ?? ""}\n${nodeIssues.join("\n")}`;
-      let cached = cache.get(node.data);
+      const shown = byNode.get(node);
+      if (shown?.key === key) return shown.node;
+      let cached = byData.get(node.data);
       if (cached?.key !== key) {
         const data: EditorNode["data"] = { ...node.data, issues: nodeIssues };
         if (status) data.runStatus = status;
         else delete data.runStatus;
         cached = { key, data };
-        cache.set(node.data, cached);
+        byData.set(node.data, cached);
       }
-      return { ...node, data: cached.data };
+      const display = { ...node, data: cached.data };
+      byNode.set(node, { key, node: display });
+      return display;
     });
+}
+
+/**
+ * Past this many nodes the minimap is drawn only when zoomed in: zoomed out, the canvas is its own
+ * overview, and a thousand minimap nodes (each subscribed to React Flow's store) cost about a
+ * tenth of the time to open and a sixth of the frame rate while panning (bench/studio.ts).
+ */
+const MINIMAP_ALWAYS_UP_TO = 500;
+const MINIMAP_FROM_ZOOM = 0.3;
+
+/**
+ * Whether the canvas shows its minimap, for a graph of `nodeCount` nodes at `zoom`.
+ * @example showsMinimap(1000, 0.05) // false: the canvas shows the whole graph already
+ */
+export function showsMinimap(nodeCount: number, zoom: number): boolean {
+  return nodeCount <= MINIMAP_ALWAYS_UP_TO || zoom >= MINIMAP_FROM_ZOOM;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   toApi,
   toEditor,
   upstreamOf,
+  variablesFor,
 } from "./graph.ts";
 
 const graph: ApiGraph = {
@@ -164,5 +165,19 @@ describe("autoLayout", () => {
       { x: 280, y: 140 },
     ]);
     expect(autoLayout(nodes.slice(1), [edge("x", "y"), edge("y", "x")])).toHaveLength(2);
+  });
+});
+
+describe("variablesFor", () => {
+  it("offers each output of every node upstream, and nothing from downstream or unconnected nodes", () => {
+    const { nodes, edges } = toEditor(graph);
+    expect(variablesFor("condition_1", nodes, edges, {})).toEqual([
+      "{{start.q}}",
+      "{{http_1.status}}",
+      "{{http_1.headers}}",
+      "{{http_1.body}}",
+      "{{http_1.json}}",
+    ]);
+    expect(variablesFor("start", nodes, edges, {})).toEqual([]);
   });
 });

@@ -159,6 +159,22 @@ export function upstreamOf(nodeId: string, edges: Edge[]): Set<string> {
   return seen;
 }
 
+/**
+ * The template variables node `nodeId` can use: each output of each node upstream of it.
+ * @example variablesFor("end", nodes, edges, {}) // ["{{start.question}}", "{{llm_1.text}}", "{{llm_1.usage}}"]
+ */
+export function variablesFor(
+  nodeId: string,
+  nodes: EditorNode[],
+  edges: Edge[],
+  tools: Record<string, string[]>,
+): string[] {
+  const upstream = upstreamOf(nodeId, edges);
+  return nodes
+    .filter((node) => upstream.has(node.id))
+    .flatMap((node) => outputsOf(node, tools).map((field) => `{{${node.id}.${field}}}`));
+}
+
 /** Layered left-to-right layout: each node one column right of its deepest parent. */
 export function autoLayout(nodes: EditorNode[], edges: Edge[]): EditorNode[] {
   const depth = new Map<string, number>();
