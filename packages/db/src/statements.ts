@@ -53,8 +53,8 @@ export async function queryRows<Row>(
 
 /**
  * A drizzle query built once per database handle and prepared under a name derived from its
- * text. Drizzle otherwise rebuilds the SQL text of a query on every call (a tenth of a hot list
- * route's CPU); the name lets PostgreSQL skip parsing it again on each connection, and since it
+ * text. Drizzle otherwise rebuilds the SQL text of a query on every call (its cost is measured
+ * in docs/architecture.md); the name lets PostgreSQL skip parsing it again on each connection, and since it
  * comes from the text, two queries can never claim one name.
  *
  * @example

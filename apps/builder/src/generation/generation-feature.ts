@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.ts";
 import { fileRoutes } from "../files/routes.ts";
-import { builderStorage } from "../knowledge/routes.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
+import { builderStorage } from "../storage/open-storage.ts";
 import type { GenerationCapability } from "../workflows/capabilities.ts";
 import { generateAndWait } from "./generate-and-wait.ts";
 import {

@@ -1,7 +1,8 @@
 import type { Deps } from "../deps.ts";
+import { builderStorage } from "../storage/open-storage.ts";
 import { createIngestionWorker, type IngestionWorker } from "./ingestion-worker.ts";
 import { createProgressEvents } from "./progress-events.ts";
-import { builderStorage, knowledgeRoutes } from "./routes.ts";
+import { knowledgeRoutes } from "./routes.ts";
 
 /**
  * Knowledge bases as the app mounts them: the routes (under /api) and the ingestion worker that

@@ -11,7 +11,6 @@ import {
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { createStorage } from "../storage/open-storage.ts";
 import type { Storage } from "../storage/storage.ts";
 import {
   chunkSchema,
@@ -50,16 +49,6 @@ const chunkListQuery = z.object({
     .optional()
     .openapi({ param: { name: "cursor", in: "query" } }),
 });
-
-/**
- * The files of the builder: the storage Deps carries (opened and checked by `startBuilder`), else
- * the one the configuration names (`<DATA_DIR>/builder/files`, or the bucket of `S3_BUCKET`).
- *
- * @example const storage = builderStorage(deps);
- */
-export function builderStorage(deps: Pick<Deps, "config" | "storage">): Storage {
-  return deps.storage ?? createStorage(deps.config.storage);
-}
 
 const tags = ["knowledge"];
 

@@ -17,6 +17,20 @@ export function createStorage(settings: StorageSettings): Storage {
 }
 
 /**
+ * The files of the builder: the storage Deps carries (opened and checked by `startBuilder`), else
+ * the one the configuration names (`<DATA_DIR>/builder/files`, or the bucket of `S3_BUCKET`).
+ * Knowledge uploads and generated media share it.
+ *
+ * @example const storage = builderStorage(deps);
+ */
+export function builderStorage(deps: {
+  config: { storage: StorageSettings };
+  storage?: Storage | undefined;
+}): Storage {
+  return deps.storage ?? createStorage(deps.config.storage);
+}
+
+/**
  * Creates the store and proves it usable before the service listens, so a wrong bucket, key or
  * endpoint stops the start with the variable to fix instead of failing the first upload.
  *
