@@ -11,9 +11,11 @@ import {
   BM25_K1,
   bm25Ranking,
   bm25Sql,
+  commonTerms,
   DOCUMENT_WEIGHT,
   HEADER_WEIGHT,
   indexDocumentTerms,
+  maxScoreRanking,
   refreshPlannerStatistics,
   refreshPlannerStatisticsLater,
   scoredTerms,
@@ -408,5 +410,82 @@ describe("planner statistics", () => {
     expect(described).not.toMatch(/Seq Scan on knowledge_chunks/);
 
     // The vector search's plan is checked by knowledge.test.ts ("searches a base of 5,000 chunks…").
+  }, 120_000);
+});
+
+describe("MaxScore pruning", () => {
+  it("returns the full scoring's ranking while skipping a common term that still reorders it", async () => {
+    const { db } = builder.deps;
+    const base = await createBase(builder, alice, { name: "Pruning" });
+    const [owner] = await queryRows<{ workspace_id: string }>(
+      db,
+      sql`select workspace_id from knowledge_bases where id = ${base}`,
+    );
+    const workspaceId = owner?.workspace_id as string;
+    // Four documents of 1,000 chunks: "rare" in 80 chunks, "scarce" in 200, "common" 0 to 3 times
+    // in three chunks of four (3,000 postings, enough to be skipped), filler words around them.
+    for (let d = 0; d < 4; d++) {
+      const documentId = newId("doc");
+      const now = new Date();
+      await db.insert(knowledgeDocuments).values({
+        id: documentId,
+        workspaceId,
+        knowledgeBaseId: base,
+        name: `bulk-${d}.txt`,
+        format: "text",
+        contentType: "text/plain",
+        sizeBytes: 0,
+        checksum: documentId,
+        storageKey: `test/${documentId}`,
+        status: "ready",
+        progress: 100,
+        chunkSize: 500,
+        chunkOverlap: 50,
+        chunkCount: 1_000,
+        nextAttemptAt: now,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await db.execute(sql`
+        insert into knowledge_chunks (id, workspace_id, knowledge_base_id, document_id, position, text,
+          char_start, char_end, heading_path, token_count)
+        select ${documentId} || '-' || n, ${workspaceId}, ${base}, ${documentId}, n,
+          (select string_agg('w' || ((n * 7919 + k * 104729 + ${d} * 31) % 500), ' ') from generate_series(1, 6 + n % 5) k)
+            || case when (n + ${d}) % 50 = 0 then ' rare' else '' end
+            || case when (n * 3 + ${d}) % 20 = 0 then ' scarce' else '' end
+            || repeat(' common', (n * 13 + ${d}) % 4),
+          0, 60, '[]'::jsonb, 15
+        from generate_series(0, 999) n`);
+      await indexDocumentTerms(db, documentId);
+    }
+    const full = async (query: string, limit: number) =>
+      queryRows<{ id: string; score: number }>(
+        db,
+        bm25Sql(await scoredTerms(db, [base], [{ text: query, weight: 1 }], []), [], limit),
+      );
+    const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id);
+
+    const terms = await scoredTerms(db, [base], [{ text: "rare scarce common", weight: 1 }], []);
+    expect(commonTerms(terms, DOCUMENT_WEIGHT).map((term) => term.term)).toEqual(["common"]);
+    for (const query of ["rare scarce common", "rare common"])
+      for (const limit of [10, 40]) {
+        const queryTerms = await scoredTerms(db, [base], [{ text: query, weight: 1 }], []);
+        const pruned = await maxScoreRanking(db, queryTerms, limit);
+        const expected = await full(query, limit);
+        expect(pruned).not.toBeNull();
+        expect(ids(pruned ?? [])).toEqual(ids(expected));
+        for (const [i, row] of (pruned ?? []).entries())
+          expect(row.score).toBeCloseTo(Number(expected[i]?.score), 9);
+        expect(ids(await bm25Ranking(db, [base], query, limit))).toEqual(ids(expected));
+      }
+    // The skipped term matters: without it the order is another.
+    expect(ids(await full("rare", 40))).not.toEqual(ids(await full("rare common", 40)));
+
+    // Fewer chunks hold a rare term than asked for: nothing is proven, the full scoring answers.
+    const few = await scoredTerms(db, [base], [{ text: "rare common", weight: 1 }], []);
+    expect(await maxScoreRanking(db, few, 200)).toBeNull();
+    expect(ids(await bm25Ranking(db, [base], "rare common", 200))).toEqual(
+      ids(await full("rare common", 200)),
+    );
   }, 120_000);
 });

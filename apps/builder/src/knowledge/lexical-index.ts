@@ -157,6 +157,8 @@ export type ScoredTerm = {
   averageDocumentLength: number;
   /** Whether the term is in a quoted phrase (a chunk must hold it). */
   required: boolean;
+  /** How many chunks of the base hold the term (the length of its posting list). */
+  df: number;
 };
 
 /**
@@ -226,6 +228,7 @@ export async function scoredTerms(
       documentIdf: weight * bm25Idf(Number(row.document_df), Number(row.documents)),
       averageDocumentLength: Number(row.average_document_length),
       required: row.required,
+      df: Number(row.df),
     };
   });
 }
@@ -331,11 +334,133 @@ export async function bm25Ranking(
   const parsed = parseQuery(query);
   const terms = await scoredTerms(db, baseIds, [{ text: parsed.text, weight: 1 }], parsed.phrases);
   if (terms.length === 0) return [];
+  const pruned = parsed.phrases.length === 0 ? await maxScoreRanking(db, terms, limit, documentWeight) : null;
+  if (pruned) return pruned;
   const rows = await queryRows<{ id: string; score: number }>(
     db,
     bm25Sql(terms, parsed.phrases, limit, documentWeight),
   );
   return rows.map((row) => ({ id: row.id, score: Number(row.score) }));
+}
+
+/**
+ * Below this many postings of the common terms, reading them costs less than the second statement
+ * that skipping them may need (at 10k chunks a common term has a few thousand).
+ */
+const PRUNED_POSTINGS_FROM = 2_000;
+/**
+ * The common terms skipped at first may together bound at most this share of the strongest term's
+ * bound: a chunk holding only them then scores well below one holding a rare term, and the check
+ * below usually passes.
+ */
+const COMMON_TERMS_BOUND_SHARE = 0.5;
+
+/**
+ * The common ("non-essential") terms of MaxScore (Turtle and Flood, 1995): those of smallest upper
+ * bound whose bounds sum to at most `COMMON_TERMS_BOUND_SHARE` of the largest one. A term adds at most
+ * idf × (k1 + 1) to a chunk and document idf × (k1 + 1) to its document. None when skipping them
+ * would not save enough postings to pay for a possible second statement.
+ */
+export function commonTerms(terms: readonly ScoredTerm[], documentWeight: number): ScoredTerm[] {
+  const bound = (term: ScoredTerm) => (BM25_K1 + 1) * (term.idf + documentWeight * term.documentIdf);
+  const sorted = [...terms].sort((a, b) => bound(a) - bound(b));
+  const strongest = bound(sorted.at(-1) as ScoredTerm);
+  const common: ScoredTerm[] = [];
+  let sum = 0;
+  for (const term of sorted.slice(0, -1)) {
+    if (sum + bound(term) > COMMON_TERMS_BOUND_SHARE * strongest) break;
+    common.push(term);
+    sum += bound(term);
+  }
+  const skipped = common.reduce((total, term) => total + term.df, 0);
+  return skipped >= PRUNED_POSTINGS_FROM ? common : [];
+}
+
+/**
+ * The top `limit` of the full BM25 ranking without reading the common terms' postings chunk by
+ * chunk, or null when that cannot be proven (the caller then scores in full). Exact, not an
+ * approximation:
+ *
+ * 1. Every chunk holding a rare ("essential") term is scored in full: its common terms are looked up
+ *    by primary key, chunk by chunk. Document scores are computed for every document from all the
+ *    terms' postings, summed per document (a few groups, far cheaper than one per chunk).
+ * 2. A chunk holding no rare term scores at most the common terms' chunk bounds plus the best
+ *    document's score. When that is below the `limit`-th score of step 1, no such chunk can enter
+ *    the top, and step 1's ranking is the full one's (ties included: every chunk scoring the
+ *    `limit`-th score or more was scored). Phrases keep the full scoring (their filter follows it).
+ */
+export async function maxScoreRanking(
+  db: BuilderDb,
+  terms: readonly ScoredTerm[],
+  limit: number,
+  documentWeight: number = DOCUMENT_WEIGHT,
+): Promise<Ranked[] | null> {
+  if (terms.some((term) => term.required)) return null;
+  const common = new Set(commonTerms(terms, documentWeight));
+  if (common.size === 0) return null;
+  const rows = sql.join(
+    terms.map(
+      (term) =>
+        sql`(${term.base}, ${term.term}, ${term.idf}::float8, ${term.averageLength}::float8, ${term.documentIdf}::float8, ${term.averageDocumentLength}::float8, ${!common.has(term)}::boolean)`,
+    ),
+    sql`, `,
+  );
+  const saturated = (frequency: SQL, length: SQL, average: SQL) =>
+    sql`${frequency} * ${BM25_K1 + 1}::float8 / (${frequency} + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * ${length} / ${average}))`;
+  const scored = await queryRows<{ id: string; score: number; best_document: number }>(
+    db,
+    sql`
+    with q as materialized (
+      select * from (values ${rows}) as q(base, term, idf, average_length, document_idf, average_document_length, essential)
+    ),
+    essential_postings as materialized (
+      select t.chunk_id, t.document_id, q.base, t.frequency, t.length, q.idf, q.average_length
+      from q join knowledge_terms t on t.knowledge_base_id = q.base and t.term = q.term
+      where q.essential
+    ),
+    candidates as materialized (
+      select distinct chunk_id, document_id, base from essential_postings
+    ),
+    postings as (
+      select chunk_id, document_id, frequency, length, idf, average_length from essential_postings
+      union all
+      select c.chunk_id, c.document_id, t.frequency, t.length, q.idf, q.average_length
+      from candidates c
+      join q on q.base = c.base and not q.essential
+      cross join lateral (
+        select t.frequency, t.length from knowledge_terms t
+        where t.knowledge_base_id = q.base and t.term = q.term and t.chunk_id = c.chunk_id
+        offset 0
+      ) t
+    ),
+    chunks as (
+      select chunk_id as id, document_id, sum(idf * ${saturated(sql`frequency`, sql`length`, sql`average_length`)}) as score
+      from postings group by chunk_id, document_id
+    ),
+    documents as materialized (
+      select document_id, sum(idf * ${saturated(sql`frequency`, sql`document_length`, sql`average_length`)}) as score
+      from (
+        select t.document_id, sum(t.frequency)::float8 as frequency, max(t.document_length)::float8 as document_length,
+          max(q.document_idf) as idf, max(q.average_document_length) as average_length
+        from q join knowledge_terms t on t.knowledge_base_id = q.base and t.term = q.term
+        group by t.document_id, q.base, q.term
+      ) per_term
+      group by document_id
+    )
+    select c.id, (c.score + ${documentWeight}::float8 * d.score)::float8 as score,
+      (select coalesce(max(score), 0) from documents)::float8 as best_document
+    from chunks c join documents d on d.document_id = c.document_id
+    order by score desc, c.id
+    limit ${limit}`,
+  );
+  const threshold = scored.at(-1);
+  if (scored.length < limit || !threshold) return null;
+  let bound = documentWeight * Number(threshold.best_document);
+  for (const term of common) bound += (BM25_K1 + 1) * term.idf;
+  const kth = Number(threshold.score);
+  // A margin for the sums' rounding, which differs with their order.
+  if (bound >= kth - 1e-9 * Math.abs(kth)) return null;
+  return scored.map((row) => ({ id: row.id, score: Number(row.score) }));
 }
 
 /**
