@@ -416,6 +416,23 @@ describe("running workflows", () => {
       });
       expect(named.status).toBe(422);
       expect(await named.json()).toMatchObject({ error: { param: "graph.nodes[1].data.url" } });
+      // Each node naming a refused URL is reported, also when several share one URL (checked once).
+      const chain = httpGraph(echoUrl);
+      const second = { ...chain.nodes[1], id: "call_again" } as (typeof chain.nodes)[number];
+      const shared = await strict.request("/api/workflows", {
+        method: "POST",
+        cookie,
+        json: {
+          name: "ssrf",
+          graph: {
+            nodes: [...chain.nodes, second],
+            edges: [...chain.edges, edge("start", "call_again"), edge("call_again", "done")],
+          },
+        },
+      });
+      expect(shared.status).toBe(422);
+      const refused = (await shared.json()) as { error: { details: { node_id: string; path: string }[] } };
+      expect(refused.error.details.map((detail) => detail.node_id)).toEqual(["call", "call_again"]);
       // Coming from an input, it is refused when the node runs.
       const graph = httpGraph("{{start.q}}");
       const response = await strict.request("/api/workflows", {
