@@ -16,9 +16,11 @@ import {
   HEADER_WEIGHT,
   indexDocumentTerms,
   maxScoreRanking,
+  questionTerms,
   refreshPlannerStatistics,
   refreshPlannerStatisticsLater,
   scoredTerms,
+  wordIdf,
 } from "./lexical-index.ts";
 import { knowledgeDocuments } from "./schema.ts";
 import { fuse, LOCAL_VECTOR_LEXICAL_WEIGHT, localQueryEmbedding, vectorRanking } from "./search-knowledge.ts";
@@ -87,6 +89,22 @@ describe("BM25 ranking", () => {
     // ts_rank_cd, which has no idf, put the chunks saying "server" three times first.
     expect(hits[0]?.document_name).toBe("zebra.txt");
     expect(hits).toHaveLength(7);
+  });
+
+  it("gives the local embedder the same word idf from the BM25 terms' counts as from its own", async () => {
+    const { db } = builder.deps;
+    const base = await createBase(builder, alice, { name: "Shared counts" });
+    await ingest(base, "keys.txt", "Rotate the keys every month. Old keys expire.");
+    await ingest(base, "folders.txt", "Create a folder for the keys.");
+    await ingest(base, "lighthouse.txt", "The lighthouse keeper rotates the lamp.");
+    const question = await questionTerms(db, [base], "rotating keys folders");
+    expect(question.terms.map((term) => term.term).sort()).toEqual(["folder", "key", "rotat"]);
+    const words = ["rotating", "keys", "folders", "the", "absent"];
+    const own = await wordIdf(db, [base], words);
+    expect(await wordIdf(db, [base], words, question.terms)).toEqual(own);
+    // The counts handed over are the ones used.
+    const wrong = question.terms.map((term) => ({ ...term, df: 0 }));
+    expect(await wordIdf(db, [base], words, wrong)).not.toEqual(own);
   });
 
   it("scores exactly BM25 with per-base statistics, kept right as documents come and go", async () => {

@@ -331,8 +331,42 @@ export async function bm25Ranking(
   documentWeight: number = DOCUMENT_WEIGHT,
 ): Promise<Ranked[]> {
   if (baseIds.length === 0) return [];
+  return bm25RankingOf(db, await questionTerms(db, baseIds, query), limit, documentWeight);
+}
+
+/** A question parsed, with its terms scored in `bases` (`scoredTerms`). */
+export type QuestionTerms = { parsed: ParsedQuery; terms: ScoredTerm[] };
+
+/**
+ * The first step of `bm25Ranking`, apart so that a hybrid search can hand the terms' postings
+ * counts to `wordIdf` rather than count them twice.
+ *
+ * @example const question = await questionTerms(db, ["kb_…"], "rotate keys");
+ */
+export async function questionTerms(
+  db: BuilderDb,
+  baseIds: readonly string[],
+  query: string,
+): Promise<QuestionTerms> {
   const parsed = parseQuery(query);
-  const terms = await scoredTerms(db, baseIds, [{ text: parsed.text, weight: 1 }], parsed.phrases);
+  if (baseIds.length === 0) return { parsed, terms: [] };
+  return {
+    parsed,
+    terms: await scoredTerms(db, baseIds, [{ text: parsed.text, weight: 1 }], parsed.phrases),
+  };
+}
+
+/**
+ * `bm25Ranking` from terms already scored (`questionTerms`).
+ *
+ * @example const ranked = await bm25RankingOf(db, await questionTerms(db, ["kb_…"], "rotate keys"), 10);
+ */
+export async function bm25RankingOf(
+  db: BuilderDb,
+  { parsed, terms }: QuestionTerms,
+  limit: number,
+  documentWeight: number = DOCUMENT_WEIGHT,
+): Promise<Ranked[]> {
   if (terms.length === 0) return [];
   const pruned = parsed.phrases.length === 0 ? await maxScoreRanking(db, terms, limit, documentWeight) : null;
   if (pruned) return pruned;
@@ -468,7 +502,7 @@ export async function maxScoreRanking(
  * through the base's text-search configuration; a word that is no term there, like a stop word,
  * counts as being in every chunk, one found nowhere as the rarest). Weighs the question's words
  * for the local embedder (`localEmbedding`'s `wordWeight`). Words absent from the answer are absent
- * from the map.
+ * from the map. `counted`: postings counts already known (a hybrid search's BM25 terms), not counted again.
  *
  * @example const idf = await wordIdf(db, ["kb_…"], ["rotate", "key"]);
  */
@@ -476,6 +510,7 @@ export async function wordIdf(
   db: BuilderDb,
   baseIds: readonly string[],
   words: readonly string[],
+  counted: readonly Pick<ScoredTerm, "base" | "term" | "df">[] = [],
 ): Promise<Map<string, number>> {
   if (baseIds.length === 0 || words.length === 0) return new Map();
   const ids = sql.join(
@@ -493,9 +528,12 @@ export async function wordIdf(
       where b.id in (${ids})
     ),
     counted as (
-      select l.word, sum((select count(*) from knowledge_terms t
-        where t.knowledge_base_id = l.base and t.term = l.lexeme))::float8 as df
-      from lexemes l group by l.word
+      select l.word, sum(coalesce(known.df, (select count(*) from knowledge_terms t
+        where t.knowledge_base_id = l.base and t.term = l.lexeme)))::float8 as df
+      from lexemes l
+      left join jsonb_to_recordset(${JSON.stringify(counted.map(({ base, term, df }) => ({ base, term, df })))}::jsonb)
+        as known(base text, term text, df float8) on known.base = l.base and known.term = l.lexeme
+      group by l.word
     )
     select w.word, counted.df,
       (select greatest(coalesce(sum(chunk_count), 0), 1)::float8 from knowledge_documents

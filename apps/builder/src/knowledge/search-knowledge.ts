@@ -6,7 +6,7 @@ import type { BuilderDb } from "../db/index.ts";
 import type { SearchMode } from "./contract.ts";
 import { EmbeddingError, embedderFor } from "./embedders.ts";
 import { KnowledgeErrors } from "./errors.ts";
-import { bm25Ranking, wordIdf } from "./lexical-index.ts";
+import { bm25Ranking, bm25RankingOf, questionTerms, type ScoredTerm, wordIdf } from "./lexical-index.ts";
 import { LOCAL_EMBEDDING_DIMENSIONS, localEmbedding, tokenize } from "./local-embedder.ts";
 import { type RerankSetting, rerankCandidates, rerankTexts } from "./rerank.ts";
 import type { KnowledgeBaseRow } from "./schema.ts";
@@ -99,7 +99,9 @@ export async function searchKnowledge(
   let ranked: Ranked[];
   if (mode === "fulltext") ranked = await bm25Ranking(db, baseIds, request.query, pool);
   else {
-    const vectorLists = await vectorRankings(deps, workspaceId, bases, request.query, pool);
+    // The BM25 terms first: their postings counts are the local embedder's word idf too.
+    const lexical = await questionTerms(db, mode === "hybrid" ? baseIds : localBaseIds, request.query);
+    const vectorLists = await vectorRankings(deps, workspaceId, bases, request.query, pool, lexical.terms);
     if (mode === "vector" && localBaseIds.length === 0)
       ranked = vectorLists.flatMap((list) => list.ranked).sort((a, b) => b.score - a.score);
     else if (mode === "vector")
@@ -107,16 +109,9 @@ export async function searchKnowledge(
       // every set measured: its vector search is anchored by the bases' BM25 ranking (docs).
       ranked = fuse([
         ...vectorLists.map((list) => ({ ranked: list.ranked, weight: 1 })),
-        {
-          ranked: await bm25Ranking(db, localBaseIds, request.query, pool),
-          weight: LOCAL_VECTOR_LEXICAL_WEIGHT,
-        },
+        { ranked: await bm25RankingOf(db, lexical, pool), weight: LOCAL_VECTOR_LEXICAL_WEIGHT },
       ]);
-    else
-      ranked = fuse([
-        { ranked: await bm25Ranking(db, baseIds, request.query, pool), weight: 1 },
-        ...vectorLists,
-      ]);
+    else ranked = fuse([{ ranked: await bm25RankingOf(db, lexical, pool), weight: 1 }, ...vectorLists]);
   }
   const minScore = request.minScore;
   const kept = (hit: { score: number }) => minScore === undefined || hit.score >= minScore;
@@ -188,6 +183,7 @@ async function vectorRankings(
   bases: readonly KnowledgeBaseRow[],
   query: string,
   limit: number,
+  counted: readonly ScoredTerm[],
 ): Promise<{ ranked: Ranked[]; weight: number }[]> {
   const groups = new Map<string, KnowledgeBaseRow[]>();
   for (const base of bases) {
@@ -200,7 +196,7 @@ async function vectorRankings(
     let vector: number[];
     try {
       if (first.embeddingProvider === "local") {
-        vector = await localQueryEmbedding(deps.db, group, query);
+        vector = await localQueryEmbedding(deps.db, group, query, counted);
         lists.push({
           ranked: await vectorRanking(deps.db, group, vector, limit),
           weight: LOCAL_VECTOR_WEIGHT,
@@ -231,7 +227,8 @@ async function vectorRankings(
 /**
  * The question embedded by the local embedder with its words weighted by their idf in the bases
  * searched (`wordIdf`): documents are embedded unweighted at ingestion, so the cosine becomes an
- * idf-weighted match of words, bigrams and word pieces. Measured on the bench (docs).
+ * idf-weighted match of words, bigrams and word pieces. Measured on the bench (docs). `counted`:
+ * the BM25 terms of the same search, whose postings counts are not counted again.
  *
  * @example const vector = await localQueryEmbedding(db, [{ id: "kb_…" }], "create a new folder");
  */
@@ -239,11 +236,13 @@ export async function localQueryEmbedding(
   db: BuilderDb,
   bases: readonly Pick<KnowledgeBaseRow, "id">[],
   query: string,
+  counted: readonly ScoredTerm[] = [],
 ): Promise<number[]> {
   const idf = await wordIdf(
     db,
     bases.map((base) => base.id),
     tokenize(query),
+    counted,
   );
   return localEmbedding(query, LOCAL_EMBEDDING_DIMENSIONS, (word) => idf.get(word) ?? 0);
 }
