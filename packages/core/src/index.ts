@@ -1,4 +1,5 @@
 export { type Clock, manualClock, systemClock, unixSeconds } from "./clock.ts";
+export { commonJsExports } from "./common-js.ts";
 export { ConfigError, configError, presentVariables, severalProcessesNeedServer } from "./config-error.ts";
 export { newId, newSecretToken } from "./ids.ts";
 export { type PollLoop, type PollLoopOptions, type PollOutcome, pollLoop } from "./poll-loop.ts";

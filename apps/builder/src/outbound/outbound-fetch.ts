@@ -1,3 +1,4 @@
+import { commonJsExports } from "@app/core";
 import { checkWebhookUrl, guardedLookup, WebhookUrlError } from "@app/webhooks";
 import type { Agent } from "undici";
 
@@ -42,7 +43,7 @@ let undici: Promise<typeof import("undici")> | undefined;
 
 /** undici's fetch and the pooled agent of a policy (a new agent per call would lose keep-alive connections). */
 async function undiciFor(allowPrivate: boolean) {
-  undici ??= import("undici");
+  undici ??= import("undici").then(commonJsExports);
   const { Agent, fetch } = await undici;
   let agent = dispatchers.get(allowPrivate);
   if (!agent) {

@@ -1,4 +1,5 @@
 import { pipeline, Readable, Transform } from "node:stream";
+import { commonJsExports } from "@app/core";
 import { assertStorageKey, type ByteRange, type Storage, StorageNotFoundError } from "./storage.ts";
 
 /** Where and how to reach an S3-compatible bucket (AWS S3, MinIO, Cloudflare R2, …). */
@@ -29,7 +30,10 @@ export interface S3UploadLimits {
 export const DEFAULT_S3_UPLOAD_LIMITS: S3UploadLimits = { partSizeBytes: 5 * 1024 * 1024, queueSize: 2 };
 
 async function loadAwsSdk() {
-  const [s3, storage] = await Promise.all([import("@aws-sdk/client-s3"), import("@aws-sdk/lib-storage")]);
+  const [s3, storage] = await Promise.all([
+    import("@aws-sdk/client-s3").then(commonJsExports),
+    import("@aws-sdk/lib-storage").then(commonJsExports),
+  ]);
   return {
     S3Client: s3.S3Client,
     S3ServiceException: s3.S3ServiceException,
