@@ -48,14 +48,17 @@ async function center(locator: Locator) {
  */
 async function restingCenter(locator: Locator) {
   let last = await center(locator);
-  for (;;) {
+  // Still for three checks two frames apart: Auto-layout frames the graph two frames after it
+  // moves the nodes, so one quiet check could fall between the move and the fit.
+  for (let still = 0; still < 3; ) {
     await page.evaluate(
       () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
     );
     const now = await center(locator);
-    if (now.x === last.x && now.y === last.y) return now;
+    still = now.x === last.x && now.y === last.y ? still + 1 : 0;
     last = now;
   }
+  return last;
 }
 
 async function connect(from: Locator, to: Locator) {

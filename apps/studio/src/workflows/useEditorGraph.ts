@@ -5,7 +5,7 @@ import {
   type EdgeChange,
   type NodeChange,
 } from "@xyflow/react";
-import { useCallback, useLayoutEffect, useRef, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import type { EditorNode } from "./graph.ts";
 import type { Snapshot } from "./graph-edits.ts";
 import { useHistory } from "./useHistory.ts";
@@ -21,11 +21,11 @@ import { useHistory } from "./useHistory.ts";
 export function useEditorGraph(initial: Snapshot) {
   const [graph, setGraph] = useState(initial);
   const history = useHistory<Snapshot>();
-  // The graph as last committed, for callbacks that must not change with it.
+  // The latest graph, for callbacks that must not change with it. Every change goes through
+  // `show`, which sets it before the state: it is never behind. (Synced from the rendered state in
+  // an effect instead, it could step back to an older graph while a newer one waited to render,
+  // and an edit made in that moment would drop the newer one's change.)
   const current = useRef(graph);
-  useLayoutEffect(() => {
-    current.current = graph;
-  }, [graph]);
 
   const show = useCallback((next: Snapshot) => {
     current.current = next;
@@ -56,13 +56,13 @@ export function useEditorGraph(initial: Snapshot) {
   // Moves, selections and measurements from React Flow: not undo steps of their own.
   const onNodesChange = useCallback(
     (changes: NodeChange<EditorNode>[]) =>
-      setGraph((graph) => ({ ...graph, nodes: applyNodeChanges(changes, graph.nodes) })),
-    [],
+      show({ ...current.current, nodes: applyNodeChanges(changes, current.current.nodes) }),
+    [show],
   );
   const onEdgesChange = useCallback(
     (changes: EdgeChange<Edge>[]) =>
-      setGraph((graph) => ({ ...graph, edges: applyEdgeChanges(changes, graph.edges) })),
-    [],
+      show({ ...current.current, edges: applyEdgeChanges(changes, current.current.edges) }),
+    [show],
   );
 
   return {
