@@ -138,8 +138,9 @@ export function createIngestionWorker(
       if (!isStarted) return;
       isStarted = false;
       current?.abort();
-      await loop.stop();
+      // Before waiting for the loop: a document waiting on the thread then ends at once.
       await localEmbedder.stop();
+      await loop.stop();
       // Give the document back now rather than after the lease expires, so a restart resumes it at once.
       await deps.db
         .update(knowledgeDocuments)
