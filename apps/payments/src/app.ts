@@ -57,14 +57,13 @@ export function createPaymentsApp(deps: Deps) {
   app.use(guardInput());
   const authenticate = requireSecretKey(deps);
   app.use("/v1/*", (c, next) => (PUBLIC_V1_PATHS.has(c.req.path) ? next() : authenticate(c, next)));
-  app.use(
-    "/v1/*",
-    idempotency(deps, {
-      "/v1/payments": recoverPayment(deps),
-      "/v1/refunds": recoverRefund(deps),
-      "/v1/payouts": recoverPayout(deps),
-    }),
-  );
+  // The creations that write a recovery point, and so are fenced by the request deadline.
+  const recoverers = {
+    "/v1/payments": recoverPayment(deps),
+    "/v1/refunds": recoverRefund(deps),
+    "/v1/payouts": recoverPayout(deps),
+  };
+  app.use("/v1/*", idempotency(deps, recoverers));
 
   app.route("/v1/payments", paymentRoutes(deps));
   app.route("/v1/refunds", refundRoutes(deps));
@@ -103,6 +102,7 @@ export function createPaymentsApp(deps: Deps) {
           deps.config.currencies,
         ),
       ),
+      Object.keys(recoverers),
     );
   let document: ReturnType<typeof buildDocument> | undefined;
   app.get("/v1/openapi.json", (c) => {

@@ -379,14 +379,16 @@ describe("Idempotency-Key", () => {
     async function abandonClaim(key: string, body: Record<string, unknown>) {
       const { idempotencyKeys } = await import("../idempotency/schema.ts");
       const { sha256Hex } = await import("@app/core");
+      const { IDEMPOTENCY_REQUEST_DEADLINE_MS } = await import("../idempotency/idempotency.ts");
+      const lockedAt = clock.now();
       const claim = { merchantId: payments.merchantId, environment: "test", key };
       await payments.deps.db.insert(idempotencyKeys).values({
         ...claim,
         requestHash: sha256Hex(`POST /v1/payments\n${JSON.stringify(body)}`),
-        createdAt: clock.now(),
-        lockedAt: clock.now(),
+        createdAt: lockedAt,
+        lockedAt,
       });
-      return claim;
+      return { ...claim, lockedAt, deadline: new Date(lockedAt.getTime() + IDEMPOTENCY_REQUEST_DEADLINE_MS) };
     }
     const send = (key: string, body: Record<string, unknown>) =>
       payments.request("/v1/payments", { method: "POST", json: body, headers: { "idempotency-key": key } });
