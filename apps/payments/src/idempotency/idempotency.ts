@@ -1,10 +1,11 @@
 import { type Clock, sha256Hex } from "@app/core";
-import { isRejectedBeforeRunning } from "@app/http";
+import { ApiError, isRejectedBeforeRunning } from "@app/http";
 import { and, eq, isNull, lt, type SQL } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import type { PaymentsDb, PaymentsTx } from "../db/index.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { AuthErrors } from "../merchants/errors.ts";
 import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { IdempotencyErrors } from "./errors.ts";
 import { type IdempotencyClaim, idempotencyKeys } from "./schema.ts";
@@ -82,8 +83,8 @@ export async function recoveryPoint(
  * Makes a POST sent with `Idempotency-Key` run once: a repeat within 24 h gets the first answer
  * (status and body, with `Idempotent-Replayed: true`), a repeat while the first still runs a 409,
  * and the same key with another body a 422. As at Stripe, only answers of requests that ran are
- * kept: a request refused before running (`isRejectedBeforeRunning`: unreadable JSON or text, a
- * wrong media type, invalid fields, a body too large) and answers of 500 and above free the key,
+ * kept: a request refused before running (`isRefusedBeforeRunning`: unreadable JSON or text, a
+ * wrong media type, invalid fields, a body too large, a test helper with a live key) and answers of 500 and above free the key,
  * so the corrected request can be sent with the same key.
  *
  * A claim older than `IDEMPOTENCY_LOCK_TIMEOUT_MS` without an answer was abandoned (the process died
@@ -172,7 +173,7 @@ export function idempotency(
     let isStored = false;
     try {
       await next();
-      if (c.res.status < 500 && !isRejectedBeforeRunning(c.error)) {
+      if (c.res.status < 500 && !isRefusedBeforeRunning(c.error)) {
         const responseBody = await c.res.clone().text();
         await deps.db.update(idempotencyKeys).set({ responseStatus: c.res.status, responseBody }).where(held);
         isStored = true;
@@ -188,6 +189,15 @@ export function idempotency(
       });
     }
   };
+}
+
+/**
+ * Refusals that leave nothing done: the shared ones (unreadable or invalid input, no credentials) and
+ * a test helper refused to a live key (403), which no handler has started on.
+ */
+function isRefusedBeforeRunning(error: unknown): boolean {
+  if (error instanceof ApiError && error.code === AuthErrors.codes.TEST_MODE_ONLY) return true;
+  return isRejectedBeforeRunning(error);
 }
 
 type OperationObject = {
@@ -220,7 +230,7 @@ export function declareIdempotency<D extends { paths?: object }>(
         in: "header",
         required: false,
         description:
-          "Makes the request run once: a repeat within 24 h gets the first answer again. A request refused before running (400, 401, 413, 415, 422) or answered with 500 or above does not keep its key.",
+          "Makes the request run once: a repeat within 24 h gets the first answer again. A request refused before running (400, 401, 403, 413, 415, 422) or answered with 500 or above does not keep its key.",
         schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
       },
     ];
