@@ -26,7 +26,7 @@ import { paymentRoutes, paymentTestHelperRoutes, recoverPayment } from "./paymen
 import { payoutRoutes, payoutTestHelperRoutes, recoverPayout } from "./payouts/routes.ts";
 import { recoverRefund, refundRoutes, refundTestHelperRoutes } from "./refunds/routes.ts";
 import { describeCurrencies } from "./shared/money.ts";
-import { webhookDeliveryRoutes, webhookEndpointRoutes } from "./webhooks/routes.ts";
+import { recoverWebhookEndpoint, webhookDeliveryRoutes, webhookEndpointRoutes } from "./webhooks/routes.ts";
 
 const JSON_BODY_LIMIT_BYTES = 256 * 1024;
 const PUBLIC_V1_PATHS = new Set(["/v1/openapi.json"]);
@@ -62,6 +62,7 @@ export function createPaymentsApp(deps: Deps) {
     "/v1/payments": recoverPayment(deps),
     "/v1/refunds": recoverRefund(deps),
     "/v1/payouts": recoverPayout(deps),
+    "/v1/webhook_endpoints": recoverWebhookEndpoint(deps),
   };
   app.use("/v1/*", idempotency(deps, recoverers));
 

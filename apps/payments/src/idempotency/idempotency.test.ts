@@ -31,14 +31,19 @@ async function paymentIdsOfAmount(amount: number): Promise<string[]> {
 }
 
 /** A key claimed by a request that is still running (no answer stored), as the middleware leaves it. */
-async function claimKey(key: string, body: Record<string, unknown>): Promise<IdempotencyClaim> {
+async function claimKey(
+  key: string,
+  body: Record<string, unknown>,
+  { path = "/v1/payments", recoveryPoint = null as string | null } = {},
+): Promise<IdempotencyClaim> {
   const lockedAt = base.now();
   const claim = { merchantId: payments.merchantId, environment: "test", key };
   await payments.deps.db.insert(idempotencyKeys).values({
     ...claim,
-    requestHash: sha256Hex(`POST /v1/payments\n${JSON.stringify(body)}`),
+    requestHash: sha256Hex(`POST ${path}\n${JSON.stringify(body)}`),
     createdAt: lockedAt,
     lockedAt,
+    recoveryPoint,
   });
   return { ...claim, lockedAt, deadline: new Date(lockedAt.getTime() + IDEMPOTENCY_REQUEST_DEADLINE_MS) };
 }
@@ -92,12 +97,58 @@ describe("the request deadline behind the idempotency lock", () => {
     expect((await json<Payment>(again)).id).toBe(created.id);
   });
 
+  it("fences a webhook endpoint creation too: past the deadline it registers nothing, and the retry one", async () => {
+    const key = `slow-endpoint-${Date.now()}`;
+    const body = { url: "http://127.0.0.1:9/slow", enabled_events: ["*"] };
+    const sendEndpoint = () =>
+      payments.request("/v1/webhook_endpoints", {
+        method: "POST",
+        json: body,
+        headers: { "idempotency-key": key },
+      });
+    const endpointsAtUrl = async () =>
+      (
+        await json<{ data: { id: string; url: string }[] }>(
+          await payments.request("/v1/webhook_endpoints?limit=100"),
+        )
+      ).data.filter((endpoint) => endpoint.url === body.url);
+    stepMs = IDEMPOTENCY_REQUEST_DEADLINE_MS;
+    const late = await sendEndpoint().finally(() => {
+      stepMs = 0;
+    });
+    expect(late.status).toBe(503);
+    expect(await json(late)).toMatchObject({ error: { code: "request_timeout" } });
+    expect(await endpointsAtUrl()).toEqual([]);
+    const retry = await sendEndpoint();
+    expect(retry.status).toBe(201);
+    expect(await endpointsAtUrl()).toHaveLength(1);
+  });
+
+  it("answers a retry of an endpoint creation whose process died after writing it with that endpoint and its secret", async () => {
+    const body = { url: "http://127.0.0.1:9/recovered", enabled_events: ["payment.succeeded"] };
+    const written = await json<{ id: string; secret: string }>(
+      await payments.request("/v1/webhook_endpoints", { method: "POST", json: body }),
+    );
+    const key = `dead-endpoint-${Date.now()}`;
+    await claimKey(key, body, { path: "/v1/webhook_endpoints", recoveryPoint: written.id });
+    base.advance(IDEMPOTENCY_LOCK_TIMEOUT_MS);
+    const retry = await payments.request("/v1/webhook_endpoints", {
+      method: "POST",
+      json: body,
+      headers: { "idempotency-key": key },
+    });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await json(retry)).toMatchObject({ id: written.id, secret: written.secret });
+  });
+
   it("is declared as 503 request_timeout on the creations it fences", async () => {
     const document = await json<{ paths: Record<string, { post?: { responses: Record<string, unknown> } }> }>(
       await payments.request("/v1/openapi.json"),
     );
-    for (const path of ["/v1/payments", "/v1/refunds", "/v1/payouts"])
+    for (const path of ["/v1/payments", "/v1/refunds", "/v1/payouts", "/v1/webhook_endpoints"])
       expect(Object.keys(document.paths[path]?.post?.responses ?? {}), path).toContain("503");
-    expect(Object.keys(document.paths["/v1/webhook_endpoints"]?.post?.responses ?? {})).not.toContain("503");
+    const rotate = document.paths["/v1/webhook_endpoints/{id}/rotate_secret"]?.post;
+    expect(Object.keys(rotate?.responses ?? {})).not.toContain("503");
   });
 });
