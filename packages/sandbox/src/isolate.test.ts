@@ -106,9 +106,9 @@ describe("pure JavaScript: one resident runner per workspace, a new isolate per 
 
   it("overlapping runs of a workspace share its runner: a run still open does not keep it from the next", async () => {
     const open = sandbox.session("wsp_overlap");
-    expect((await open.run({ language: "javascript", code: TRACES, input: { secret: "o1" } })).output).toEqual(
-      CLEAN,
-    );
+    expect(
+      (await open.run({ language: "javascript", code: TRACES, input: { secret: "o1" } })).output,
+    ).toEqual(CLEAN);
     const before = sandbox.stats();
     // The first run has not ended (its End node, its record): the second run's node takes the same runner.
     const overlapping = sandbox.session("wsp_overlap");

@@ -336,9 +336,13 @@ it("replaces a session's idle sandbox that died between nodes, and keeps the new
     );
     // The session lets go of the dead sandbox as soon as its exit is seen.
     expect(await eventually(() => own.stats().held === 0)).toBe(true);
-    expect((await session.run({ language: "javascript", code, input: { n: 2 } })).output).toMatchObject({ n: 3 });
+    expect((await session.run({ language: "javascript", code, input: { n: 2 } })).output).toMatchObject({
+      n: 3,
+    });
     const before = own.stats();
-    expect((await session.run({ language: "javascript", code, input: { n: 3 } })).output).toMatchObject({ n: 4 });
+    expect((await session.run({ language: "javascript", code, input: { n: 3 } })).output).toMatchObject({
+      n: 4,
+    });
     expect(own.stats().reused - before.reused).toBe(1);
     session.close();
     expect(own.stats().held).toBe(0);
