@@ -26,7 +26,7 @@ import { paymentRoutes, paymentTestHelperRoutes, recoverPayment } from "./paymen
 import { payoutRoutes, payoutTestHelperRoutes, recoverPayout } from "./payouts/routes.ts";
 import { recoverRefund, refundRoutes, refundTestHelperRoutes } from "./refunds/routes.ts";
 import { describeCurrencies } from "./shared/money.ts";
-import { webhookDeliveryRoutes, webhookEndpointRoutes } from "./webhooks/routes.ts";
+import { recoverWebhookEndpoint, webhookDeliveryRoutes, webhookEndpointRoutes } from "./webhooks/routes.ts";
 
 const JSON_BODY_LIMIT_BYTES = 256 * 1024;
 const PUBLIC_V1_PATHS = new Set(["/v1/openapi.json"]);
@@ -57,14 +57,14 @@ export function createPaymentsApp(deps: Deps) {
   app.use(guardInput());
   const authenticate = requireSecretKey(deps);
   app.use("/v1/*", (c, next) => (PUBLIC_V1_PATHS.has(c.req.path) ? next() : authenticate(c, next)));
-  app.use(
-    "/v1/*",
-    idempotency(deps, {
-      "/v1/payments": recoverPayment(deps),
-      "/v1/refunds": recoverRefund(deps),
-      "/v1/payouts": recoverPayout(deps),
-    }),
-  );
+  // The creations that write a recovery point, and so are fenced by the request deadline.
+  const recoverers = {
+    "/v1/payments": recoverPayment(deps),
+    "/v1/refunds": recoverRefund(deps),
+    "/v1/payouts": recoverPayout(deps),
+    "/v1/webhook_endpoints": recoverWebhookEndpoint(deps),
+  };
+  app.use("/v1/*", idempotency(deps, recoverers));
 
   app.route("/v1/payments", paymentRoutes(deps));
   app.route("/v1/refunds", refundRoutes(deps));
@@ -103,6 +103,7 @@ export function createPaymentsApp(deps: Deps) {
           deps.config.currencies,
         ),
       ),
+      Object.keys(recoverers),
     );
   let document: ReturnType<typeof buildDocument> | undefined;
   app.get("/v1/openapi.json", (c) => {

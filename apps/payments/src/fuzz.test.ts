@@ -50,9 +50,9 @@ describe("fuzzing every documented operation", () => {
             }),
           );
           const what = `${request.method} ${request.path} (${request.mutation ?? "valid"}) → ${response.status}`;
-          // Never a 500; a 502/503 only where an outside service the operation documents is down or unset
-          // (Replicate, the payment service), which the harness's OpenAPI check holds it to.
-          expect(response.status < 500 || [502, 503].includes(response.status), what).toBe(true);
+          // No 5xx at all: the payment service calls no outside service, and its one documented 503
+          // (`request_timeout`, a creation past its deadline) cannot happen on a live clock this fast.
+          expect(response.status, what).toBeLessThan(500);
           if (response.status >= 400 && response.headers.get("content-type")?.includes("json")) {
             const parsed = errorBodySchema.safeParse(await response.json());
             expect(parsed.success, what).toBe(true);

@@ -104,6 +104,25 @@ describe("pure JavaScript: one resident runner per workspace, a new isolate per 
     expect(sandbox.stats().reused - afterOther.reused).toBe(1);
   });
 
+  it("overlapping runs of a workspace share its runner: a run still open does not keep it from the next", async () => {
+    const open = sandbox.session("wsp_overlap");
+    expect(
+      (await open.run({ language: "javascript", code: TRACES, input: { secret: "o1" } })).output,
+    ).toEqual(CLEAN);
+    const before = sandbox.stats();
+    // The first run has not ended (its End node, its record): the second run's node takes the same runner.
+    const overlapping = sandbox.session("wsp_overlap");
+    const second = await overlapping.run({ language: "javascript", code: TRACES, input: { secret: "o2" } });
+    const third = await open.run({ language: "javascript", code: TRACES, input: { secret: "o3" } });
+    overlapping.close();
+    open.close();
+    expect(second.output).toEqual(CLEAN);
+    expect(third.output).toEqual(CLEAN);
+    const after = sandbox.stats();
+    expect(after.coldStarts - before.coldStarts).toBe(0);
+    expect(after.reused - before.reused).toBe(2);
+  });
+
   it("the code reaches nothing of Node.js: no process, require, module loader or host function", async () => {
     const result = await sandbox.run({
       workspaceId: "wsp_escape",

@@ -817,10 +817,13 @@ export class Sandbox {
   }
 
   /**
-   * Where a resident runner goes after a node: back to its session for the run's next node; a Python
-   * zygote (it never ran user code) or an isolate runner (it ran code only in isolates it disposed
-   * of) to its workspace's parking for a later run; a per-run JavaScript process, or a runner that a
-   * limit stopped, is killed.
+   * Where a resident runner goes after a node. A Python zygote (it never ran user code) or an isolate
+   * runner (it ran code only in isolates it disposed of) goes straight to its workspace's parking,
+   * where the run's next node and the workspace's other runs find it: held by a session until the run
+   * ended, it made every run that overlapped another of its workspace start a runner of its own (a
+   * fifth of the runs at 10 clients). A per-run JavaScript process (it ran user code in itself) goes
+   * back to its session for the run's next node, and is killed when the run ends; so is a runner
+   * that a limit stopped.
    */
   #release(
     language: RunnerKind,
@@ -831,6 +834,10 @@ export class Sandbox {
   ): void {
     if (!runner.isUsable || !isDefault || this.#isClosed) {
       runner.kill();
+      return;
+    }
+    if (language !== "javascript") {
+      this.#park(`${language}:${workspaceId}`, runner);
       return;
     }
     const isHeldOpen = held !== undefined && !this.#closedSessions.has(held);
@@ -845,8 +852,7 @@ export class Sandbox {
       });
       return;
     }
-    if (language !== "javascript") this.#park(`${language}:${workspaceId}`, runner);
-    else runner.kill();
+    runner.kill();
   }
 
   #park(key: string, runner: ResidentRunner): void {

@@ -323,8 +323,12 @@ it("replaces a session's idle sandbox that died between nodes, and keeps the new
   const own = await createSandbox({ uidBase: UID_BASE + 10_000, concurrency: 2, warmPerLanguage: 0 });
   try {
     const session = own.session("wsp_died");
-    const code = "function main(inputs) {\n  return { n: inputs.n + 1 };\n}\n";
-    expect((await session.run({ language: "javascript", code, input: { n: 1 } })).output).toEqual({ n: 2 });
+    // Node.js code: the run's own process, held by the session between its nodes.
+    const code = "function main(inputs) {\n  return { n: inputs.n + 1, node: typeof process };\n}\n";
+    expect((await session.run({ language: "javascript", code, input: { n: 1 } })).output).toEqual({
+      n: 2,
+      node: "object",
+    });
     expect(own.stats().held).toBe(1);
     killOwnedBy(UID_BASE + 10_000, UID_BASE + 11_100);
     expect(await eventually(() => processesOwnedBy(UID_BASE + 10_000, UID_BASE + 11_100).length === 0)).toBe(
@@ -332,9 +336,13 @@ it("replaces a session's idle sandbox that died between nodes, and keeps the new
     );
     // The session lets go of the dead sandbox as soon as its exit is seen.
     expect(await eventually(() => own.stats().held === 0)).toBe(true);
-    expect((await session.run({ language: "javascript", code, input: { n: 2 } })).output).toEqual({ n: 3 });
+    expect((await session.run({ language: "javascript", code, input: { n: 2 } })).output).toMatchObject({
+      n: 3,
+    });
     const before = own.stats();
-    expect((await session.run({ language: "javascript", code, input: { n: 3 } })).output).toEqual({ n: 4 });
+    expect((await session.run({ language: "javascript", code, input: { n: 3 } })).output).toMatchObject({
+      n: 4,
+    });
     expect(own.stats().reused - before.reused).toBe(1);
     session.close();
     expect(own.stats().held).toBe(0);

@@ -400,6 +400,20 @@ describe("agent chat", () => {
     expect(conversations.data).toMatchObject([{ id: conversationId, title: "first" }]);
   });
 
+  it("saves a model answer holding NUL or a lone surrogate with U+FFFD in their place, and answers it as saved", async () => {
+    const agentId = await createAgent(alice, { provider: "openai-compatible", model: "llama3.2" });
+    openai.script = () => ({ text: "a\u0000b \ud800c" });
+    const answer = await chatJson(alice, agentId, { message: "Say something odd" });
+    expect(answer.message.content).toBe("a\uFFFDb \uFFFDc");
+    const messages = (await (
+      await builder.request(`/api/conversations/${answer.conversation_id}/messages`, { cookie: alice })
+    ).json()) as { data: { role: string; content: string }[] };
+    expect(messages.data.map((message) => [message.role, message.content])).toEqual([
+      ["assistant", "a\uFFFDb \uFFFDc"],
+      ["user", "Say something odd"],
+    ]);
+  });
+
   it("remembers the tools it called in earlier turns, not only what it said", async () => {
     const agentId = await createAgent(alice, {
       provider: "openai-compatible",

@@ -187,6 +187,19 @@ describe("ingestion of every format", () => {
     expect(chunks[1]?.text).toContain("# not a heading");
   });
 
+  it("ingests extracted text holding NUL or a lone surrogate, its chunks holding U+FFFD in their place", async () => {
+    // A text file with NUL bytes is refused as binary; extraction (here JSON's escapes) still yields them.
+    const document = await uploadOk(builder, alice, {
+      knowledgeBaseId: base,
+      name: "escapes.json",
+      bytes: '{"note":"capybara\\u0000pen","odd":"x\\ud800"}',
+    });
+    const ready = await waitForDocument(builder, alice, document.id);
+    expect(ready.status, ready.error ?? "").toBe("ready");
+    const chunks = await chunksOf(alice, document.id);
+    expect(chunks.map((chunk) => chunk.text)).toEqual(["note: capybara\uFFFDpen\nodd: x\uFFFD"]);
+  });
+
   it("parses plain text", async () => {
     const chunks = await chunksOf(alice, ids["notes.txt"] as string);
     expect(chunks.map((chunk) => chunk.text)).toEqual(["Plain notes mention the axolotl migration."]);

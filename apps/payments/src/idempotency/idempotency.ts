@@ -1,10 +1,11 @@
-import { sha256Hex } from "@app/core";
-import { isRejectedBeforeRunning } from "@app/http";
+import { type Clock, sha256Hex } from "@app/core";
+import { ApiError, isRejectedBeforeRunning } from "@app/http";
 import { and, eq, isNull, lt, type SQL } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import type { PaymentsDb, PaymentsTx } from "../db/index.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { AuthErrors } from "../merchants/errors.ts";
 import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { IdempotencyErrors } from "./errors.ts";
 import { type IdempotencyClaim, idempotencyKeys } from "./schema.ts";
@@ -20,6 +21,13 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60_000;
 
 /**
+ * How long a request holding a key may take to commit: half the lock timeout, so a request still alive
+ * when a retry could take its key over has already been refused (`request_timeout`, nothing written).
+ * Creations check it, and that they still hold the claim, in the transaction that writes the object.
+ */
+export const IDEMPOTENCY_REQUEST_DEADLINE_MS = IDEMPOTENCY_LOCK_TIMEOUT_MS / 2;
+
+/**
  * Answers a retry that took over an abandoned claim whose request had already created `resourceId`
  * (its recovery point): the object as it is now, with the status the first request would have had.
  * `undefined` when the object is not there (then the retry runs the request).
@@ -29,7 +37,7 @@ export type IdempotencyRecoverer = (
   resourceId: string,
 ) => Promise<{ status: number; body: unknown } | undefined>;
 
-function claimWhere(claim: IdempotencyClaim): SQL | undefined {
+function keyWhere(claim: Pick<IdempotencyClaim, "merchantId" | "environment" | "key">): SQL | undefined {
   return and(
     eq(idempotencyKeys.merchantId, claim.merchantId),
     eq(idempotencyKeys.environment, claim.environment),
@@ -37,29 +45,54 @@ function claimWhere(claim: IdempotencyClaim): SQL | undefined {
   );
 }
 
+/** The key's row while this request still holds it (no retry has taken it over since). */
+function heldWhere(claim: IdempotencyClaim): SQL | undefined {
+  return and(
+    keyWhere(claim),
+    isNull(idempotencyKeys.responseStatus),
+    eq(idempotencyKeys.lockedAt, claim.lockedAt),
+  );
+}
+
 /**
- * The write that records what a request created under its key (its recovery point). Run it in the
- * same transaction (or statement) as the creation itself, so that after a crash the key says whether
- * the object exists: a retry then answers with it instead of creating a second one.
+ * The write that records what a request created under its key (its recovery point), and the fence
+ * that keeps a request from running twice. Run it in the transaction of the creation itself, before
+ * the creation commits: after a crash the key says whether the object exists (a retry answers with
+ * it instead of creating a second one), and a request past its deadline, or whose key a retry took
+ * over, throws `request_timeout` so that its transaction writes nothing. The update holds the key's
+ * row until the commit, so a retry's takeover waits for it and then finds the recovery point.
  *
- * @example if (claim) await recoveryPoint(tx, claim, row.id);
+ * @example if (claim) await recoveryPoint(tx, deps.clock, claim, row.id);
  */
-export function recoveryPoint(db: PaymentsDb | PaymentsTx, claim: IdempotencyClaim, resourceId: string) {
-  return db.update(idempotencyKeys).set({ recoveryPoint: resourceId }).where(claimWhere(claim));
+export async function recoveryPoint(
+  db: PaymentsDb | PaymentsTx,
+  clock: Clock,
+  claim: IdempotencyClaim,
+  resourceId: string,
+): Promise<void> {
+  if (clock.now().getTime() >= claim.deadline.getTime()) throw IdempotencyErrors.REQUEST_TIMEOUT();
+  const held = await db
+    .update(idempotencyKeys)
+    .set({ recoveryPoint: resourceId })
+    .where(heldWhere(claim))
+    .returning({ key: idempotencyKeys.key });
+  if (held.length === 0) throw IdempotencyErrors.REQUEST_TIMEOUT();
 }
 
 /**
  * Makes a POST sent with `Idempotency-Key` run once: a repeat within 24 h gets the first answer
  * (status and body, with `Idempotent-Replayed: true`), a repeat while the first still runs a 409,
  * and the same key with another body a 422. As at Stripe, only answers of requests that ran are
- * kept: a request refused before running (`isRejectedBeforeRunning`: unreadable JSON or text, a
- * wrong media type, invalid fields, a body too large) and answers of 500 and above free the key,
+ * kept: a request refused before running (`isRefusedBeforeRunning`: unreadable JSON or text, a
+ * wrong media type, invalid fields, a body too large, a test helper with a live key) and answers of 500 and above free the key,
  * so the corrected request can be sent with the same key.
  *
  * A claim older than `IDEMPOTENCY_LOCK_TIMEOUT_MS` without an answer was abandoned (the process died
  * mid-request). The same request sent again takes it over: when the first one got as far as creating
  * its object (its recovery point, see `recoveryPoint`), the path's recoverer answers with that
- * object; otherwise the request runs now. Only one retry can take a claim over.
+ * object; otherwise the request runs now. Only one retry can take a claim over. A request that is
+ * slow rather than dead cannot run beside its retry: it has to commit within its deadline
+ * (`IDEMPOTENCY_REQUEST_DEADLINE_MS`) and while it still holds the claim (see `recoveryPoint`).
  *
  * @example app.use("/v1/*", idempotency(deps, { "/v1/payments": recoverPayment(deps) }));
  */
@@ -76,14 +109,27 @@ export function idempotency(
     const body = await c.req.text();
     const requestHash = sha256Hex(`${c.req.method} ${c.req.path}\n${body}`);
     const now = deps.clock.now();
-    const claim: IdempotencyClaim = { merchantId: scope.merchantId, environment: scope.environment, key };
-    const where = claimWhere(claim);
+    const where = keyWhere({ merchantId: scope.merchantId, environment: scope.environment, key });
+    const claim: IdempotencyClaim = {
+      merchantId: scope.merchantId,
+      environment: scope.environment,
+      key,
+      lockedAt: now,
+      deadline: new Date(now.getTime() + IDEMPOTENCY_REQUEST_DEADLINE_MS),
+    };
     await deps.db
       .delete(idempotencyKeys)
       .where(and(where, lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS))));
     const claimed = await deps.db
       .insert(idempotencyKeys)
-      .values({ ...claim, requestHash, createdAt: now, lockedAt: now })
+      .values({
+        merchantId: claim.merchantId,
+        environment: claim.environment,
+        key,
+        requestHash,
+        createdAt: now,
+        lockedAt: now,
+      })
       .onConflictDoNothing()
       .returning({ key: idempotencyKeys.key });
     if (claimed.length === 0) {
@@ -114,25 +160,26 @@ export function idempotency(
           await deps.db
             .update(idempotencyKeys)
             .set({ responseStatus: recovered.status, responseBody })
-            .where(where);
+            .where(heldWhere(claim));
           return replay(recovered.status, responseBody);
         }
       }
     }
     c.set("idempotency", claim);
+    // Stored or freed only while this request still holds the key: a request that outlived its claim
+    // (its writes were refused by `recoveryPoint`) must not overwrite or delete the answer of the retry
+    // that took the key over.
+    const held = heldWhere(claim);
     let isStored = false;
     try {
       await next();
-      if (c.res.status < 500 && !isRejectedBeforeRunning(c.error)) {
+      if (c.res.status < 500 && !isRefusedBeforeRunning(c.error)) {
         const responseBody = await c.res.clone().text();
-        await deps.db
-          .update(idempotencyKeys)
-          .set({ responseStatus: c.res.status, responseBody })
-          .where(where);
+        await deps.db.update(idempotencyKeys).set({ responseStatus: c.res.status, responseBody }).where(held);
         isStored = true;
       }
     } finally {
-      if (!isStored) await deps.db.delete(idempotencyKeys).where(where);
+      if (!isStored) await deps.db.delete(idempotencyKeys).where(held);
     }
 
     function replay(status: number, body: string) {
@@ -144,6 +191,15 @@ export function idempotency(
   };
 }
 
+/**
+ * Refusals that leave nothing done: the shared ones (unreadable or invalid input, no credentials) and
+ * a test helper refused to a live key (403), which no handler has started on.
+ */
+function isRefusedBeforeRunning(error: unknown): boolean {
+  if (error instanceof ApiError && error.code === AuthErrors.codes.TEST_MODE_ONLY) return true;
+  return isRejectedBeforeRunning(error);
+}
+
 type OperationObject = {
   parameters?: unknown[];
   responses?: Record<string, { description: string; headers?: Record<string, unknown>; content?: unknown }>;
@@ -151,11 +207,15 @@ type OperationObject = {
 
 /**
  * Declares in the OpenAPI document what the middleware adds to every POST of the API: the
- * `Idempotency-Key` header, its 409 and 422 answers, and `Idempotent-Replayed` on replays.
+ * `Idempotency-Key` header, its 409 and 422 answers, `Idempotent-Replayed` on replays, and the 503
+ * `request_timeout` of the creations that write a recovery point (`fencedPaths`).
  *
- * @example const document = declareIdempotency(app.getOpenAPI31Document({ … }));
+ * @example const document = declareIdempotency(app.getOpenAPI31Document({ … }), ["/v1/payments"]);
  */
-export function declareIdempotency<D extends { paths?: object }>(document: D): D {
+export function declareIdempotency<D extends { paths?: object }>(
+  document: D,
+  fencedPaths: readonly string[] = [],
+): D {
   const errorResponse = (description: string) => ({
     description,
     content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
@@ -170,13 +230,17 @@ export function declareIdempotency<D extends { paths?: object }>(document: D): D
         in: "header",
         required: false,
         description:
-          "Makes the request run once: a repeat within 24 h gets the first answer again. A request refused before running (400, 401, 413, 415, 422) does not keep its key.",
+          "Makes the request run once: a repeat within 24 h gets the first answer again. A request refused before running (400, 401, 403, 413, 415, 422) or answered with 500 or above does not keep its key.",
         schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
       },
     ];
     const responses = operation.responses ?? {};
     responses["409"] ??= errorResponse("`idempotency_key_in_use`: a request with this key is still running");
     responses["422"] ??= errorResponse("`idempotency_key_reused` or `invalid_idempotency_key`");
+    if (fencedPaths.includes(path))
+      responses["503"] ??= errorResponse(
+        "`request_timeout`: the request did not commit within its 30 s deadline and changed nothing; send it again with the same key",
+      );
     for (const [status, response] of Object.entries(responses)) {
       if (Number(status) >= 500) continue;
       response.headers = {

@@ -32,4 +32,8 @@ export interface IdempotencyClaim {
   merchantId: string;
   environment: string;
   key: string;
+  /** The claim's `locked_at`: a retry that takes the key over sets a new one, so this request's writes stop matching. */
+  lockedAt: Date;
+  /** After this instant the request may no longer commit (`IDEMPOTENCY_REQUEST_DEADLINE_MS` after the claim). */
+  deadline: Date;
 }

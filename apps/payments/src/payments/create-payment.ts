@@ -13,8 +13,9 @@ import { payments } from "./schema.ts";
 
 /**
  * Creates a `pending` payment routed to its method's provider. The payment and its `payment.pending`
- * event are written by one statement, so they commit together in one round trip; so is the request's
- * idempotency recovery point when it holds a key.
+ * event are written by one statement, so they commit together in one round trip; a request holding an
+ * idempotency key writes its recovery point first, in the same transaction (see `recoveryPoint`: past
+ * its deadline, or with its key taken over, nothing is written).
  *
  * @example const payment = await createPayment(deps, scope, { amount: 15000050n, currency: "IDR", method: "qris", expires_in: 86400 });
  */
@@ -47,21 +48,22 @@ export async function createPayment(
     createdAt: now,
     updatedAt: now,
   };
-  await recordEvent(
-    deps.db,
-    deps.clock,
-    {
-      ownerId: scope.merchantId,
-      environment: scope.environment,
-      type: "payment.pending",
-      object: toPaymentJson(row, deps.config.publicUrl),
-    },
-    // Drizzle puts the embedded insert in parentheses, as a CTE body needs.
-    [
-      sql`payment_row as ${deps.db.insert(payments).values(row)}`,
-      ...(idempotency ? [sql`recovery_row as ${recoveryPoint(deps.db, idempotency, row.id)}`] : []),
-    ],
-  );
+  const event = {
+    ownerId: scope.merchantId,
+    environment: scope.environment,
+    type: "payment.pending",
+    object: toPaymentJson(row, deps.config.publicUrl),
+  };
+  // Drizzle puts the embedded insert in parentheses, as a CTE body needs.
+  const insertPayment = sql`payment_row as ${deps.db.insert(payments).values(row)}`;
+  if (idempotency) {
+    await deps.db.transaction(async (tx) => {
+      await recoveryPoint(tx, deps.clock, idempotency, row.id);
+      await recordEvent(tx, deps.clock, event, [insertPayment]);
+    });
+  } else {
+    await recordEvent(deps.db, deps.clock, event, [insertPayment]);
+  }
   deps.deliveries.wake();
   return row;
 }

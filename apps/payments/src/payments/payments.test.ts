@@ -333,6 +333,25 @@ describe("Idempotency-Key", () => {
     expect(corrected.headers.get("idempotent-replayed")).toBeNull();
   });
 
+  it("does not keep a request refused for its permissions (403 test_mode_only with a live key)", async () => {
+    const key = `order-forbidden-${Date.now()}`;
+    const payment = await createPayment();
+    const refused = await payments.request(`/v1/test_helpers/payments/${payment.id}/succeed`, {
+      method: "POST",
+      headers: { "idempotency-key": key },
+      key: payments.liveKey,
+    });
+    expect(refused.status).toBe(403);
+    const corrected = await payments.request("/v1/payments", {
+      method: "POST",
+      json: { amount: 5000, method: "ewallet" },
+      headers: { "idempotency-key": key },
+      key: payments.liveKey,
+    });
+    expect(corrected.status).toBe(201);
+    expect(corrected.headers.get("idempotent-replayed")).toBeNull();
+  });
+
   it("answers 409 idempotency_key_in_use while the first request with the key is still running", async () => {
     const key = `order-concurrent-${Date.now()}`;
     const body = { amount: 7000, method: "ewallet" };
@@ -352,12 +371,9 @@ describe("Idempotency-Key", () => {
     // Deterministically: a key claimed by a request that has not finished (no stored answer yet).
     const running = `order-running-${Date.now()}`;
     const { idempotencyKeys } = await import("../idempotency/schema.ts");
-    const merchant = await payments.request("/v1/balance");
-    expect(merchant.status).toBe(200);
-    const [row] = await payments.deps.db.select().from(idempotencyKeys).limit(1);
     await payments.deps.db.insert(idempotencyKeys).values({
-      merchantId: row?.merchantId ?? "",
-      environment: row?.environment ?? "test",
+      merchantId: payments.merchantId,
+      environment: "test",
       key: running,
       requestHash: "in flight",
       createdAt: clock.now(),
@@ -379,14 +395,16 @@ describe("Idempotency-Key", () => {
     async function abandonClaim(key: string, body: Record<string, unknown>) {
       const { idempotencyKeys } = await import("../idempotency/schema.ts");
       const { sha256Hex } = await import("@app/core");
+      const { IDEMPOTENCY_REQUEST_DEADLINE_MS } = await import("../idempotency/idempotency.ts");
+      const lockedAt = clock.now();
       const claim = { merchantId: payments.merchantId, environment: "test", key };
       await payments.deps.db.insert(idempotencyKeys).values({
         ...claim,
         requestHash: sha256Hex(`POST /v1/payments\n${JSON.stringify(body)}`),
-        createdAt: clock.now(),
-        lockedAt: clock.now(),
+        createdAt: lockedAt,
+        lockedAt,
       });
-      return claim;
+      return { ...claim, lockedAt, deadline: new Date(lockedAt.getTime() + IDEMPOTENCY_REQUEST_DEADLINE_MS) };
     }
     const send = (key: string, body: Record<string, unknown>) =>
       payments.request("/v1/payments", { method: "POST", json: body, headers: { "idempotency-key": key } });

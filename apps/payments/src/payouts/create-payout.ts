@@ -52,7 +52,7 @@ export async function createPayout(
       })
       .returning();
     if (!row) throw new Error("insert returned no row");
-    if (idempotency) await recoveryPoint(tx, idempotency, row.id);
+    if (idempotency) await recoveryPoint(tx, deps.clock, idempotency, row.id);
     await appendLedgerEntry(tx, deps.clock, scope, {
       currency: input.currency,
       amount: -input.amount,

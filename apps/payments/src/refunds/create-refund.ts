@@ -71,7 +71,7 @@ export async function createRefund(
       })
       .returning();
     if (!row) throw new Error("insert returned no row");
-    if (idempotency) await recoveryPoint(tx, idempotency, row.id);
+    if (idempotency) await recoveryPoint(tx, deps.clock, idempotency, row.id);
     return row;
   });
 }

@@ -15,6 +15,7 @@ import {
 import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { type IdempotencyRecoverer, recoveryPoint } from "../idempotency/idempotency.ts";
 import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { listEnvelope, pageOf } from "../shared/openapi.ts";
 import { checkEndpointUrl } from "./check-endpoint-url.ts";
@@ -82,17 +83,39 @@ function scopeOf(merchant: MerchantScope) {
   return { ownerId: merchant.merchantId, environment: merchant.environment };
 }
 
+/**
+ * Answers a retry whose first request created the endpoint and then died: the endpoint with its
+ * secret, as the first answer (and its replays) showed it.
+ *
+ * @example idempotency(deps, { "/v1/webhook_endpoints": recoverWebhookEndpoint(deps) });
+ */
+export function recoverWebhookEndpoint(deps: Deps): IdempotencyRecoverer {
+  return async (scope, id) => {
+    const row = await findEndpoint(deps.db, { ...scopeOf(scope), id });
+    return row && { status: 201, body: toEndpointJson(row, { secret: row.secret }) };
+  };
+}
+
 export function webhookEndpointRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();
   router.openapi(endpointRoutesDefs.create, async (c) => {
     const merchant = c.get("merchant");
     const input = c.req.valid("json");
     const url = await checkEndpointUrl(deps, merchant, input.url);
-    const { row, secret } = await createEndpoint(deps, {
-      ...scopeOf(merchant),
-      url,
-      enabledEvents: input.enabled_events,
-      ...(input.description === undefined ? {} : { description: input.description }),
+    const claim = c.get("idempotency");
+    // With its recovery point, and so fenced by the request deadline (the URL check above may be slow).
+    const { row, secret } = await deps.db.transaction(async (tx) => {
+      const created = await createEndpoint(
+        { db: tx, clock: deps.clock },
+        {
+          ...scopeOf(merchant),
+          url,
+          enabledEvents: input.enabled_events,
+          ...(input.description === undefined ? {} : { description: input.description }),
+        },
+      );
+      if (claim) await recoveryPoint(tx, deps.clock, claim, created.row.id);
+      return created;
     });
     return c.json(toEndpointJson(row, { secret }), 201);
   });

@@ -30,15 +30,17 @@ function commandName(pid: number | string): string | undefined {
 }
 
 /**
- * Like processesOwnedBy, without the sandboxes themselves (bwrap) and the idle Python zygotes a
+ * Like processesOwnedBy, without the sandboxes themselves (bwrap), the idle Python zygotes a
  * workspace keeps (a zygote is bwrap's direct child; whatever user code forked is the zygote's child
- * or descendant): what a test sees when user code left a process behind.
+ * or descendant) and the child each zygote forks ahead for its next node (named `zygote-spare` until
+ * its request comes): what a test sees when user code left a process behind.
  *
  * @example userProcessesOwnedBy(1_600_000_000, 1_600_001_024) // [] once every run is gone
  */
 export function userProcessesOwnedBy(first: number, last: number): number[] {
   return processesOwnedBy(first, last).filter((pid) => {
-    if (commandName(pid) === "bwrap") return false;
+    const name = commandName(pid);
+    if (name === "bwrap" || name === "zygote-spare") return false;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const parent = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
