@@ -97,7 +97,7 @@ describe("the compiled payment service", () => {
 describe("the compiled builder", () => {
   // Packages loaded on first use sit in chunks of their own, and a CommonJS one's exports then come
   // as `default` only: the source-run tests cannot see that, so the compiled code calls each.
-  it("reaches a model through undici and keeps files in S3 with the AWS SDK, both loaded on first use", async () => {
+  it("reaches a model through undici, keeps files in S3 with the AWS SDK (both loaded on first use) and embeds on its thread", async () => {
     await buildIfStale();
     const model = await startFakeOpenAI({ apiKey: "sk-compiled-fake-key-0001" });
     model.script = () => ({ text: "Compiled and answering." });
@@ -167,6 +167,18 @@ describe("the compiled builder", () => {
         });
         expect(upload.status).toBe(202);
         expect(s3.keys("compiled").length).toBeGreaterThan(0);
+        // Read back from the bucket and embedded on the local embedder's thread, whose TypeScript the
+        // compiled builder loads from the sources by Node's own type stripping.
+        const documentId = String(((await upload.json()) as { id: string }).id);
+        let document: { status?: string; error?: string | null } = {};
+        for (let i = 0; i < 600 && document.status !== "ready" && document.status !== "failed"; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          const response = await fetch(`${base}/api/rag/documents/${documentId}`, {
+            headers: { origin: base, cookie },
+          });
+          document = (await response.json()) as typeof document;
+        }
+        expect(document).toMatchObject({ status: "ready", error: null });
       });
     } finally {
       await model.close();

@@ -7,6 +7,7 @@ import type { BuilderDb } from "./db/index.ts";
 import type { EventDeliverySettings } from "./events/delivery-settings.ts";
 import type { DeliveryNotifier } from "./events/emit-event.ts";
 import type { GenerationSettings } from "./generation/generation-context.ts";
+import type { IngestionWorkerOptions } from "./knowledge/ingestion-worker.ts";
 import type { McpSettings } from "./mcp/mcp-settings.ts";
 import type { AiSettings } from "./providers/settings.ts";
 import type { Storage } from "./storage/storage.ts";
@@ -32,6 +33,8 @@ export interface Deps {
   generation?: Partial<GenerationSettings>;
   /** Timeouts and limits of MCP client connections; absent, the defaults. */
   mcp?: Partial<McpSettings>;
+  /** Leases, retries and the local embedder's thread of the ingestion worker; absent, the defaults. */
+  ingestion?: Partial<IngestionWorkerOptions>;
   /** Whether and how this process delivers webhooks; absent, the defaults (inline). */
   eventDelivery?: Partial<EventDeliverySettings>;
   /**

@@ -46,7 +46,14 @@ export async function startTestBuilder(
     deps?: Partial<
       Pick<
         Deps,
-        "ai" | "agentTools" | "workflowCapabilities" | "sandbox" | "generation" | "eventDelivery" | "mcp"
+        | "ai"
+        | "agentTools"
+        | "workflowCapabilities"
+        | "sandbox"
+        | "generation"
+        | "eventDelivery"
+        | "mcp"
+        | "ingestion"
       >
     >;
   } = {},
@@ -79,6 +86,7 @@ export async function startTestBuilder(
     ...(options.deps?.generation ? { generation: options.deps.generation } : {}),
     ...(options.deps?.eventDelivery ? { eventDelivery: options.deps.eventDelivery } : {}),
     ...(options.deps?.mcp ? { mcp: options.deps.mcp } : {}),
+    ...(options.deps?.ingestion ? { ingestion: options.deps.ingestion } : {}),
   };
   let builder = createBuilderApp(deps);
   await builder.start();

@@ -12,11 +12,13 @@ import { emitDocumentEvent } from "./emit-document-event.ts";
 import type { DocumentFormat } from "./formats.ts";
 import { indexDocumentTerms } from "./lexical-index.ts";
 import { LOCAL_EMBEDDING_DIMENSIONS } from "./local-embedder.ts";
+import type { LocalEmbedderThread } from "./local-embedder-thread.ts";
 import { parseDocument } from "./parse-document.ts";
 import type { ProgressEvent } from "./progress-events.ts";
-import type { DocumentRow } from "./schema.ts";
+import type { DocumentRow, KnowledgeBaseRow } from "./schema.ts";
 import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
-import { ensureVectorIndex, hasVectorSupport, vectorLiteral } from "./vector-index.ts";
+import { ensureVectorIndex, hasVectorSupport } from "./vector-index.ts";
+import { vectorLiteral } from "./vector-literal.ts";
 
 export type IngestDeps = {
   db: BuilderDb;
@@ -27,6 +29,8 @@ export type IngestDeps = {
   onProgress?: ((event: ProgressEvent) => void) | undefined;
   /** Woken after a `document.*` event is committed. */
   deliveries?: DeliveryNotifier | undefined;
+  /** Where the `local` embedder runs during ingestion (off the thread of the embedded database). */
+  localEmbedder: LocalEmbedderThread;
 };
 export type Lease = { owner: string; leaseMs: number };
 
@@ -122,80 +126,92 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
     .from(knowledgeBases)
     .where(eq(knowledgeBases.id, document.knowledgeBaseId));
   if (!base) throw new LeaseLostError("the knowledge base was deleted");
-  const embedder = await embedderFor(deps, document.workspaceId, {
-    provider: base.embeddingProvider,
-    model: base.embeddingModel,
-  });
+  const embedBatch = await batchEmbedder(deps, document, base);
   let dimensions = base.embeddingDimensions;
   if (dimensions === null && base.embeddingProvider === "local")
     dimensions = await recordDimensions(db, base.id, LOCAL_EMBEDDING_DIMENSIONS);
   if (dimensions !== null) await ensureVectorIndex(db, dimensions);
+  // Every chunk still without a vector, in one statement: a retry resumes after the batches saved.
+  const pending = await db
+    .select({ id: knowledgeChunks.id, text: knowledgeChunks.text, headingPath: knowledgeChunks.headingPath })
+    .from(knowledgeChunks)
+    .where(and(eq(knowledgeChunks.documentId, document.id), isNull(sql`embedding`)))
+    .orderBy(asc(knowledgeChunks.position));
   const [counts] = await db
-    .select({
-      total: sql<number>`count(*)::int`,
-      done: sql<number>`count(*) filter (where embedding is not null)::int`,
-    })
+    .select({ total: sql<number>`count(*)::int` })
     .from(knowledgeChunks)
     .where(eq(knowledgeChunks.documentId, document.id));
   const total = counts?.total ?? 0;
-  let done = counts?.done ?? 0;
+  let done = total - pending.length;
+  const batches: (typeof pending)[] = [];
+  for (let i = 0; i < pending.length; i += EMBEDDING_BATCH_SIZE)
+    batches.push(pending.slice(i, i + EMBEDDING_BATCH_SIZE));
 
-  for (;;) {
-    const batch = await db
-      .select({
-        id: knowledgeChunks.id,
-        text: knowledgeChunks.text,
-        headingPath: knowledgeChunks.headingPath,
-      })
-      .from(knowledgeChunks)
-      .where(and(eq(knowledgeChunks.documentId, document.id), isNull(sql`embedding`)))
-      .orderBy(asc(knowledgeChunks.position))
-      .limit(EMBEDDING_BATCH_SIZE);
-    if (batch.length === 0) break;
-    const vectors = await embedder.embed(batch.map(embeddingInput), signal);
-    const width = vectors[0]?.length ?? 0;
-    if (vectors.length !== batch.length || width === 0 || vectors.some((vector) => vector.length !== width))
-      throw new EmbeddingError(
-        "The embedding model answered an unexpected number or shape of vectors.",
-        false,
+  // Pipelined: batch n + 1 is embedded (on the local embedder's thread, or by the provider) while
+  // batch n is written, which is the embedded database's work on this thread. One call at a time
+  // still, so a provider sees the same sequence of requests as before.
+  const stopEmbedding = new AbortController();
+  const onAbort = () => stopEmbedding.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  const embed = (batch: typeof pending) => {
+    const embedded = embedBatch(batch.map(embeddingInput), stopEmbedding.signal);
+    // Awaited in the next turn of the loop; if the loop ends before (lease lost), it must not
+    // become an unhandled rejection.
+    embedded.catch(() => undefined);
+    return embedded;
+  };
+  try {
+    let next = batches[0] ? embed(batches[0]) : undefined;
+    for (const [i, batch] of batches.entries()) {
+      const { literals, width } = await (next as ReturnType<typeof embed>);
+      // A stopping worker gives the document back rather than finish it (the thread ignores the signal).
+      signal.throwIfAborted();
+      const following = batches[i + 1];
+      next = following ? embed(following) : undefined;
+      if (literals.length !== batch.length)
+        throw new EmbeddingError(
+          "The embedding model answered an unexpected number or shape of vectors.",
+          false,
+        );
+      if (dimensions === null) {
+        dimensions = await recordDimensions(db, base.id, width);
+        await ensureVectorIndex(db, dimensions);
+      }
+      if (width !== dimensions)
+        throw new EmbeddingError(
+          `The model returned ${width}-dimensional embeddings but this knowledge base holds ${dimensions}-dimensional ones.`,
+          false,
+        );
+      done += batch.length;
+      const rows = JSON.stringify(batch.map((chunk, j) => ({ id: chunk.id, e: literals[j] })));
+      const progress = Math.min(
+        99,
+        CHUNKED_PROGRESS + Math.floor(((100 - CHUNKED_PROGRESS) * done) / Math.max(total, 1)),
       );
-    if (dimensions === null) {
-      dimensions = await recordDimensions(db, base.id, width);
-      await ensureVectorIndex(db, dimensions);
-    }
-    if (width !== dimensions)
-      throw new EmbeddingError(
-        `The model returned ${width}-dimensional embeddings but this knowledge base holds ${dimensions}-dimensional ones.`,
-        false,
-      );
-    done += batch.length;
-    const rows = JSON.stringify(
-      batch.map((chunk, i) => ({ id: chunk.id, e: vectorLiteral(vectors[i] ?? []) })),
-    );
-    const progress = Math.min(
-      99,
-      CHUNKED_PROGRESS + Math.floor(((100 - CHUNKED_PROGRESS) * done) / Math.max(total, 1)),
-    );
-    await db.transaction(async (tx) => {
-      await fencedUpdate({ db: tx, clock: deps.clock }, document.id, lease, {
-        status: "embedding",
-        progress,
+      await db.transaction(async (tx) => {
+        await fencedUpdate({ db: tx, clock: deps.clock }, document.id, lease, {
+          status: "embedding",
+          progress,
+        });
+        // The width goes in with the vector, which puts the chunk into the HNSW index now, a batch
+        // at a time: inserting into the graph is most of ingestion's work, and done all at once in the
+        // ready transaction it held the embedded database (and every request) for seconds. Searches
+        // skip chunks of documents that are not ready (`vectorRanking`).
+        await tx.execute(sql`
+          update knowledge_chunks set embedding = batch.e::vector, dimensions = ${width}::int
+          from jsonb_to_recordset(${rows}::jsonb) as batch(id text, e text)
+          where knowledge_chunks.id = batch.id`);
       });
-      // The width goes in with the vector, which puts the chunk into the HNSW index now, a batch
-      // at a time: inserting into the graph is most of ingestion's work, and done all at once in the
-      // ready transaction it held the embedded database (and every request) for seconds. Searches
-      // skip chunks of documents that are not ready (`vectorRanking`).
-      await tx.execute(sql`
-        update knowledge_chunks set embedding = batch.e::vector, dimensions = ${width}::int
-        from jsonb_to_recordset(${rows}::jsonb) as batch(id text, e text)
-        where knowledge_chunks.id = batch.id`);
-    });
-    report(deps, document.id, "embedding", progress);
-    // The embedded database answers within the same turn of the event loop, so without this the
-    // whole document ran on promise callbacks alone and no socket was read until it was ready: an
-    // upload arriving meanwhile waited for it (17 s for 5 MB). Each batch's HNSW insertion still
-    // holds the thread, which is why batches stay small.
-    await setImmediate();
+      report(deps, document.id, "embedding", progress);
+      // The embedded database answers within the same turn of the event loop, so without this the
+      // whole document ran on promise callbacks alone and no socket was read until it was ready: an
+      // upload arriving meanwhile waited for it (17 s for 5 MB). Each batch's HNSW insertion still
+      // holds the thread, which is why batches stay small.
+      await setImmediate();
+    }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    stopEmbedding.abort();
   }
 
   await db.transaction(async (tx) => {
@@ -226,6 +242,39 @@ function report(
   progress: number,
 ): void {
   deps.onProgress?.({ documentId, status, progress, error: null });
+}
+
+/** Embeds one batch of texts as pgvector literals, with their width. */
+type BatchEmbedder = (texts: string[], signal: AbortSignal) => Promise<{ literals: string[]; width: number }>;
+
+/**
+ * The base's embedder for ingestion. `local` runs on its thread, which formats the literals too (6 %
+ * of ingestion's main-thread CPU otherwise); a provider's vectors are checked and formatted here.
+ */
+async function batchEmbedder(
+  deps: IngestDeps,
+  document: DocumentRow,
+  base: KnowledgeBaseRow,
+): Promise<BatchEmbedder> {
+  if (base.embeddingProvider === "local")
+    return async (texts) => ({
+      literals: await deps.localEmbedder.embed(texts),
+      width: LOCAL_EMBEDDING_DIMENSIONS,
+    });
+  const embedder = await embedderFor(deps, document.workspaceId, {
+    provider: base.embeddingProvider,
+    model: base.embeddingModel,
+  });
+  return async (texts, signal) => {
+    const vectors = await embedder.embed(texts, signal);
+    const width = vectors[0]?.length ?? 0;
+    if (vectors.length !== texts.length || width === 0 || vectors.some((vector) => vector.length !== width))
+      throw new EmbeddingError(
+        "The embedding model answered an unexpected number or shape of vectors.",
+        false,
+      );
+    return { literals: vectors.map(vectorLiteral), width };
+  };
 }
 
 /** Chunks are embedded with their heading path, which often names what a passage is about. */

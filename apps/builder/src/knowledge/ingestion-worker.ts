@@ -10,6 +10,7 @@ import { EmbeddingError } from "./embedders.ts";
 import { emitDocumentEvent } from "./emit-document-event.ts";
 import { fencedUpdate, ingestDocument, LeaseLostError } from "./ingest-document.ts";
 import { refreshPlannerStatistics } from "./lexical-index.ts";
+import { createLocalEmbedderThread, DEFAULT_EMBEDDER_THREAD_MEMORY_MB } from "./local-embedder-thread.ts";
 import { DocumentParseError } from "./parse-document.ts";
 import type { ProgressEvents } from "./progress-events.ts";
 import type { DocumentRow } from "./schema.ts";
@@ -25,6 +26,8 @@ export interface IngestionWorkerOptions {
   maxRetryDelayMs: number;
   /** Longest sleep between polls when there is nothing to do (an upload in this process wakes it at once). */
   maxIdleMs: number;
+  /** The heap of the local embedder's thread (a document it cannot embed within it fails with that reason). */
+  embedderThreadMemoryMb: number;
 }
 
 export const DEFAULT_INGESTION_OPTIONS: IngestionWorkerOptions = {
@@ -33,6 +36,7 @@ export const DEFAULT_INGESTION_OPTIONS: IngestionWorkerOptions = {
   retryBaseMs: 2_000,
   maxRetryDelayMs: 5 * 60_000,
   maxIdleMs: 1_000,
+  embedderThreadMemoryMb: DEFAULT_EMBEDDER_THREAD_MEMORY_MB,
 };
 
 const MIN_IDLE_MS = 50;
@@ -74,6 +78,8 @@ export function createIngestionWorker(
   const lease = { owner, leaseMs: settings.leaseMs };
   let isStarted = false;
   let current: AbortController | undefined;
+  // Started by the first document embedded with `local`, ended once the worker has been idle a while.
+  const localEmbedder = createLocalEmbedderThread({ memoryMb: settings.embedderThreadMemoryMb });
 
   const runOne = async (document: DocumentRow) => {
     const controller = new AbortController();
@@ -91,7 +97,7 @@ export function createIngestionWorker(
     );
     try {
       await ingestDocument(
-        { ...deps, onProgress: (event) => deps.events?.publish(event) },
+        { ...deps, localEmbedder, onProgress: (event) => deps.events?.publish(event) },
         document,
         lease,
         controller.signal,
@@ -132,6 +138,8 @@ export function createIngestionWorker(
       if (!isStarted) return;
       isStarted = false;
       current?.abort();
+      // Before waiting for the loop: a document waiting on the thread then ends at once.
+      await localEmbedder.stop();
       await loop.stop();
       // Give the document back now rather than after the lease expires, so a restart resumes it at once.
       await deps.db

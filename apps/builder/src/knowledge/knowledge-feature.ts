@@ -16,6 +16,6 @@ export function createKnowledgeFeature(deps: Deps): {
 } {
   const storage = builderStorage(deps);
   const events = createProgressEvents();
-  const worker = createIngestionWorker({ ...deps, storage, events });
+  const worker = createIngestionWorker({ ...deps, storage, events }, deps.ingestion);
   return { routes: knowledgeRoutes(deps, { storage, worker, events }), worker };
 }

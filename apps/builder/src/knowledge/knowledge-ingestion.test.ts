@@ -1,5 +1,7 @@
 import { manualClock } from "@app/core";
+import { queryRows } from "@app/db";
 import { type FakeEmbeddingReply, type FakeEmbeddings, startFakeEmbeddings } from "@app/testing";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder } from "../../test/harness.ts";
 import {
@@ -10,6 +12,8 @@ import {
   waitForDocument,
 } from "../../test/knowledge-support.ts";
 import { createBuilderApp } from "../app.ts";
+import { LOCAL_EMBEDDING_DIMENSIONS, localEmbedding } from "./local-embedder.ts";
+import { vectorLiteral } from "./vector-literal.ts";
 
 // Retries are scheduled on the injected clock; tests move it instead of sleeping through backoff.
 const clock = manualClock(new Date("2026-03-01T00:00:00Z"));
@@ -267,6 +271,90 @@ describe.skipIf(!builder.hasVector)("ingestion with an embedding provider (needs
     });
   });
 });
+
+describe.skipIf(!builder.hasVector)(
+  "ingestion with the local embedder on its thread (needs pgvector)",
+  () => {
+    it("stores exactly the vectors embedding on the main thread gives, heading path in front, across batches", async () => {
+      const { cookie } = await builder.signUp();
+      const base = await createBase(builder, cookie, { name: "Local" });
+      const sections = Array.from(
+        { length: 10 },
+        (_, s) =>
+          `## Part ${s}\n\n` +
+          Array.from(
+            { length: 40 },
+            (_, p) => `Paragraph ${p} of part ${s} explains how the rotor ${s * 40 + p} turns and why.`,
+          ).join("\n\n"),
+      );
+      const document = await uploadOk(builder, cookie, {
+        knowledgeBaseId: base,
+        name: "manual.md",
+        bytes: `# Manual\n\n${sections.join("\n\n")}`,
+        extra: { chunk_size: "50", chunk_overlap: "0" },
+      });
+      const done = await waitForDocument(builder, cookie, document.id);
+      expect(done.status).toBe("ready");
+      // More than two batches of 64, so the pipeline (embed n + 1 while n is written) ran.
+      expect(done.chunk_count).toBeGreaterThan(128);
+      const chunks = await queryRows<{ id: string; text: string; heading_path: string[] }>(
+        builder.deps.db,
+        sql`select id, text, heading_path from knowledge_chunks where document_id = ${document.id} order by position`,
+      );
+      const expected = chunks.map((chunk) => {
+        const input =
+          chunk.heading_path.length > 0 ? `${chunk.heading_path.join(" > ")}\n\n${chunk.text}` : chunk.text;
+        return { id: chunk.id, v: vectorLiteral(localEmbedding(input, LOCAL_EMBEDDING_DIMENSIONS)) };
+      });
+      expect(chunks[1]?.heading_path).toEqual(["Manual", "Part 0"]);
+      const [same] = await queryRows<{ same: number; all: number }>(
+        builder.deps.db,
+        sql`select count(*) filter (where c.embedding = e.v::vector and c.dimensions = 384)::int as same, count(*)::int as all
+        from knowledge_chunks c join jsonb_to_recordset(${JSON.stringify(expected)}::jsonb) as e(id text, v text) on e.id = c.id`,
+      );
+      expect(same).toEqual({ same: chunks.length, all: chunks.length });
+    });
+
+    it("fails the document with the thread's reason when the thread cannot embed it, and carries on", async () => {
+      // A builder whose embedder thread gets 16 MB of heap, less than a batch of huge chunks of
+      // distinct words needs (the default is 64 MB).
+      const small = await startTestBuilder({ deps: { ingestion: { embedderThreadMemoryMb: 16 } } });
+      try {
+        const { cookie } = await small.signUp();
+        const base = await createBase(small, cookie, { name: "Local" });
+        const words = Array.from(
+          { length: 200_000 },
+          (_, i) => `w${i.toString(36)}q${(i * 7919).toString(36)}`,
+        );
+        const document = await uploadOk(small, cookie, {
+          knowledgeBaseId: base,
+          name: "words.txt",
+          bytes: words.join(" "),
+          extra: { chunk_size: "8000", chunk_overlap: "0" },
+        });
+        const failed = await waitForDocument(small, cookie, document.id, { timeoutMs: 60_000 });
+        expect(failed).toMatchObject({
+          status: "failed",
+          attempts: 1,
+          error: "The local embedder's thread ran out of memory (its limit is 16 MB).",
+        });
+        const chunks = await small.request(`/api/rag/documents/${document.id}/chunks`, { cookie });
+        expect(((await chunks.json()) as { data: unknown[] }).data).toEqual([]);
+        // The service is up, and the next document gets a new thread.
+        const next = await uploadOk(small, cookie, {
+          knowledgeBaseId: base,
+          name: "ok.txt",
+          bytes: "rotate keys",
+        });
+        expect((await waitForDocument(small, cookie, next.id)).status).toBe("ready");
+        const hits = await search(small, cookie, base, { query: "rotate keys", mode: "vector" });
+        expect(hits.data.map((hit) => hit.document_id)).toEqual([next.id]);
+      } finally {
+        await small.stop();
+      }
+    });
+  },
+);
 
 describe.skipIf(builder.hasVector)("ingestion without pgvector", () => {
   it("stores chunks for full-text search without calling the embedding provider", async () => {

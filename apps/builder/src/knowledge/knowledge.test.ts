@@ -19,7 +19,7 @@ import { workspaces } from "../workspaces/schema.ts";
 import { localEmbedding } from "./local-embedder.ts";
 import { knowledgeDocuments } from "./schema.ts";
 import { hnswScanSettings } from "./search-knowledge.ts";
-import { vectorLiteral } from "./vector-index.ts";
+import { vectorLiteral } from "./vector-literal.ts";
 
 // A 1 MB cap keeps the 413 test small; everything else here is far below it.
 const builder = await startTestBuilder({ env: { RAG_MAX_UPLOAD_MB: "1" } });

@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { EmbeddingError } from "./embedders.ts";
 import { LOCAL_EMBEDDING_DIMENSIONS, localEmbedding } from "./local-embedder.ts";
+import { createLocalEmbedderThread, type LocalEmbedderThread } from "./local-embedder-thread.ts";
+import { vectorLiteral } from "./vector-literal.ts";
 
 const cosine = (a: number[], b: number[]) => a.reduce((sum, value, i) => sum + value * (b[i] ?? 0), 0);
 
@@ -38,5 +41,70 @@ describe("localEmbedding", () => {
     );
     expect(cosine(rareRegex, regex)).toBeGreaterThan(cosine(rareRegex, perl));
     expect(cosine(rarePerl, perl)).toBeGreaterThan(cosine(rarePerl, regex));
+  });
+});
+
+describe("the local embedder's thread", () => {
+  const threads: LocalEmbedderThread[] = [];
+  const thread = (options?: Parameters<typeof createLocalEmbedderThread>[0]) => {
+    const created = createLocalEmbedderThread(options);
+    threads.push(created);
+    return created;
+  };
+  afterEach(async () => {
+    await Promise.all(threads.map((created) => created.stop()));
+    threads.length = 0;
+  });
+
+  /** Many distinct words: their n-grams fill the embedder's cache, megabytes of heap. */
+  const manyWords = (count: number) =>
+    Array.from({ length: count }, (_, i) => `w${i.toString(36)}q${(i * 7919).toString(36)}`).join(" ");
+
+  it("answers exactly what embedding on this thread gives, as pgvector literals, in order", async () => {
+    const texts = [
+      "Rotate the API key every ninety days.",
+      "Setup > Network\n\nThe proxy listens on port 8080.",
+      "the of and",
+      "Café, naïve, ÉCOLE — accents fold",
+      manyWords(2_000),
+    ];
+    const embedder = thread();
+    // Concurrent calls as well: each answer goes to its own caller.
+    const [first, second] = await Promise.all([embedder.embed(texts), embedder.embed([...texts].reverse())]);
+    const expected = texts.map((text) => vectorLiteral(localEmbedding(text, LOCAL_EMBEDDING_DIMENSIONS)));
+    expect(first).toEqual(expected);
+    expect(second).toEqual([...expected].reverse());
+  });
+
+  it("starts again after being stopped, and after going idle", async () => {
+    const embedder = thread({ idleMs: 10 });
+    const expected = [vectorLiteral(localEmbedding("rotate keys"))];
+    expect(await embedder.embed(["rotate keys"])).toEqual(expected);
+    await embedder.stop();
+    expect(await embedder.embed(["rotate keys"])).toEqual(expected);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await embedder.embed(["rotate keys"])).toEqual(expected);
+  });
+
+  it("rejects with a permanent EmbeddingError saying why when the thread runs out of memory, and recovers", async () => {
+    const embedder = thread({ memoryMb: 16 });
+    const failure = await embedder.embed([manyWords(300_000)]).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(EmbeddingError);
+    expect((failure as EmbeddingError).isTransient).toBe(false);
+    expect((failure as Error).message).toBe(
+      "The local embedder's thread ran out of memory (its limit is 16 MB).",
+    );
+    // The service is still here, and the next call gets a new thread.
+    expect(await embedder.embed(["rotate keys"])).toEqual([vectorLiteral(localEmbedding("rotate keys"))]);
+  });
+
+  it("rejects the calls still waiting when it is stopped", async () => {
+    const embedder = thread();
+    const waiting = embedder.embed([manyWords(20_000)]).catch((error: unknown) => error);
+    await embedder.stop();
+    expect(await waiting).toMatchObject({
+      name: "EmbeddingError",
+      message: "The local embedder's thread was stopped.",
+    });
   });
 });

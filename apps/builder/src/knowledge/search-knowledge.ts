@@ -11,7 +11,8 @@ import { LOCAL_EMBEDDING_DIMENSIONS, localEmbedding, tokenize } from "./local-em
 import { type RerankSetting, rerankCandidates, rerankTexts } from "./rerank.ts";
 import type { KnowledgeBaseRow } from "./schema.ts";
 import { knowledgeBases, knowledgeChunks, knowledgeDocuments } from "./schema.ts";
-import { hasVectorSupport, vectorLiteral } from "./vector-index.ts";
+import { hasVectorSupport } from "./vector-index.ts";
+import { vectorLiteral } from "./vector-literal.ts";
 
 /**
  * Reciprocal rank fusion constant (Cormack et al., SIGIR 2009). 60 is the usual choice; 10 lets

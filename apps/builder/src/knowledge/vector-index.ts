@@ -63,8 +63,3 @@ export function vectorIndexSql(dimensions: number): string {
     `WHERE dimensions = ${dimensions}`
   );
 }
-
-/** pgvector's text form of a vector, `[0.1,0.2,…]`, to be cast with `::vector`. */
-export function vectorLiteral(values: readonly number[]): string {
-  return `[${values.map((value) => (Number.isFinite(value) ? value : 0)).join(",")}]`;
-}
