@@ -16,6 +16,7 @@ import {
   HEADER_WEIGHT,
   indexDocumentTerms,
   maxScoreRanking,
+  maxScoreSql,
   questionTerms,
   refreshPlannerStatistics,
   refreshPlannerStatisticsLater,
@@ -111,6 +112,29 @@ async function insertReadyDocuments(base: string, count: number, chunkText: (d: 
   }
 }
 
+/**
+ * The rows of `knowledge_document_terms` of `base` that differ from its postings summed per
+ * (term, document), both ways: none when the per-document sums are right.
+ */
+async function sumsDifferingFromPostings(base: string): Promise<number> {
+  const [row] = await queryRows<{ count: number }>(
+    builder.deps.db,
+    sql`
+    with summed as (
+      select term, document_id, sum(frequency) as frequency, count(*)::int as chunk_count,
+        max(frequency) as max_frequency, min(length) as min_length, max(document_length) as document_length
+      from knowledge_terms where knowledge_base_id = ${base} group by term, document_id
+    ),
+    stored as (
+      select term, document_id, frequency, chunk_count, max_frequency, min_length, document_length
+      from knowledge_document_terms where knowledge_base_id = ${base}
+    )
+    select (select count(*) from (select * from summed except select * from stored) a)::int
+      + (select count(*) from (select * from stored except select * from summed) b)::int as count`,
+  );
+  return Number(row?.count);
+}
+
 function bm25(frequency: number, length: number, df: number, chunks: number, averageLength: number): number {
   const idf = Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
   return (
@@ -183,6 +207,14 @@ describe("BM25 ranking", () => {
         and term in ('durian', 'fig')`,
     );
     expect(left?.count).toBe(0);
+    // The per-document sums followed the postings in and out.
+    expect(await sumsDifferingFromPostings(base)).toBe(0);
+    expect(await sumsDifferingFromPostings(other)).toBe(0);
+    const [sums] = await queryRows<{ count: number }>(
+      builder.deps.db,
+      sql`select count(*)::int as count from knowledge_document_terms where document_id in (${third}, ${elsewhere})`,
+    );
+    expect(sums?.count).toBe(0);
   });
 
   it("deleting a base deletes its postings and leaves another base's alone", async () => {
@@ -193,7 +225,8 @@ describe("BM25 ranking", () => {
     const postings = async (base: string) => {
       const [row] = await queryRows<{ count: number }>(
         builder.deps.db,
-        sql`select count(*)::int as count from knowledge_terms where knowledge_base_id = ${base}`,
+        sql`select count(*)::int + (select count(*)::int from knowledge_document_terms where knowledge_base_id = ${base}) as count
+          from knowledge_terms where knowledge_base_id = ${base}`,
       );
       return row?.count;
     };
@@ -429,12 +462,32 @@ describe("planner statistics", () => {
     const phrased = await plan(
       bm25Sql(await scoredTerms(db, [base], [{ text: "w17 w40", weight: 1 }], ["w17 w40"]), ["w17 w40"], 40),
     );
+    // The term statistics (and the local embedder's word idf) read the per-document sums.
     const statistics = await plan(
-      sql`select count(*) from knowledge_terms t where t.knowledge_base_id = ${base} and t.term = ${"w17"}`,
+      sql`select coalesce(sum(t.chunk_count), 0), count(*) from knowledge_document_terms t
+        where t.knowledge_base_id = ${base} and t.term = ${"w17"}`,
     );
-    expect(statistics).toMatch(/Index (Only )?Scan using knowledge_terms_knowledge_base_id_term_chunk_id_pk/);
+    expect(statistics).toMatch(
+      /Index (Only )?Scan using knowledge_document_terms_knowledge_base_id_term_document_id_pk/,
+    );
+    expect(lexical).toMatch(
+      /Index (Only )?Scan using knowledge_document_terms_knowledge_base_id_term_document_id_pk/,
+    );
+    expect(lexical).not.toMatch(/Seq Scan on knowledge_document_terms/);
     expect(phrased).toMatch(/Index (Only )?Scan using knowledge_terms_knowledge_base_id_term_chunk_id_pk/);
     expect(phrased).not.toMatch(/Seq Scan on knowledge_(terms|chunks)/);
+
+    // MaxScore's statement: the rare terms' postings and the common ones' lookups by primary key,
+    // the documents from their sums.
+    const pruningTerms = await scoredTerms(db, [base], [{ text: "w17 w2999 w40", weight: 1 }], []);
+    const pruned = await plan(
+      maxScoreSql(pruningTerms, new Set(pruningTerms.filter((term) => term.term === "w17")), 40),
+    );
+    expect(pruned).toMatch(/Index (Only )?Scan using knowledge_terms_knowledge_base_id_term_chunk_id_pk/);
+    expect(pruned).toMatch(
+      /Index (Only )?Scan using knowledge_document_terms_knowledge_base_id_term_document_id_pk/,
+    );
+    expect(pruned).not.toMatch(/Seq Scan on knowledge_(terms|document_terms)/);
 
     const described = await plan(
       sql`select id, text from knowledge_chunks where id in (${`${base}-1`}, ${"x"}, ${"y"})`,

@@ -94,12 +94,13 @@ export type QueryPart = { text: string; weight: number };
  * @example await indexDocumentTerms(tx, "doc_…");
  */
 export async function indexDocumentTerms(db: BuilderDb, documentId: string): Promise<void> {
-  await db.execute(sql`delete from knowledge_terms where document_id = ${documentId}`);
+  await deleteDocumentTerms(db, documentId);
   // A large document's postings are a few hundred thousand rows to group and count per chunk: with
   // the default 4 MB the sorts spilled to disk. Local to the caller's transaction.
   await db.execute(sql`select set_config('work_mem', '64MB', true)`);
   // Inserted in the primary key's order, so consecutive postings land on the same index page rather
-  // than all over it; the document's length is the sum of its postings' frequencies.
+  // than all over it; the document's length is the sum of its postings' frequencies. Its per-term
+  // sums (`knowledge_document_terms`) come from the same rows, one per distinct term.
   await db.execute(sql`
     with ${termRowsSql(sql`c.document_id = ${documentId}`)},
     total as (select coalesce(sum(frequency), 0)::float8 as length from term_rows),
@@ -108,6 +109,15 @@ export async function indexDocumentTerms(db: BuilderDb, documentId: string): Pro
       select knowledge_base_id, term, chunk_id, ${documentId}, frequency, length, (select length from total)
       from term_rows
       order by term, chunk_id
+    ),
+    summed as (
+      insert into knowledge_document_terms (knowledge_base_id, term, document_id, frequency, chunk_count,
+        max_frequency, min_length, document_length)
+      select knowledge_base_id, term, ${documentId}, sum(frequency), count(*), max(frequency), min(length),
+        (select length from total)
+      from term_rows
+      group by knowledge_base_id, term
+      order by term
     )
     update knowledge_documents set term_count = (select length from total) where id = ${documentId}`);
 }
@@ -163,7 +173,8 @@ export type ScoredTerm = {
 
 /**
  * The question's terms in each base's language, with their idf and the base's average length:
- * document frequencies are counted from the postings' index, N and the average length come from the
+ * document frequencies are counted from the per-document sums (`knowledge_document_terms`: a row
+ * per document holding the term, with its count of chunks), N and the average length come from the
  * base's ready documents, all from committed rows. A separate, small query, so that the scoring
  * query is simple to plan (the one-statement version spent longer planning than running; see
  * docs/knowledge-bases.md) and the planner sizes
@@ -215,8 +226,8 @@ export async function scoredTerms(
     select q.base, q.term, q.weight, q.required, s.chunks, s.average_length, s.documents, s.average_document_length,
       counts.df, counts.document_df
     from query_terms q join stats s on s.base = q.base,
-      lateral (select count(*)::float8 as df, count(distinct t.document_id)::float8 as document_df
-        from knowledge_terms t where t.knowledge_base_id = q.base and t.term = q.term) counts`,
+      lateral (select coalesce(sum(t.chunk_count), 0)::float8 as df, count(*)::float8 as document_df
+        from knowledge_document_terms t where t.knowledge_base_id = q.base and t.term = q.term) counts`,
   );
   return rows.map((row) => {
     const weight = Number(row.weight);
@@ -236,6 +247,24 @@ export async function scoredTerms(
 /** Lucene's idf: a term in every chunk still scores a little (it is never negative). */
 function bm25Idf(df: number, count: number): number {
   return Math.log(1 + (count - df + 0.5) / (df + 0.5));
+}
+
+/** BM25's saturated, length-normalised term frequency (times idf, it is the term's score). */
+function saturated(frequency: SQL, length: SQL, average: SQL): SQL {
+  return sql`${frequency} * ${BM25_K1 + 1}::float8 / (${frequency} + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * ${length} / ${average}))`;
+}
+
+/**
+ * Each document's own BM25 over the terms of the CTE `q` (base, term, document_idf,
+ * average_document_length), from the per-document sums: one row per document holding a term, where
+ * summing the term's chunk postings read thousands. `columns`: more aggregates over `q` and `t`.
+ */
+function documentScoresSql(columns: SQL): SQL {
+  return sql`
+      select t.document_id,
+        sum(q.document_idf * ${saturated(sql`t.frequency`, sql`t.document_length`, sql`q.average_document_length`)}) as score${columns}
+      from q join knowledge_document_terms t on t.knowledge_base_id = q.base and t.term = q.term
+      group by t.document_id`;
 }
 
 /**
@@ -269,14 +298,13 @@ export function bm25Sql(
     where not exists (
       select 1 from jsonb_array_elements_text(${JSON.stringify(phrases)}::jsonb) phrase
       where not to_tsvector(b.language::regconfig, c.text) @@ phraseto_tsquery(b.language::regconfig, phrase))`;
-  const saturated = (frequency: SQL, length: SQL, average: SQL) =>
-    sql`${frequency} * ${BM25_K1 + 1}::float8 / (${frequency} + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * ${length} / ${average}))`;
   const postings = sql`
+    q as materialized (
+      select * from (values ${rows}) as q(base, term, idf, average_length, document_idf, average_document_length, required, required_count)
+    ),
     postings as materialized (
-      select t.chunk_id, t.document_id, t.frequency, t.length, t.document_length, q.term, q.idf, q.average_length,
-        q.document_idf, q.average_document_length, q.required, q.required_count
-      from (values ${rows}) as q(base, term, idf, average_length, document_idf, average_document_length, required, required_count)
-      join knowledge_terms t on t.knowledge_base_id = q.base and t.term = q.term
+      select t.chunk_id, t.document_id, t.frequency, t.length, q.idf, q.average_length, q.required, q.required_count
+      from q join knowledge_terms t on t.knowledge_base_id = q.base and t.term = q.term
     ),
     chunks as materialized (
       select chunk_id as id, document_id,
@@ -293,13 +321,7 @@ export function bm25Sql(
       ? sql`ranked as (select id, score from chunks)`
       : sql`
     documents as materialized (
-      select document_id, sum(idf * ${saturated(sql`frequency`, sql`document_length`, sql`average_length`)}) as score
-      from (
-        select document_id, term, sum(frequency)::float8 as frequency, max(document_length)::float8 as document_length,
-          max(document_idf) as idf, max(average_document_length) as average_length
-        from postings group by document_id, term
-      ) per_term
-      group by document_id
+      ${documentScoresSql(sql``)}
     ),
     combined as (
       select id, document_id, score, 0::float8 as document_score from chunks
@@ -378,6 +400,68 @@ export async function bm25RankingOf(
 }
 
 /**
+ * MaxScore's statement (see `maxScoreRanking`): the top `limit` of the chunks holding a term not in
+ * `common`, scored in full, each with `bound`, the most a chunk holding only common terms can score
+ * (the largest over documents of the common terms' chunk bounds in it plus the document's score).
+ * Exported so the plan test can read its plan.
+ */
+export function maxScoreSql(
+  terms: readonly ScoredTerm[],
+  common: ReadonlySet<ScoredTerm>,
+  limit: number,
+  documentWeight: number = DOCUMENT_WEIGHT,
+): SQL {
+  const rows = sql.join(
+    terms.map(
+      (term) =>
+        sql`(${term.base}, ${term.term}, ${term.idf}::float8, ${term.averageLength}::float8, ${term.documentIdf}::float8, ${term.averageDocumentLength}::float8, ${!common.has(term)}::boolean)`,
+    ),
+    sql`, `,
+  );
+  // A common term's score in a chunk of a document is at most its saturated frequency at the
+  // highest frequency and the shortest chunk among the document's chunks holding it.
+  const commonBound = sql`,
+        sum(case when q.essential then 0::float8
+          else q.idf * ${saturated(sql`t.max_frequency`, sql`t.min_length`, sql`q.average_length`)} end) as common_bound`;
+  return sql`
+    with q as materialized (
+      select * from (values ${rows}) as q(base, term, idf, average_length, document_idf, average_document_length, essential)
+    ),
+    essential_postings as materialized (
+      select t.chunk_id, t.document_id, q.base, t.frequency, t.length, q.idf, q.average_length
+      from q join knowledge_terms t on t.knowledge_base_id = q.base and t.term = q.term
+      where q.essential
+    ),
+    candidates as materialized (
+      select distinct chunk_id, document_id, base from essential_postings
+    ),
+    postings as (
+      select chunk_id, document_id, frequency, length, idf, average_length from essential_postings
+      union all
+      select c.chunk_id, c.document_id, t.frequency, t.length, q.idf, q.average_length
+      from candidates c
+      join q on q.base = c.base and not q.essential
+      cross join lateral (
+        select t.frequency, t.length from knowledge_terms t
+        where t.knowledge_base_id = q.base and t.term = q.term and t.chunk_id = c.chunk_id
+        offset 0
+      ) t
+    ),
+    chunks as (
+      select chunk_id as id, document_id, sum(idf * ${saturated(sql`frequency`, sql`length`, sql`average_length`)}) as score
+      from postings group by chunk_id, document_id
+    ),
+    documents as materialized (${documentScoresSql(commonBound)}
+    )
+    select c.id, (c.score + ${documentWeight}::float8 * d.score)::float8 as score,
+      (select coalesce(max(${documentWeight}::float8 * score + common_bound), 0) from documents
+        where common_bound > 0)::float8 as bound
+    from chunks c join documents d on d.document_id = c.document_id
+    order by score desc, c.id
+    limit ${limit}`;
+}
+
+/**
  * Below this many postings of the common terms, reading them costs less than the second statement
  * that skipping them may need (at 10k chunks a common term has a few thousand).
  */
@@ -416,12 +500,14 @@ export function commonTerms(terms: readonly ScoredTerm[], documentWeight: number
  * approximation:
  *
  * 1. Every chunk holding a rare ("essential") term is scored in full: its common terms are looked up
- *    by primary key, chunk by chunk. Document scores are computed for every document from all the
- *    terms' postings, summed per document (a few groups, far cheaper than one per chunk).
- * 2. A chunk holding no rare term scores at most the common terms' chunk bounds plus the best
- *    document's score. When that is below the `limit`-th score of step 1, no such chunk can enter
- *    the top, and step 1's ranking is the full one's (ties included: every chunk scoring the
- *    `limit`-th score or more was scored). Phrases keep the full scoring (their filter follows it).
+ *    by primary key, chunk by chunk. Document scores come from the per-document sums
+ *    (`knowledge_document_terms`), a row per document and term.
+ * 2. A chunk holding no rare term scores at most, in its document, the common terms' bounds there
+ *    (each one's score at the highest frequency and shortest chunk among the document's chunks
+ *    holding it) plus the document's score. When the largest such bound is below the `limit`-th
+ *    score of step 1, no such chunk can enter the top, and step 1's ranking is the full one's (ties
+ *    included: every chunk scoring the `limit`-th score or more was scored). Phrases keep the full
+ *    scoring (their filter follows it).
  */
 export async function maxScoreRanking(
   db: BuilderDb,
@@ -432,68 +518,15 @@ export async function maxScoreRanking(
   if (terms.some((term) => term.required)) return null;
   const common = new Set(commonTerms(terms, documentWeight));
   if (common.size === 0) return null;
-  const rows = sql.join(
-    terms.map(
-      (term) =>
-        sql`(${term.base}, ${term.term}, ${term.idf}::float8, ${term.averageLength}::float8, ${term.documentIdf}::float8, ${term.averageDocumentLength}::float8, ${!common.has(term)}::boolean)`,
-    ),
-    sql`, `,
-  );
-  const saturated = (frequency: SQL, length: SQL, average: SQL) =>
-    sql`${frequency} * ${BM25_K1 + 1}::float8 / (${frequency} + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * ${length} / ${average}))`;
-  const scored = await queryRows<{ id: string; score: number; best_document: number }>(
+  const scored = await queryRows<{ id: string; score: number; bound: number }>(
     db,
-    sql`
-    with q as materialized (
-      select * from (values ${rows}) as q(base, term, idf, average_length, document_idf, average_document_length, essential)
-    ),
-    essential_postings as materialized (
-      select t.chunk_id, t.document_id, q.base, t.frequency, t.length, q.idf, q.average_length
-      from q join knowledge_terms t on t.knowledge_base_id = q.base and t.term = q.term
-      where q.essential
-    ),
-    candidates as materialized (
-      select distinct chunk_id, document_id, base from essential_postings
-    ),
-    postings as (
-      select chunk_id, document_id, frequency, length, idf, average_length from essential_postings
-      union all
-      select c.chunk_id, c.document_id, t.frequency, t.length, q.idf, q.average_length
-      from candidates c
-      join q on q.base = c.base and not q.essential
-      cross join lateral (
-        select t.frequency, t.length from knowledge_terms t
-        where t.knowledge_base_id = q.base and t.term = q.term and t.chunk_id = c.chunk_id
-        offset 0
-      ) t
-    ),
-    chunks as (
-      select chunk_id as id, document_id, sum(idf * ${saturated(sql`frequency`, sql`length`, sql`average_length`)}) as score
-      from postings group by chunk_id, document_id
-    ),
-    documents as materialized (
-      select document_id, sum(idf * ${saturated(sql`frequency`, sql`document_length`, sql`average_length`)}) as score
-      from (
-        select t.document_id, sum(t.frequency)::float8 as frequency, max(t.document_length)::float8 as document_length,
-          max(q.document_idf) as idf, max(q.average_document_length) as average_length
-        from q join knowledge_terms t on t.knowledge_base_id = q.base and t.term = q.term
-        group by t.document_id, q.base, q.term
-      ) per_term
-      group by document_id
-    )
-    select c.id, (c.score + ${documentWeight}::float8 * d.score)::float8 as score,
-      (select coalesce(max(score), 0) from documents)::float8 as best_document
-    from chunks c join documents d on d.document_id = c.document_id
-    order by score desc, c.id
-    limit ${limit}`,
+    maxScoreSql(terms, common, limit, documentWeight),
   );
   const threshold = scored.at(-1);
   if (scored.length < limit || !threshold) return null;
-  let bound = documentWeight * Number(threshold.best_document);
-  for (const term of common) bound += (BM25_K1 + 1) * term.idf;
   const kth = Number(threshold.score);
   // A margin for the sums' rounding, which differs with their order.
-  if (bound >= kth - 1e-9 * Math.abs(kth)) return null;
+  if (Number(threshold.bound) >= kth - 1e-9 * Math.abs(kth)) return null;
   return scored.map((row) => ({ id: row.id, score: Number(row.score) }));
 }
 
@@ -528,7 +561,7 @@ export async function wordIdf(
       where b.id in (${ids})
     ),
     counted as (
-      select l.word, sum(coalesce(known.df, (select count(*) from knowledge_terms t
+      select l.word, sum(coalesce(known.df, (select coalesce(sum(t.chunk_count), 0) from knowledge_document_terms t
         where t.knowledge_base_id = l.base and t.term = l.lexeme)))::float8 as df
       from lexemes l
       left join jsonb_to_recordset(${JSON.stringify(counted.map(({ base, term, df }) => ({ base, term, df })))}::jsonb)
@@ -550,17 +583,18 @@ export async function wordIdf(
 }
 
 /**
- * Deletes a document's postings. Called in the transaction that deletes the document, after it:
+ * Deletes a document's postings and its per-term sums. Called in the transaction that deletes the document, after it:
  * the document's row lock makes a concurrent `ready` transaction commit its postings first.
  *
  * @example await deleteDocumentTerms(tx, "doc_…");
  */
 export async function deleteDocumentTerms(db: BuilderDb, documentId: string): Promise<void> {
   await db.execute(sql`delete from knowledge_terms where document_id = ${documentId}`);
+  await db.execute(sql`delete from knowledge_document_terms where document_id = ${documentId}`);
 }
 
 /**
- * Deletes a base's postings (they have no foreign key to it). Called in the transaction that
+ * Deletes a base's postings and per-term sums (they have no foreign key to it). Called in the transaction that
  * deletes the base, after it.
  *
  * @example await deleteBaseTerms(tx, "kb_…");
@@ -570,6 +604,7 @@ export async function deleteBaseTerms(
   knowledgeBaseId: string,
 ): Promise<void> {
   await db.execute(sql`delete from knowledge_terms where knowledge_base_id = ${knowledgeBaseId}`);
+  await db.execute(sql`delete from knowledge_document_terms where knowledge_base_id = ${knowledgeBaseId}`);
 }
 
 /** Statistics are gathered again once the ready documents or their chunks changed by this share. */
@@ -602,9 +637,9 @@ export async function refreshPlannerStatistics(db: BuilderDb, now: Date): Promis
   if (last && !drifted(documents, Number(last.documents)) && !drifted(chunks, Number(last.chunks)))
     return false;
   await db.execute(sql`analyze knowledge_documents, knowledge_chunks`);
-  // VACUUM as well for the postings: it marks their pages all-visible, which lets scoring read
-  // frequency and length from the index alone. It only visits pages changed since the last one.
-  await db.execute(sql`vacuum (analyze) knowledge_terms`);
+  // VACUUM as well for the postings and their per-document sums: it marks their pages all-visible,
+  // which lets scoring read them from the index alone. It only visits pages changed since the last one.
+  await db.execute(sql`vacuum (analyze) knowledge_terms, knowledge_document_terms`);
   await db.execute(sql`
     insert into knowledge_statistics (id, ready_documents, ready_chunks, analyzed_at)
     values (1, ${documents}, ${chunks}, ${now})

@@ -152,6 +152,33 @@ export const knowledgeTerms = pgTable(
 );
 
 /**
+ * Each ready document's postings summed per term: one row per (base, term, document), written and
+ * deleted with the document's postings (`knowledge_terms`), in the same transactions. Search reads it
+ * for what would otherwise re-sum a common term's chunk postings: the term's document frequency
+ * (rows), its chunk frequency (`chunk_count` summed), the document-level BM25 (`frequency` over
+ * `document_length`), and MaxScore's bound on a chunk of the document (`max_frequency` over
+ * `min_length`, the highest frequency and shortest chunk among those holding the term). The primary
+ * key INCLUDEs every column (migration 0015), so these are index-only reads.
+ */
+export const knowledgeDocumentTerms = pgTable(
+  "knowledge_document_terms",
+  {
+    knowledgeBaseId: text("knowledge_base_id").notNull(),
+    term: text("term").notNull(),
+    documentId: text("document_id").notNull(),
+    frequency: real("frequency").notNull(),
+    chunkCount: integer("chunk_count").notNull(),
+    maxFrequency: real("max_frequency").notNull(),
+    minLength: real("min_length").notNull(),
+    documentLength: real("document_length").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.knowledgeBaseId, table.term, table.documentId] }),
+    index("knowledge_document_terms_document_idx").on(table.documentId),
+  ],
+);
+
+/**
  * What the planner's statistics of the knowledge tables were gathered on (one row): ingestion and
  * deletion compare it with the live counts and run `ANALYZE` once they drifted, since PGlite has no
  * autovacuum and PostgreSQL's runs late and on its own schedule.
