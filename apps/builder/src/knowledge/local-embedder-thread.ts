@@ -38,27 +38,27 @@ export function createLocalEmbedderThread(
     options.memoryMb ?? DEFAULT_EMBEDDER_THREAD_MEMORY_MB,
   );
   const idleMs = options.idleMs ?? DEFAULT_EMBEDDER_THREAD_IDLE_MS;
-  let worker: Worker | undefined;
+  /** The running thread and the calls waiting on it: a thread's end fails its own calls only. */
+  let current: { worker: Worker; pending: Map<number, Pending> } | undefined;
   let nextId = 0;
-  const pending = new Map<number, Pending>();
   let idleTimer: NodeJS.Timeout | undefined;
 
-  const stop = async () => {
-    clearTimeout(idleTimer);
-    const running = worker;
-    worker = undefined;
-    if (!running) return;
-    failAll("The local embedder's thread was stopped.");
-    await running.terminate();
-  };
-
-  const failAll = (message: string) => {
+  const fail = (pending: Map<number, Pending>, message: string) => {
     const error = new EmbeddingError(message, false);
     for (const call of pending.values()) call.reject(error);
     pending.clear();
   };
 
-  const start = (): Worker => {
+  const stop = async () => {
+    clearTimeout(idleTimer);
+    const running = current;
+    current = undefined;
+    if (!running) return;
+    fail(running.pending, "The local embedder's thread was stopped.");
+    await running.worker.terminate();
+  };
+
+  const start = () => {
     const started = new Worker(new URL("./local-embedder-worker.ts", import.meta.url), {
       // A small young generation: 4 MB embeds as fast as V8's default and holds ~15 MB less.
       resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 4 },
@@ -66,6 +66,8 @@ export function createLocalEmbedderThread(
       // with (tsx) would only add to the thread's start.
       execArgv: [],
     });
+    const thread = { worker: started, pending: new Map<number, Pending>() };
+    const { pending } = thread;
     started.on("message", (reply: EmbedReply) => {
       const call = pending.get(reply.id);
       if (!call) return;
@@ -73,7 +75,7 @@ export function createLocalEmbedderThread(
       if ("error" in reply)
         call.reject(new EmbeddingError(`The local embedder failed: ${reply.error}`, false));
       else call.resolve(reply.literals);
-      if (pending.size === 0) {
+      if (pending.size === 0 && current === thread) {
         // An idle thread is never what keeps the process alive.
         started.unref();
         idleTimer = setTimeout(() => void stop(), idleMs);
@@ -82,30 +84,34 @@ export function createLocalEmbedderThread(
     });
     // Without an 'error' listener a thread's uncaught exception would be thrown in the service.
     started.on("error", (error: Error & { code?: string }) => {
-      if (worker === started) worker = undefined;
-      failAll(
+      if (current === thread) current = undefined;
+      fail(
+        pending,
         error.code === "ERR_WORKER_OUT_OF_MEMORY"
           ? `The local embedder's thread ran out of memory (its limit is ${memoryMb} MB).`
           : `The local embedder's thread failed: ${error.message}`,
       );
     });
+    // A stopped thread's exit comes later, possibly after the next call started another thread:
+    // only this thread's calls (none, once stopped) fail with it.
     started.on("exit", (code) => {
-      if (worker === started) worker = undefined;
-      failAll(`The local embedder's thread stopped (exit code ${code}).`);
+      if (current === thread) current = undefined;
+      fail(pending, `The local embedder's thread stopped (exit code ${code}).`);
     });
-    return started;
+    return thread;
   };
 
   return {
     embed(texts) {
       clearTimeout(idleTimer);
-      worker ??= start();
+      current ??= start();
+      const { worker, pending } = current;
       worker.ref();
       const id = nextId++;
       const request: EmbedRequest = { id, texts };
       return new Promise<string[]>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        (worker as Worker).postMessage(request);
+        worker.postMessage(request);
       });
     },
     stop,

@@ -86,6 +86,17 @@ describe("the local embedder's thread", () => {
     expect(await embedder.embed(["rotate keys"])).toEqual(expected);
   });
 
+  it("answers a call made as it stops on a new thread: the stopped thread's exit fails none of its calls", async () => {
+    const embedder = thread();
+    const expected = [vectorLiteral(localEmbedding("rotate keys"))];
+    expect(await embedder.embed(["rotate keys"])).toEqual(expected);
+    // Not awaited: the old thread's exit event comes while the new thread works on the call.
+    const stopping = embedder.stop();
+    const next = embedder.embed(["rotate keys"]);
+    await stopping;
+    expect(await next).toEqual(expected);
+  });
+
   it("rejects with a permanent EmbeddingError saying why when the thread runs out of memory, and recovers", async () => {
     const embedder = thread({ memoryMb: 16 });
     const failure = await embedder.embed([manyWords(300_000)]).catch((error: unknown) => error);
