@@ -35,10 +35,17 @@ describe("loadConfig", () => {
         DATA_DIR: dir,
         SANDBOX_CONCURRENCY: "8",
         SANDBOX_WORKSPACE_CONCURRENCY: "2",
+        SANDBOX_CONTENTION_WINDOW_MS: "0",
         SANDBOX_QUEUE_TIMEOUT_MS: "5000",
         SANDBOX_WARM_RUNNERS: "0",
       }).sandbox,
-    ).toEqual({ concurrency: 8, perWorkspaceConcurrency: 2, queueTimeoutMs: 5000, warmPerLanguage: 0 });
+    ).toEqual({
+      concurrency: 8,
+      perWorkspaceConcurrency: 2,
+      contentionWindowMs: 0,
+      queueTimeoutMs: 5000,
+      warmPerLanguage: 0,
+    });
     expect(() => loadConfig({ DATA_DIR: dir, SANDBOX_WARM_RUNNERS: "-1" })).toThrow("SANDBOX_WARM_RUNNERS");
     expect(() => loadConfig({ DATA_DIR: dir, SANDBOX_CONCURRENCY: "0" })).toThrow("SANDBOX_CONCURRENCY");
   });

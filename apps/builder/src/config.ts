@@ -130,9 +130,10 @@ const envSchema = z.object({
   BILLING_PACKS: jsonVariable(packsInput).optional(),
   BILLING_PRICES: jsonVariable(pricesInput).optional(),
   AUTH_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
-  /** The code sandbox's pool, per-workspace quota and queue timeout; unset, the sandbox's defaults. */
+  /** The code sandbox's pool, per-workspace quota, borrowing window and queue timeout; unset, the sandbox's defaults. */
   SANDBOX_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   SANDBOX_WORKSPACE_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  SANDBOX_CONTENTION_WINDOW_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   SANDBOX_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).optional(),
   /**
    * Pre-started runners per language (0 starts none until a run asks). One, not the sandbox's one per
@@ -180,10 +181,11 @@ export type BuilderConfig = {
     prices: PriceTable;
   };
   auth: { signInPerMinute: number };
-  /** Unset fields take the sandbox's defaults (pool = cores, a workspace half of it, 30 s queue). */
+  /** Unset fields take the sandbox's defaults (pool = cores, a workspace half of it unless alone for 5 s, 30 s queue). */
   sandbox: {
     concurrency?: number;
     perWorkspaceConcurrency?: number;
+    contentionWindowMs?: number;
     queueTimeoutMs?: number;
     warmPerLanguage?: number;
   };
@@ -258,6 +260,9 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
       ...(e.SANDBOX_WORKSPACE_CONCURRENCY === undefined
         ? {}
         : { perWorkspaceConcurrency: e.SANDBOX_WORKSPACE_CONCURRENCY }),
+      ...(e.SANDBOX_CONTENTION_WINDOW_MS === undefined
+        ? {}
+        : { contentionWindowMs: e.SANDBOX_CONTENTION_WINDOW_MS }),
       ...(e.SANDBOX_QUEUE_TIMEOUT_MS === undefined ? {} : { queueTimeoutMs: e.SANDBOX_QUEUE_TIMEOUT_MS }),
       warmPerLanguage: e.SANDBOX_WARM_RUNNERS,
     },

@@ -152,4 +152,107 @@ describe("Limiter", () => {
     expect(pool.active).toBe(0);
     await expect(pool.acquire("a")).rejects.toBeInstanceOf(SandboxClosedError);
   });
+  describe("borrowing idle slots (contentionWindowMs)", () => {
+    const borrowing = (options: Partial<ConstructorParameters<typeof Limiter>[0]> = {}) =>
+      limiter({ concurrency: 2, perTenant: 1, contentionWindowMs: 5_000, ...options });
+
+    it("lets a lone tenant run on the whole pool, beyond its quota", async () => {
+      const { limiter: pool } = borrowing();
+      const holders = [await pool.acquire("a"), await pool.acquire("a")];
+      expect(pool.tenant("a")).toEqual({ active: 2, queued: 0 });
+      expect(pool.borrowed).toBe(1);
+      const third = pool.acquire("a");
+      expect(pool.queued).toBe(1);
+      holders[0]?.();
+      // The freed slot goes back to the lone tenant: still nobody else in sight.
+      holders.push(await third);
+      expect(pool.tenant("a")).toEqual({ active: 2, queued: 0 });
+      for (const release of holders) release();
+      expect(pool.active).toBe(0);
+    });
+
+    it("gives a newcomer the next freed slot, then holds the borrower to its quota", async () => {
+      const { limiter: pool } = borrowing();
+      const holders = [await pool.acquire("flood"), await pool.acquire("flood")];
+      const order: string[] = [];
+      const flood = Array.from({ length: 3 }, (_, i) => track(order, `flood${i}`, pool.acquire("flood")));
+      const light = track(order, "light", pool.acquire("light"));
+      // The flood was first in line, but it is over its quota while another tenant waits.
+      holders[0]?.();
+      const lightRelease = await light;
+      expect(order).toEqual(["light"]);
+      expect(pool.borrowed).toBe(0);
+      holders[1]?.();
+      const flood0 = await flood[0];
+      expect(pool.tenant("flood")).toEqual({ active: 1, queued: 2 });
+      // The light tenant is done, but seen a moment ago: its next run must find its slot free.
+      lightRelease();
+      expect(pool.tenant("flood")).toEqual({ active: 1, queued: 2 });
+      expect(pool.active).toBe(1);
+      (await pool.acquire("light"))();
+      flood0?.();
+      for (const waiting of flood.slice(1)) (await waiting)?.();
+      expect(order).toEqual(["light", "flood0", "flood1", "flood2"]);
+    });
+
+    it("resumes borrowing once the window passes with one tenant left, without waiting for a release", async () => {
+      const { limiter: pool, advance } = borrowing();
+      const flooding = await pool.acquire("flood");
+      (await pool.acquire("light"))();
+      const order: string[] = [];
+      const queued = track(order, "flood1", pool.acquire("flood"));
+      advance(4_999);
+      await Promise.resolve();
+      expect(pool.tenant("flood")).toEqual({ active: 1, queued: 1 });
+      advance(1);
+      const second = await queued;
+      expect(pool.tenant("flood")).toEqual({ active: 2, queued: 0 });
+      expect(order).toEqual(["flood1"]);
+      flooding();
+      second();
+    });
+
+    it("does not borrow with the window at 0: the quota always holds", async () => {
+      const { limiter: pool, advance } = borrowing({ contentionWindowMs: 0 });
+      const first = await pool.acquire("a");
+      const waiting = pool.acquire("a");
+      advance(20_000);
+      expect(pool.tenant("a")).toEqual({ active: 1, queued: 1 });
+      first();
+      (await waiting)();
+    });
+
+    it("still times out and withdraws waiters while a tenant borrows", async () => {
+      const { limiter: pool, advance } = borrowing({ queueTimeoutMs: 10_000 });
+      const holders = [await pool.acquire("flood"), await pool.acquire("flood")];
+      const late = pool.acquire("light");
+      const controller = new AbortController();
+      const withdrawn = pool.acquire("other", controller.signal);
+      controller.abort(new Error("caller gone"));
+      await expect(withdrawn).rejects.toThrow("caller gone");
+      advance(10_000);
+      await expect(late).rejects.toMatchObject({ name: "SandboxBusyError", waitedMs: 10_000 });
+      expect(pool.queued).toBe(0);
+      // The light tenant waited a moment ago: the flood keeps to its quota after its borrowed run.
+      holders[0]?.();
+      const queued = pool.acquire("flood");
+      expect(pool.tenant("flood")).toEqual({ active: 1, queued: 1 });
+      advance(5_000);
+      holders.push(await queued);
+      expect(pool.tenant("flood").active).toBe(2);
+      for (const release of holders) release();
+    });
+
+    it("rejects a borrower's waiters on close and sets no timer after it", async () => {
+      const { limiter: pool, advance } = borrowing();
+      const holders = [await pool.acquire("flood")];
+      (await pool.acquire("light"))();
+      const waiting = pool.acquire("flood");
+      pool.close();
+      await expect(waiting).rejects.toBeInstanceOf(SandboxClosedError);
+      advance(5_000);
+      for (const release of holders) release();
+      expect(pool.active).toBe(0);
+    });
+  });
 });

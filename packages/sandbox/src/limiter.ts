@@ -45,6 +45,11 @@ export interface LimiterOptions {
   queueTimeoutMs: number;
   /** Callers one tenant may have waiting; one more is refused at once. */
   queuePerTenant: number;
+  /**
+   * A tenant may run beyond `perTenant`, up to the whole pool, once no other tenant has held or
+   * waited for a slot for this long; 0 holds every tenant to its quota always.
+   */
+  contentionWindowMs?: number;
   timers?: LimiterTimers;
 }
 
@@ -67,11 +72,23 @@ const REAL_TIMERS: LimiterTimers = {
  * tenant, and a freed slot goes to the next tenant in turn (round robin) that is under its quota, so
  * a workspace that floods the sandbox delays another workspace's run by at most one run.
  *
+ * The quota is work-conserving: a tenant alone for `contentionWindowMs` borrows the idle slots up to
+ * the whole pool. Another tenant that shows up waits for the first slot freed (borrowed slots are
+ * never handed back to the borrower while someone else waits), and from then on every tenant keeps
+ * to its quota until the window passes with one tenant left.
+ *
  * @example const release = await limiter.acquire("ws_1"); try { await work(); } finally { release(); }
  */
 export class Limiter {
   readonly #options: Required<Omit<LimiterOptions, "timers">>;
   readonly #timers: LimiterTimers;
+  /**
+   * The two tenants that most recently held or waited for a slot (an acquire, release or withdrawal),
+   * latest first, with when: for any tenant, the latest other one is among them.
+   */
+  #lastSeen: { tenant: string; at: number }[] = [];
+  /** Dispatches once the contention window passes with one tenant waiting and slots idle. */
+  #borrowTimer: unknown;
   /** Waiting callers per tenant, oldest first; a tenant is a key only while it has waiters. */
   readonly #queues = new Map<string, Waiter[]>();
   readonly #activeByTenant = new Map<string, number>();
@@ -83,14 +100,16 @@ export class Limiter {
   #isClosed = false;
 
   constructor(options: LimiterOptions) {
-    const { concurrency, perTenant, queueTimeoutMs, queuePerTenant } = options;
+    const { concurrency, perTenant, queueTimeoutMs, queuePerTenant, contentionWindowMs = 0 } = options;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError("concurrency must be ≥ 1");
     if (!Number.isInteger(perTenant) || perTenant < 1) throw new RangeError("perTenant must be ≥ 1");
+    if (!(contentionWindowMs >= 0)) throw new RangeError("contentionWindowMs must be ≥ 0");
     this.#options = {
       concurrency,
       perTenant: Math.min(perTenant, concurrency),
       queueTimeoutMs,
       queuePerTenant,
+      contentionWindowMs,
     };
     this.#timers = options.timers ?? REAL_TIMERS;
   }
@@ -99,6 +118,7 @@ export class Limiter {
   acquire(tenant: string, signal?: AbortSignal): Promise<() => void> {
     if (this.#isClosed) return Promise.reject(new SandboxClosedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
+    this.#see(tenant);
     if (!this.#queues.has(tenant) && this.#canStart(tenant)) return Promise.resolve(this.#grant(tenant));
     const queue = this.#queues.get(tenant) ?? [];
     if (queue.length >= this.#options.queuePerTenant) {
@@ -132,12 +152,14 @@ export class Limiter {
       }
       queue.push(waiter);
       this.#queued++;
+      this.#scheduleBorrowing();
     });
   }
 
   /** Rejects everyone still waiting; holders finish normally. */
   close(): void {
     this.#isClosed = true;
+    this.#clearBorrowTimer();
     for (const queue of this.#queues.values()) {
       for (const waiter of queue.splice(0)) {
         this.#timers.clearTimeout(waiter.timer);
@@ -159,16 +181,49 @@ export class Limiter {
     return this.#maxActive;
   }
 
-  /** Holders and waiters of one tenant. */
+  /** Holders beyond their tenant's quota, on slots no other tenant wanted. */
+  get borrowed(): number {
+    let borrowed = 0;
+    for (const active of this.#activeByTenant.values())
+      borrowed += Math.max(0, active - this.#options.perTenant);
+    return borrowed;
+  }
+
+  /** Holders (borrowed slots included, so up to the pool) and waiters of one tenant. */
   tenant(tenant: string): { active: number; queued: number } {
     return { active: this.#activeByTenant.get(tenant) ?? 0, queued: this.#queues.get(tenant)?.length ?? 0 };
   }
 
   #canStart(tenant: string): boolean {
-    return (
-      this.#active < this.#options.concurrency &&
-      (this.#activeByTenant.get(tenant) ?? 0) < this.#options.perTenant
-    );
+    if (this.#active >= this.#options.concurrency) return false;
+    if ((this.#activeByTenant.get(tenant) ?? 0) < this.#options.perTenant) return true;
+    return this.#borrowableAt(tenant) <= this.#timers.now();
+  }
+
+  /**
+   * From when `tenant` may run beyond its quota: never while another tenant holds or waits for a slot,
+   * else once the last one seen is a contention window behind.
+   */
+  #borrowableAt(tenant: string): number {
+    const window = this.#options.contentionWindowMs;
+    if (window === 0) return Number.POSITIVE_INFINITY;
+    for (const other of this.#activeByTenant.keys()) if (other !== tenant) return Number.POSITIVE_INFINITY;
+    for (const other of this.#queues.keys()) if (other !== tenant) return Number.POSITIVE_INFINITY;
+    const other = this.#lastSeen.find((seen) => seen.tenant !== tenant);
+    return other === undefined ? Number.NEGATIVE_INFINITY : other.at + window;
+  }
+
+  #see(tenant: string): void {
+    const seen = { tenant, at: this.#timers.now() };
+    const [latest] = this.#lastSeen;
+    this.#lastSeen =
+      latest === undefined || latest.tenant === tenant ? [seen, ...this.#lastSeen.slice(1)] : [seen, latest];
+  }
+
+  #clearBorrowTimer(): void {
+    if (this.#borrowTimer === undefined) return;
+    this.#timers.clearTimeout(this.#borrowTimer);
+    this.#borrowTimer = undefined;
   }
 
   /**
@@ -185,9 +240,12 @@ export class Limiter {
     if (!queue || index < 0) return;
     queue.splice(index, 1);
     this.#queued--;
+    this.#see(waiter.tenant);
     if (queue.length === 0) {
       this.#queues.delete(waiter.tenant);
       this.#turns = this.#turns.filter((tenant) => tenant !== waiter.tenant);
+      // The tenant that stays may borrow once the window passes: the timer wakes it then.
+      this.#dispatch();
     }
   }
 
@@ -203,6 +261,7 @@ export class Limiter {
       const left = (this.#activeByTenant.get(tenant) ?? 1) - 1;
       if (left === 0) this.#activeByTenant.delete(tenant);
       else this.#activeByTenant.set(tenant, left);
+      this.#see(tenant);
       this.#dispatch();
     };
   }
@@ -229,5 +288,26 @@ export class Limiter {
       checked = 0;
       waiter.resolve(this.#grant(tenant));
     }
+    this.#scheduleBorrowing();
+  }
+
+  /**
+   * Slots idle while one tenant waits at its quota: it may borrow them once the contention window
+   * passes, which no release may come to notice (its runs can be long), so a timer dispatches then.
+   */
+  #scheduleBorrowing(): void {
+    if (this.#isClosed || this.#borrowTimer !== undefined) return;
+    if (this.#active >= this.#options.concurrency || this.#queues.size !== 1) return;
+    const [tenant] = this.#queues.keys();
+    if (tenant === undefined) return;
+    const at = this.#borrowableAt(tenant);
+    if (!Number.isFinite(at)) return;
+    this.#borrowTimer = this.#timers.setTimeout(
+      () => {
+        this.#borrowTimer = undefined;
+        this.#dispatch();
+      },
+      Math.max(0, at - this.#timers.now()),
+    );
   }
 }

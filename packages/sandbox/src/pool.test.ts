@@ -122,6 +122,11 @@ describe("the pool", () => {
 
   it("keeps a flooding workspace to its share: another workspace's run starts at once and succeeds", async () => {
     const finished: string[] = [];
+    const LIGHT = "def main(inputs):\n    return {'ok': 1}\n";
+    // The light workspace ran a moment ago (within the contention window), so the flood may not borrow its slot.
+    expect(
+      (await sandbox.run({ workspaceId: "wsp_light", language: "python", code: LIGHT, input: {} })).error,
+    ).toBeNull();
     const SLEEP = "import time\ndef main(inputs):\n    time.sleep(3)\n    return {'i': inputs['i']}\n";
     const flood = Array.from({ length: 2 }, (_, i) =>
       sandbox
@@ -132,12 +137,7 @@ describe("the pool", () => {
         }),
     );
     expect(await eventually(() => sandbox.stats().active === 1 && sandbox.stats().queued === 1)).toBe(true);
-    const light = await sandbox.run({
-      workspaceId: "wsp_light",
-      language: "python",
-      code: "def main(inputs):\n    return {'ok': 1}\n",
-      input: {},
-    });
+    const light = await sandbox.run({ workspaceId: "wsp_light", language: "python", code: LIGHT, input: {} });
     finished.push("light");
     expect(light.output).toEqual({ ok: 1 });
     // The pool has 2 slots and a workspace's share is 1: the flood holds one, the light run took the other.

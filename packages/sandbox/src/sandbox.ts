@@ -56,8 +56,16 @@ export interface SandboxOptions {
   cacheDir?: string;
   /** Runs at once across all workspaces (the pool); more wait in a queue. Default: the number of cores. */
   concurrency?: number;
-  /** Runs at once of one workspace. Default: half the pool, at least 1, so one workspace never holds all of it (from 2 slots on). */
+  /** Runs at once of one workspace while others want the sandbox. Default: half the pool, at least 1, so one workspace never holds all of it (from 2 slots on). */
   perWorkspaceConcurrency?: number;
+  /**
+   * A workspace runs on the whole pool, beyond `perWorkspaceConcurrency`, once no other workspace has
+   * held or waited for a slot for this long; 0 holds every workspace to its share always. Default 5 s:
+   * far longer than the gap between the runs of a workspace in use (a newcomer waits for one run once,
+   * then finds its slot free), short enough that a single-workspace install has its whole machine back
+   * seconds after another's last run.
+   */
+  contentionWindowMs?: number;
   /** How long a run may wait for a slot before SandboxBusyError. Default 30 s. */
   queueTimeoutMs?: number;
   /** Runs one workspace may have waiting; one more is refused at once with SandboxBusyError. Default 64. */
@@ -134,6 +142,7 @@ export interface RuntimesReport {
   };
   concurrency: number;
   perWorkspaceConcurrency: number;
+  contentionWindowMs: number;
   queueTimeoutMs: number;
   languages: LanguageRuntime[];
 }
@@ -149,6 +158,8 @@ export interface SandboxStats {
   compiles: number;
   cacheHits: number;
   active: number;
+  /** Of the active runs, those beyond their workspace's share (on slots idle otherwise). */
+  borrowed: number;
   queued: number;
   maxActive: number;
   /** Idle resident runners kept by open sessions for their run's next node. */
@@ -290,7 +301,12 @@ export class Sandbox {
   readonly #options: Required<
     Pick<
       SandboxOptions,
-      "concurrency" | "perWorkspaceConcurrency" | "queueTimeoutMs" | "warmPerLanguage" | "compileTimeoutMs"
+      | "concurrency"
+      | "perWorkspaceConcurrency"
+      | "contentionWindowMs"
+      | "queueTimeoutMs"
+      | "warmPerLanguage"
+      | "compileTimeoutMs"
     >
   >;
   readonly #logger: SandboxOptions["logger"];
@@ -333,6 +349,7 @@ export class Sandbox {
     this.#options = {
       concurrency,
       perWorkspaceConcurrency,
+      contentionWindowMs: options.contentionWindowMs ?? 5_000,
       queueTimeoutMs: options.queueTimeoutMs ?? 30_000,
       warmPerLanguage: options.warmPerLanguage ?? concurrency,
       compileTimeoutMs: options.compileTimeoutMs ?? 30_000,
@@ -341,6 +358,7 @@ export class Sandbox {
     this.#limiter = new Limiter({
       concurrency,
       perTenant: perWorkspaceConcurrency,
+      contentionWindowMs: this.#options.contentionWindowMs,
       queueTimeoutMs: this.#options.queueTimeoutMs,
       queuePerTenant: options.queuePerWorkspace ?? 64,
     });
@@ -609,6 +627,7 @@ export class Sandbox {
       },
       concurrency: this.#options.concurrency,
       perWorkspaceConcurrency: this.#options.perWorkspaceConcurrency,
+      contentionWindowMs: this.#options.contentionWindowMs,
       queueTimeoutMs: this.#options.queueTimeoutMs,
       languages: LANGUAGES.map((language) => {
         const probe = this.#toolchains.get(language);
@@ -668,6 +687,7 @@ export class Sandbox {
       ...this.#stats,
       warm: Object.fromEntries([...this.#warm].map(([language, pool]) => [language, pool.size])),
       active: this.#limiter.active,
+      borrowed: this.#limiter.borrowed,
       queued: this.#limiter.queued,
       maxActive: this.#limiter.maxActive,
       held: this.#heldBySessions,
@@ -860,8 +880,13 @@ export class Sandbox {
   #park(key: string, runner: ResidentRunner): void {
     const parked = this.#parked.get(key) ?? [];
     const total = [...this.#parked.values()].reduce((sum, list) => sum + list.length, 0);
-    // Idle zygotes cost memory, not CPU: a few per slot, across all workspaces.
-    if (parked.length >= this.#options.perWorkspaceConcurrency || total >= this.#options.concurrency * 4) {
+    // Idle zygotes cost memory, not CPU: a few per slot, across all workspaces; per workspace as many
+    // as it may run at once (the whole pool when it borrows), so its concurrent runs each find one.
+    const perWorkspace =
+      this.#options.contentionWindowMs > 0
+        ? this.#options.concurrency
+        : this.#options.perWorkspaceConcurrency;
+    if (parked.length >= perWorkspace || total >= this.#options.concurrency * 4) {
       runner.kill();
       return;
     }

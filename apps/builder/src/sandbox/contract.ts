@@ -67,7 +67,14 @@ export const runtimesSchema = z
       output_limit_bytes: z.number().int(),
     }),
     concurrency: z.number().int().openapi({ description: "Runs at once across all workspaces" }),
-    workspace_concurrency: z.number().int().openapi({ description: "Runs at once of one workspace" }),
+    workspace_concurrency: z
+      .number()
+      .int()
+      .openapi({ description: "Runs at once of one workspace while other workspaces want the sandbox" }),
+    contention_window_ms: z.number().int().openapi({
+      description:
+        "A workspace alone for this long runs on the whole pool, beyond workspace_concurrency; 0: never",
+    }),
     queue_timeout_ms: z.number().int(),
     languages: z.array(
       z.object({

@@ -14,7 +14,7 @@ export async function openSandbox(
   logger: Logger,
   settings: Pick<
     SandboxOptions,
-    "concurrency" | "perWorkspaceConcurrency" | "queueTimeoutMs" | "warmPerLanguage"
+    "concurrency" | "perWorkspaceConcurrency" | "contentionWindowMs" | "queueTimeoutMs" | "warmPerLanguage"
   > = {},
 ): Promise<Sandbox | undefined> {
   try {

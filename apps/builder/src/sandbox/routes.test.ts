@@ -142,7 +142,7 @@ describe("sandbox routes on a host that cannot run code", () => {
 
 describe("sandbox routes under load", () => {
   it("refuse a flooding workspace's queued runs with 429 while another workspace's run starts at once and succeeds", async () => {
-    // The defaults on two cores: a pool of 2, a workspace's share 1.
+    // The defaults on two cores: a pool of 2, a workspace's share 1 (the whole pool only while it is alone).
     const sandbox = await createSandbox({
       uidBase: 1_665_000_000,
       concurrency: 2,
@@ -157,6 +157,8 @@ describe("sandbox routes under load", () => {
         code: "import time\ndef main(inputs):\n    time.sleep(3)\n    return {'slept': True}\n",
         input: {},
       };
+      // The other workspace ran a moment ago, so the flooder may not borrow its slot.
+      expect((await run(other, HELLO)).status).toBe(200);
       const flood = [run(flooder, slow), run(flooder, slow), run(flooder, slow)];
       while (sandbox.stats().active === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       const light = await run(other, { ...HELLO, code: "def main(inputs):\n    return {'light': True}\n" });

@@ -73,6 +73,7 @@ function toRuntimesJson(report: RuntimesReport) {
     },
     concurrency: report.concurrency,
     workspace_concurrency: report.perWorkspaceConcurrency,
+    contention_window_ms: report.contentionWindowMs,
     queue_timeout_ms: report.queueTimeoutMs,
     languages: report.languages.map((entry) => ({
       language: entry.language,
@@ -98,6 +99,7 @@ const NOT_CONFIGURED = {
   },
   concurrency: 0,
   workspace_concurrency: 0,
+  contention_window_ms: 0,
   queue_timeout_ms: 0,
   languages: LANGUAGES.map((language) => ({
     language,

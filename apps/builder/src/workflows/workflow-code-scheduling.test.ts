@@ -2,7 +2,8 @@ import { createSandbox, type Sandbox } from "@app/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../test/harness.ts";
 
-// Two users, so two workspaces, on one sandbox of two slots (one per workspace at most, the default share).
+// Two users, so two workspaces, on one sandbox of two slots: one per workspace while both want it (the
+// default share), the whole pool for a workspace alone for 5 s (the default contention window).
 let sandbox: Sandbox;
 let builder: TestBuilder;
 let flooder: string;
@@ -97,13 +98,18 @@ describe("Code nodes are scheduled fairly between workspaces", () => {
     while (sandbox.stats().active === 0 || sandbox.stats().queued === 0) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    // Alone, the flood borrowed both slots.
+    expect(sandbox.stats().borrowed).toBe(1);
+    const lightStarted = performance.now();
     const lightResult = await run(light, quick, 41);
-    // The flooding workspace runs one at a time (its share of the pool), so the light run got the
-    // other slot: it ended while most of the flood was still waiting, not behind it.
+    const lightMs = performance.now() - lightStarted;
+    // The light run took the first slot freed (one flood run's length at most, ~1 s) and from then on
+    // the flood ran one at a time: it ended while most of the flood was still waiting, not behind it.
     const floodDoneWhenLightEnded = floodDone;
     expect(lightResult.status).toBe(200);
     expect(lightResult.body).toMatchObject({ status: "succeeded", outputs: { n: 42 } });
     expect(floodDoneWhenLightEnded).toBeLessThanOrEqual(2);
+    expect(lightMs).toBeLessThan(2_000);
     const flooded = await Promise.all(flood);
     for (const [i, result] of flooded.entries()) {
       expect(result.body).toMatchObject({ status: "succeeded", outputs: { n: i } });

@@ -834,8 +834,10 @@ export type SandboxRuntimes = {
   };
   /** Runs at once across all workspaces */
   concurrency: number;
-  /** Runs at once of one workspace */
+  /** Runs at once of one workspace while other workspaces want the sandbox */
   workspace_concurrency: number;
+  /** A workspace alone for this long runs on the whole pool, beyond workspace_concurrency; 0: never */
+  contention_window_ms: number;
   queue_timeout_ms: number;
   languages: {
     language: "python" | "javascript" | "go" | "rust";
