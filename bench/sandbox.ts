@@ -1,8 +1,9 @@
 // `npm run bench -- sandbox [--part roundtrips|tenants|workflows] [--seconds 10]`: hello-world round
 // trips per language through the sandbox, next to spawning the same interpreter or binary bare (no
 // bwrap, no setpriv, no rlimits) in the same run; a light workspace's runs while another floods the
-// sandbox, next to the same runs alone; and Code-node workflows through the builder's API, next to the
-// same code run in-process by the bare runtime.
+// sandbox, next to the same runs alone (by default, without borrowing, with the share at the whole
+// pool); and Code-node workflows through the builder's API, next to the same code run in-process by
+// the bare runtime, then one workspace's runs/s with and without borrowing idle slots.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -276,13 +277,16 @@ async function timedRun(sandbox: Sandbox, workspaceId: string, code: string): Pr
   return performance.now() - started;
 }
 
-async function tenantsWith(share: number | undefined): Promise<string[]> {
-  const sandbox = await createSandbox({
-    uidBase: 1_710_000_000,
-    ...(share === undefined ? {} : { perWorkspaceConcurrency: share }),
-  });
+/** Light runs measured as a newcomer: each after the flood had the sandbox alone for longer than the window. */
+const NEWCOMER_RUNS = 3;
+
+async function tenantsWith(
+  settings: { perWorkspaceConcurrency?: number; contentionWindowMs?: number },
+  label: string,
+): Promise<string[]> {
+  const sandbox = await createSandbox({ uidBase: 1_710_000_000, ...settings });
   try {
-    const { concurrency, perWorkspaceConcurrency } = sandbox.runtimes();
+    const { concurrency, perWorkspaceConcurrency, contentionWindowMs } = sandbox.runtimes();
     for (let i = 0; i < 5; i++) await timedRun(sandbox, "wsp_light", LIGHT);
     const alone: number[] = [];
     for (let i = 0; i < LIGHT_RUNS; i++) {
@@ -307,13 +311,29 @@ async function tenantsWith(share: number | undefined): Promise<string[]> {
       flooded.push(await timedRun(sandbox, "wsp_light", LIGHT));
       await sleep(20);
     }
+    // A newcomer: the light workspace comes back after the flood had the pool to itself past the window.
+    const newcomer: number[] = [];
+    if (contentionWindowMs > 0) {
+      for (let i = 0; i < NEWCOMER_RUNS; i++) {
+        await sleep(contentionWindowMs + 1000);
+        newcomer.push(await timedRun(sandbox, "wsp_light", LIGHT));
+      }
+    }
     isFlooding = false;
     await Promise.all(flood);
     const ratio = percentile(flooded, 99) / percentile(alone, 99);
-    const setting = `pool ${concurrency}, share ${perWorkspaceConcurrency}${share === undefined ? " (defaults)" : ""}`;
+    const window =
+      contentionWindowMs > 0 ? `borrows when alone ${contentionWindowMs / 1000} s` : "no borrowing";
+    const setting = `pool ${concurrency}, share ${perWorkspaceConcurrency}, ${window} (${label})`;
+    const floodP50 = fmt(percentile(floodRuns, 50));
     return [
       `| ${setting} | alone (baseline) | ${fmt(percentile(alone, 50))} | ${fmt(percentile(alone, 99))} | – |`,
-      `| ${setting} | while another workspace floods (${FLOODERS} callers; its runs ${fmt(percentile(floodRuns, 50))} ms p50, waits included; ${refused} refused) | ${fmt(percentile(flooded, 50))} | ${fmt(percentile(flooded, 99))} | ${ratio.toFixed(2)}× ${ratio <= 2 ? "✓" : "✗"} (≤ 2×) |`,
+      `| ${setting} | while another workspace floods (${FLOODERS} callers; its runs ${floodP50} ms p50, waits included; ${refused} refused) | ${fmt(percentile(flooded, 50))} | ${fmt(percentile(flooded, 99))} | ${ratio.toFixed(2)}× ${ratio <= 2 ? "✓" : "✗"} (≤ 2×) |`,
+      ...(newcomer.length === 0
+        ? []
+        : [
+            `| ${setting} | a newcomer: each run after the flood had the pool alone for ${contentionWindowMs / 1000 + 1} s (${newcomer.length} runs; it waits for one flood run) | ${fmt(percentile(newcomer, 50))} | ${fmt(Math.max(...newcomer))} (max) | – |`,
+          ]),
     ];
   } finally {
     await sandbox.close();
@@ -321,7 +341,14 @@ async function tenantsWith(share: number | undefined): Promise<string[]> {
 }
 
 async function tenants(): Promise<void> {
-  const rows = [...(await tenantsWith(undefined)), ...(await tenantsWith(availableParallelism()))];
+  const rows = [
+    ...(await tenantsWith({}, "defaults")),
+    ...(await tenantsWith({ contentionWindowMs: 0 }, "quota only")),
+    ...(await tenantsWith(
+      { perWorkspaceConcurrency: availableParallelism(), contentionWindowMs: 0 },
+      "whole pool",
+    )),
+  ];
   console.log(
     `\n## Two workspaces: a light one's Python runs (ms) — ${availableParallelism()} cores (load average ${loadavg()[0]?.toFixed(1)})\n`,
   );
@@ -330,7 +357,9 @@ async function tenants(): Promise<void> {
   for (const row of rows) console.log(row);
   console.log(
     `\n${LIGHT_RUNS} light runs, 20 ms apart, alone and then while ${FLOODERS} callers of another workspace run a busy loop back to back. ` +
-      "With the share at the whole pool, only the round robin protects the light workspace (it waits for at most one flood run).",
+      "By default the flood keeps to its share while the light workspace came within the window (5 s), and borrows the whole pool once it has been alone that long; " +
+      "a newcomer then waits for one flood run, after which the flood keeps to its share again. " +
+      "With the share at the whole pool, only the round robin protects the light workspace (it waits for at most one flood run, every time).",
   );
 }
 
@@ -435,12 +464,13 @@ function treeCpuSeconds(rootPid: number): number {
   return ticks / 100; // USER_HZ
 }
 
-async function workflows(): Promise<void> {
+/** A builder started with `env` on a port of its own, with a bench user and the calls the passes make. */
+async function builderUnder(env: Record<string, string>) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const builder = await startService(
     "apps/builder/src/server.ts",
-    { PORT: String(port), DATA_DIR: temporaryDataDir("bench-sandbox"), PUBLIC_URL: base },
+    { PORT: String(port), DATA_DIR: temporaryDataDir("bench-sandbox"), PUBLIC_URL: base, ...env },
     `${base}/healthz`,
   );
   try {
@@ -485,16 +515,28 @@ async function workflows(): Promise<void> {
       const cpuMsPerRun = ((treeCpuSeconds(pid) - cpuBefore) * 1000) / Math.max(1, runs);
       return { perSecond: runs / seconds, latencies, cpuMsPerRun };
     };
+    return { create, runOnce, rate, stop: () => builder.stop() };
+  } catch (error) {
+    await builder.stop();
+    throw error;
+  }
+}
 
+// What the machine's cores could serve if the service had them to itself (the shared machine's load aside).
+const cpuColumn = (ms: number) => `${ms.toFixed(1)} → ${((availableParallelism() * 1000) / ms).toFixed(0)}`;
+const TARGETS = { javascript: 100, python: 60 } as const;
+
+async function workflows(): Promise<void> {
+  const builder = await builderUnder({});
+  try {
+    const { create, runOnce, rate } = builder;
     const rows: string[] = [];
-    // What the machine's cores could serve if the service had them to itself (the shared machine's load aside).
-    const cpu = (ms: number) => `${ms.toFixed(1)} → ${((availableParallelism() * 1000) / ms).toFixed(0)}`;
     // The same API, engine and recording without a Code node: the ceiling the sandbox is measured under.
     const passThrough = await create("no code", codeWorkflow("javascript", 0));
     for (let i = 0; i < 5; i++) await runOnce(passThrough, 0);
     const ceiling = await rate(passThrough, 0);
     rows.push(
-      `| none (Start → End, baseline) | ${ceiling.perSecond.toFixed(1)} | ${pair(ceiling.latencies)} | ${cpu(ceiling.cpuMsPerRun)} | – | – | – |`,
+      `| none (Start → End, baseline) | ${ceiling.perSecond.toFixed(1)} | ${pair(ceiling.latencies)} | ${cpuColumn(ceiling.cpuMsPerRun)} | – | – | – |`,
     );
     for (const variant of Object.keys(NODE_CODE) as CodeVariant[]) {
       const language = variant === "python" ? "python" : "javascript";
@@ -506,10 +548,10 @@ async function workflows(): Promise<void> {
       const chainLatencies: number[] = [];
       for (let i = 0; i < CHAIN_RUNS; i++) chainLatencies.push(await runOnce(chain, CHAIN_LENGTH));
       const perCall = language === "javascript" ? inProcessJavaScript(100_000) : inProcessPython(100_000);
-      const target = language === "javascript" ? 100 : 60;
+      const target = TARGETS[language];
       const chainP50 = percentile(chainLatencies, 50);
       rows.push(
-        `| ${variant} | ${throughput.perSecond.toFixed(1)} ${throughput.perSecond >= target ? "✓" : "✗"} (≥ ${target}) | ${pair(throughput.latencies)} | ${cpu(throughput.cpuMsPerRun)} | ${(1000 / perCall).toFixed(0)} | ${fmt(chainP50)}${language === "javascript" ? ` ${chainP50 <= 250 ? "✓" : "✗"} (≤ 250)` : ""} | ${(perCall * CHAIN_LENGTH).toFixed(3)} |`,
+        `| ${variant} | ${throughput.perSecond.toFixed(1)} ${throughput.perSecond >= target ? "✓" : "✗"} (≥ ${target}) | ${pair(throughput.latencies)} | ${cpuColumn(throughput.cpuMsPerRun)} | ${(1000 / perCall).toFixed(0)} | ${fmt(chainP50)}${language === "javascript" ? ` ${chainP50 <= 250 ? "✓" : "✗"} (≤ 250)` : ""} | ${(perCall * CHAIN_LENGTH).toFixed(3)} |`,
       );
     }
     console.log(
@@ -527,12 +569,68 @@ async function workflows(): Promise<void> {
   } finally {
     await builder.stop();
   }
+  await borrowing();
+}
+
+/**
+ * The one workspace's runs/s with the default scheduling (it borrows the whole pool when alone) next
+ * to its share only (SANDBOX_CONTENTION_WINDOW_MS=0): two builders, measured in turn, twice each.
+ */
+async function borrowing(): Promise<void> {
+  const settings: { label: string; env: Record<string, string> }[] = [
+    { label: "defaults (borrows when alone)", env: {} },
+    { label: "share only (SANDBOX_CONTENTION_WINDOW_MS=0)", env: { SANDBOX_CONTENTION_WINDOW_MS: "0" } },
+  ];
+  const builders = [];
+  try {
+    for (const setting of settings) builders.push(await builderUnder(setting.env));
+    const rows: string[] = [];
+    for (const language of ["javascript", "python"] as const) {
+      const singles: string[] = [];
+      for (const builder of builders) {
+        const single = await builder.create(`${language} single`, codeWorkflow(language, 1));
+        for (let i = 0; i < 5; i++) await builder.runOnce(single, 1);
+        singles.push(single);
+      }
+      const measured = settings.map(() => ({
+        rates: [] as number[],
+        latencies: [] as number[],
+        cpu: [] as number[],
+      }));
+      for (let round = 0; round < 2; round++) {
+        for (const [index, builder] of builders.entries()) {
+          const result = await builder.rate(singles[index] ?? "");
+          measured[index]?.rates.push(result.perSecond);
+          measured[index]?.latencies.push(...result.latencies);
+          measured[index]?.cpu.push(result.cpuMsPerRun);
+        }
+      }
+      for (const [index, setting] of settings.entries()) {
+        const { rates, latencies, cpu } = measured[index] ?? { rates: [], latencies: [], cpu: [] };
+        const mean = rates.reduce((sum, value) => sum + value, 0) / rates.length;
+        rows.push(
+          `| ${language} | ${setting.label} | ${rates.map((value) => value.toFixed(1)).join(", ")} → ${mean.toFixed(1)} ${mean >= TARGETS[language] ? "✓" : "✗"} (≥ ${TARGETS[language]}) | ${pair(latencies)} | ${cpuColumn(cpu.reduce((sum, value) => sum + value, 0) / cpu.length)} |`,
+        );
+      }
+    }
+    console.log(
+      `\n## One workspace's Code-node runs/s, borrowing A/B — ${availableParallelism()} cores (load average ${loadavg()[0]?.toFixed(1)})\n`,
+    );
+    console.log(
+      `| language | scheduling | Start → Code → End runs/s @${CLIENTS} clients (round 1, 2 → mean) | latency p50 / p95 ms | CPU ms per run → runs/s on ${availableParallelism()} idle cores |`,
+    );
+    console.log("|---|---|---|---|---|");
+    for (const row of rows) console.log(row);
+    console.log(`\nTwo builders side by side, measured in turn (A B A B), ${seconds} s each.`);
+  } finally {
+    for (const builder of builders) await builder.stop();
+  }
 }
 
 const deadline = setTimeout(() => {
-  console.error("sandbox bench: gave up after 8 minutes");
+  console.error("sandbox bench: gave up after 12 minutes");
   process.exit(1);
-}, 480_000);
+}, 720_000);
 deadline.unref();
 if (part === "all" || part === "roundtrips") await roundTrips();
 if (part === "all" || part === "tenants") await tenants();
