@@ -351,6 +351,40 @@ it("replaces a session's idle sandbox that died between nodes, and keeps the new
   }
 });
 
+it("gives a workspace alone two nodes at once on two Python zygotes of its own, and keeps both for its next runs", async () => {
+  // A sandbox of its own: the shared one saw other workspaces within the contention window.
+  const own = await createSandbox({ uidBase: UID_BASE + 12_000, concurrency: 2, warmPerLanguage: 0 });
+  const SLOW = lines(
+    "import os, time",
+    "def main(inputs):",
+    "    time.sleep(0.3)",
+    "    return {'uid': os.getuid()}",
+  );
+  const pair = () =>
+    Promise.all(
+      [0, 1].map(async () => {
+        const session = own.session("wsp_alone");
+        try {
+          return (await session.run({ language: "python", code: SLOW, input: {} })).output?.uid;
+        } finally {
+          session.close();
+        }
+      }),
+    );
+  try {
+    const first = await pair();
+    // Both ran at once (its share is 1 of 2 slots; it borrowed the other), each in a sandbox of its own.
+    expect(own.stats().maxActive).toBe(2);
+    expect(new Set(first).size).toBe(2);
+    const before = own.stats();
+    const second = await pair();
+    expect(own.stats().reused - before.reused).toBe(2);
+    expect(new Set(second)).toEqual(new Set(first));
+  } finally {
+    await own.close();
+  }
+});
+
 it("does not keep a node's sandbox for a session closed while the node ran", async () => {
   const session = sandbox.session("wsp_closing");
   const running = session.run({
