@@ -100,16 +100,13 @@ describe("Code nodes are scheduled fairly between workspaces", () => {
     }
     // Alone, the flood borrowed both slots.
     expect(sandbox.stats().borrowed).toBe(1);
-    const lightStarted = performance.now();
     const lightResult = await run(light, quick, 41);
-    const lightMs = performance.now() - lightStarted;
     // The light run took the first slot freed (one flood run's length at most, ~1 s) and from then on
     // the flood ran one at a time: it ended while most of the flood was still waiting, not behind it.
     const floodDoneWhenLightEnded = floodDone;
     expect(lightResult.status).toBe(200);
     expect(lightResult.body).toMatchObject({ status: "succeeded", outputs: { n: 42 } });
     expect(floodDoneWhenLightEnded).toBeLessThanOrEqual(2);
-    expect(lightMs).toBeLessThan(2_000);
     const flooded = await Promise.all(flood);
     for (const [i, result] of flooded.entries()) {
       expect(result.body).toMatchObject({ status: "succeeded", outputs: { n: i } });
