@@ -1,6 +1,12 @@
+import { newId } from "@app/core";
+import { queryRows } from "@app/db";
 import { Document, HeadingLevel, Packer, Paragraph, TextRun } from "docx";
+import { type SQL, sql } from "drizzle-orm";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { expect } from "vitest";
+import { indexDocumentTerms } from "../src/knowledge/lexical-index.ts";
+import { knowledgeDocuments } from "../src/knowledge/schema.ts";
+import { vectorLiteral } from "../src/knowledge/vector-literal.ts";
 import type { TestBuilder } from "./harness.ts";
 
 export type DocumentJson = {
@@ -74,6 +80,70 @@ export async function uploadOk(
   if (response.status !== 202)
     throw new Error(`upload answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as DocumentJson;
+}
+
+/**
+ * `count` documents of `chunks` chunks each, written straight into the tables (ingesting them
+ * would take minutes); answers their ids. Chunk `n` of document `d` is `${documentId}-${n}`, its
+ * text the SQL `chunkText(d)` (which may use `n`), its embedding `vector` if given. A `ready`
+ * document is indexed for BM25; an `embedding` one is left as ingestion leaves it between two
+ * batches (vectors in the HNSW index, no postings).
+ */
+export async function insertDocuments(
+  builder: TestBuilder,
+  base: string,
+  options: {
+    count: number;
+    chunks: number;
+    chunkText: (d: number) => SQL;
+    status?: "ready" | "embedding";
+    vector?: number[];
+  },
+): Promise<string[]> {
+  const { db } = builder.deps;
+  const status = options.status ?? "ready";
+  const [owner] = await queryRows<{ workspace_id: string }>(
+    db,
+    sql`select workspace_id from knowledge_bases where id = ${base}`,
+  );
+  const workspaceId = owner?.workspace_id as string;
+  const vector = options.vector;
+  // Named only with a vector: without pgvector the columns do not exist.
+  const vectorColumns = vector ? sql`, dimensions, embedding` : sql.empty();
+  const vectorValues = vector ? sql`, ${vector.length}::int, ${vectorLiteral(vector)}::vector` : sql.empty();
+  const ids: string[] = [];
+  for (let d = 0; d < options.count; d++) {
+    const documentId = newId("doc");
+    const now = new Date();
+    await db.insert(knowledgeDocuments).values({
+      id: documentId,
+      workspaceId,
+      knowledgeBaseId: base,
+      name: `bulk-${d}.txt`,
+      format: "text",
+      contentType: "text/plain",
+      sizeBytes: 0,
+      checksum: documentId,
+      storageKey: `test/${documentId}`,
+      status,
+      progress: status === "ready" ? 100 : 50,
+      chunkSize: 500,
+      chunkOverlap: 50,
+      chunkCount: options.chunks,
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await db.execute(sql`
+      insert into knowledge_chunks (id, workspace_id, knowledge_base_id, document_id, position, text,
+        char_start, char_end, heading_path, token_count${vectorColumns})
+      select ${documentId} || '-' || n, ${workspaceId}, ${base}, ${documentId}, n, ${options.chunkText(d)},
+        0, 60, '[]'::jsonb, 15${vectorValues}
+      from generate_series(0, ${options.chunks - 1}) n`);
+    if (status === "ready") await indexDocumentTerms(db, documentId);
+    ids.push(documentId);
+  }
+  return ids;
 }
 
 /** Polls the document until it is `ready` or `failed` (or `until` says so), stepping `onPoll` each time. */

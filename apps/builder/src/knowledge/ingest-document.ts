@@ -1,7 +1,7 @@
 import { buffer } from "node:stream/consumers";
 import { setImmediate } from "node:timers/promises";
 import { type Clock, newId, toStorable, toStorableText } from "@app/core";
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
 import type { DeliveryNotifier } from "../events/emit-event.ts";
@@ -131,9 +131,11 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
   if (dimensions === null && base.embeddingProvider === "local")
     dimensions = await recordDimensions(db, base.id, LOCAL_EMBEDDING_DIMENSIONS);
   if (dimensions !== null) await ensureVectorIndex(db, dimensions);
-  // Every chunk still without a vector, in one statement: a retry resumes after the batches saved.
+  // Only the ids of the chunks still without a vector up front (a retry resumes after the batches
+  // saved); each batch's texts are read just before it is embedded, so a document at the upload
+  // limit never holds all its text in memory at once.
   const pending = await db
-    .select({ id: knowledgeChunks.id, text: knowledgeChunks.text, headingPath: knowledgeChunks.headingPath })
+    .select({ id: knowledgeChunks.id })
     .from(knowledgeChunks)
     .where(and(eq(knowledgeChunks.documentId, document.id), isNull(sql`embedding`)))
     .orderBy(asc(knowledgeChunks.position));
@@ -143,18 +145,33 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
     .where(eq(knowledgeChunks.documentId, document.id));
   const total = counts?.total ?? 0;
   let done = total - pending.length;
-  const batches: (typeof pending)[] = [];
+  const batches: string[][] = [];
   for (let i = 0; i < pending.length; i += EMBEDDING_BATCH_SIZE)
-    batches.push(pending.slice(i, i + EMBEDDING_BATCH_SIZE));
+    batches.push(pending.slice(i, i + EMBEDDING_BATCH_SIZE).map((chunk) => chunk.id));
 
-  // Pipelined: batch n + 1 is embedded (on the local embedder's thread, or by the provider) while
-  // batch n is written, which is the embedded database's work on this thread. One call at a time
-  // still, so a provider sees the same sequence of requests as before.
+  // Pipelined: batch n + 1 is read and embedded (on the local embedder's thread, or by the
+  // provider) while batch n is written, which is the embedded database's work on this thread. Its
+  // read is sent before batch n's write, so it does not wait for it. One call at a time still, so a
+  // provider sees the same sequence of requests as before.
   const stopEmbedding = new AbortController();
   const onAbort = () => stopEmbedding.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
-  const embed = (batch: typeof pending) => {
-    const embedded = embedBatch(batch.map(embeddingInput), stopEmbedding.signal);
+  const readAndEmbed = async (ids: string[]) => {
+    const chunks = await db
+      .select({
+        id: knowledgeChunks.id,
+        text: knowledgeChunks.text,
+        headingPath: knowledgeChunks.headingPath,
+      })
+      .from(knowledgeChunks)
+      .where(inArray(knowledgeChunks.id, ids))
+      .orderBy(asc(knowledgeChunks.position));
+    // Chunks go only with their document (a re-parse runs under the lease too).
+    if (chunks.length !== ids.length) throw new LeaseLostError(`the chunks of ${document.id} were deleted`);
+    return { chunks, ...(await embedBatch(chunks.map(embeddingInput), stopEmbedding.signal)) };
+  };
+  const embed = (ids: string[]) => {
+    const embedded = readAndEmbed(ids);
     // Awaited in the next turn of the loop; if the loop ends before (lease lost), it must not
     // become an unhandled rejection.
     embedded.catch(() => undefined);
@@ -162,8 +179,8 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
   };
   try {
     let next = batches[0] ? embed(batches[0]) : undefined;
-    for (const [i, batch] of batches.entries()) {
-      const { literals, width } = await (next as ReturnType<typeof embed>);
+    for (let i = 0; i < batches.length; i++) {
+      const { chunks: batch, literals, width } = await (next as ReturnType<typeof embed>);
       // A stopping worker gives the document back rather than finish it (the thread ignores the signal).
       signal.throwIfAborted();
       const following = batches[i + 1];

@@ -94,6 +94,16 @@ describe.skipIf(!builder.hasVector)("ingestion with an embedding provider (needs
     expect(failed.error).toContain("rejected the API key");
   });
 
+  /** 300 paragraphs two to a 50-token chunk: 150 chunks, embedded in batches of 64, 64 and 22. */
+  const threeBatches = {
+    name: "long.txt",
+    bytes: Array.from(
+      { length: 300 },
+      (_, i) => `Paragraph ${i} describes step ${i} of the long procedure in enough words to fill a chunk.`,
+    ).join("\n\n"),
+    extra: { chunk_size: "50", chunk_overlap: "0" },
+  };
+
   it("moves through every status, with progress, on the event stream", async () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => {
@@ -111,16 +121,7 @@ describe.skipIf(!builder.hasVector)("ingestion with an embedding provider (needs
     await waitForDocument(builder, cookie, blocker.id, {
       until: (document) => document.status === "embedding",
     });
-    const paragraphs = Array.from(
-      { length: 300 },
-      (_, i) => `Paragraph ${i} describes step ${i} of the long procedure in enough words to fill a chunk.`,
-    );
-    const document = await uploadOk(builder, cookie, {
-      knowledgeBaseId: base,
-      name: "long.txt",
-      bytes: paragraphs.join("\n\n"),
-      extra: { chunk_size: "50", chunk_overlap: "0" },
-    });
+    const document = await uploadOk(builder, cookie, { knowledgeBaseId: base, ...threeBatches });
     const response = await builder.request(`/api/rag/documents/${document.id}/events`, { cookie });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
@@ -148,34 +149,56 @@ describe.skipIf(!builder.hasVector)("ingestion with an embedding provider (needs
     expect(statuses).toEqual(["queued", "parsing", "embedding", "ready"]);
     const progress = events.map((event) => event.progress);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
-    // Two paragraphs fit in a 50-token chunk: 150 chunks, embedded in three batches of up to 64.
     expect(events.at(-1)).toMatchObject({ status: "ready", progress: 100, chunk_count: 150 });
     expect(progress.filter((value) => value > 10 && value < 100).length).toBeGreaterThanOrEqual(2);
   });
 
-  it("another process finishes a document whose worker died mid-ingestion", async () => {
+  it("reads each batch's texts just before embedding it, not the whole document's up front", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const { fake, cookie, base } = await providerBase({
-      script: ({ index }) => (index === 0 ? { hang: true } : { embed: true }),
+      script: ({ index }) => (index === 0 ? { embed: true, after: gate } : { embed: true }),
     });
-    const document = await uploadOk(builder, cookie, {
-      knowledgeBaseId: base,
-      name: "d.txt",
-      bytes: "survives a crash",
-    });
+    const document = await uploadOk(builder, cookie, { knowledgeBaseId: base, ...threeBatches });
     await waitForDocument(builder, cookie, document.id, { until: () => fake.calls.length > 0 });
+    // While the first batch is being embedded, the third batch's chunks change: the worker embeds
+    // what they hold when their turn comes.
+    await builder.deps.db.execute(
+      sql`update knowledge_chunks set text = 'rewritten while the first batch was embedded'
+        where document_id = ${document.id} and position >= 128`,
+    );
+    release();
+    expect((await waitForDocument(builder, cookie, document.id)).status).toBe("ready");
+    expect(fake.calls.map((call) => call.input.length)).toEqual([64, 64, 22]);
+    expect(fake.calls[0]?.input[0]).toMatch(/^Paragraph 0 /);
+    expect(new Set(fake.calls[2]?.input)).toEqual(new Set(["rewritten while the first batch was embedded"]));
+  });
+
+  it("another process finishes a document whose worker died mid-ingestion, from the batches not saved", async () => {
+    const { fake, cookie, base } = await providerBase({
+      script: ({ index }) => (index === 1 ? { hang: true } : { embed: true }),
+    });
+    const document = await uploadOk(builder, cookie, { knowledgeBaseId: base, ...threeBatches });
+    // The second batch's call hangs once the first batch is saved.
+    await waitForDocument(builder, cookie, document.id, {
+      until: (current) => fake.calls.length > 1 && current.progress > 10,
+    });
     expect((await waitForDocument(builder, cookie, document.id, { until: () => true })).status).toBe(
       "embedding",
     );
 
     // The first worker is stuck and never comes back: a second app on the same database takes over
-    // once the lease has expired.
+    // once the lease has expired, and embeds from the second batch on.
     const second = createBuilderApp(builder.deps);
     await second.start();
     try {
       clock.advance(61_000);
       const done = await waitForDocument(builder, cookie, document.id);
-      expect(done).toMatchObject({ status: "ready", chunk_count: 1, attempts: 2 });
-      expect(fake.calls).toHaveLength(2);
+      expect(done).toMatchObject({ status: "ready", chunk_count: 150, attempts: 2 });
+      expect(fake.calls.map((call) => call.input.length)).toEqual([64, 64, 64, 22]);
+      expect(fake.calls[2]?.input).toEqual(fake.calls[1]?.input);
     } finally {
       await second.stop();
     }
@@ -190,9 +213,9 @@ describe.skipIf(!builder.hasVector)("ingestion with an embedding provider (needs
     });
     expect((await waitForDocument(builder, cookie, next.id)).status).toBe("ready");
     const after = await waitForDocument(builder, cookie, document.id, { until: () => true });
-    expect(after).toMatchObject({ status: "ready", chunk_count: 1, error: null });
-    const hits = await search(builder, cookie, base, { query: "survives crash", mode: "fulltext" });
-    expect(hits.data.map((hit) => hit.document_id)).toEqual([document.id]);
+    expect(after).toMatchObject({ status: "ready", chunk_count: 150, error: null });
+    const hits = await search(builder, cookie, base, { query: "long procedure", mode: "fulltext" });
+    expect(new Set(hits.data.map((hit) => hit.document_id))).toEqual(new Set([document.id]));
   });
 
   describe("hybrid retrieval against a semantic provider", () => {

@@ -1,11 +1,16 @@
 import { Writable } from "node:stream";
-import { newId } from "@app/core";
 import { queryRows } from "@app/db";
 import { createLogger } from "@app/http";
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder } from "../../test/harness.ts";
-import { createBase, search, uploadOk, waitForDocument } from "../../test/knowledge-support.ts";
+import {
+  createBase,
+  insertDocuments,
+  search,
+  uploadOk,
+  waitForDocument,
+} from "../../test/knowledge-support.ts";
 import {
   BM25_B,
   BM25_K1,
@@ -14,7 +19,6 @@ import {
   commonTerms,
   DOCUMENT_WEIGHT,
   HEADER_WEIGHT,
-  indexDocumentTerms,
   maxScoreRanking,
   maxScoreSql,
   questionTerms,
@@ -23,7 +27,6 @@ import {
   scoredTerms,
   wordIdf,
 } from "./lexical-index.ts";
-import { knowledgeDocuments } from "./schema.ts";
 import { fuse, LOCAL_VECTOR_LEXICAL_WEIGHT, localQueryEmbedding, vectorRanking } from "./search-knowledge.ts";
 
 // Runs on PGlite, and on PostgreSQL with TEST_DATABASE_URL set.
@@ -64,55 +67,6 @@ const fulltext = async (base: string, query: string, topK = 10) =>
   (await search(builder, alice, base, { query, mode: "fulltext", top_k: topK })).data;
 
 /**
- * BM25 computed here from first principles, for one term in a base of `simple`-language documents
- * of one chunk each: the chunk's score plus `DOCUMENT_WEIGHT` times its document's, which is the
- * same figure when a document is one chunk.
- */
-/**
- * `count` ready documents of 1,000 chunks each, written straight into the tables (ingesting them
- * would take minutes) and indexed for BM25; `chunkText(d)` is the SQL of chunk `n`'s text in
- * document `d`.
- */
-async function insertReadyDocuments(base: string, count: number, chunkText: (d: number) => SQL) {
-  const { db } = builder.deps;
-  const [owner] = await queryRows<{ workspace_id: string }>(
-    db,
-    sql`select workspace_id from knowledge_bases where id = ${base}`,
-  );
-  const workspaceId = owner?.workspace_id as string;
-  for (let d = 0; d < count; d++) {
-    const documentId = newId("doc");
-    const now = new Date();
-    await db.insert(knowledgeDocuments).values({
-      id: documentId,
-      workspaceId,
-      knowledgeBaseId: base,
-      name: `bulk-${d}.txt`,
-      format: "text",
-      contentType: "text/plain",
-      sizeBytes: 0,
-      checksum: documentId,
-      storageKey: `test/${documentId}`,
-      status: "ready",
-      progress: 100,
-      chunkSize: 500,
-      chunkOverlap: 50,
-      chunkCount: 1_000,
-      nextAttemptAt: now,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await db.execute(sql`
-      insert into knowledge_chunks (id, workspace_id, knowledge_base_id, document_id, position, text,
-        char_start, char_end, heading_path, token_count)
-      select ${documentId} || '-' || n, ${workspaceId}, ${base}, ${documentId}, n, ${chunkText(d)},
-        0, 60, '[]'::jsonb, 15
-      from generate_series(0, 999) n`);
-    await indexDocumentTerms(db, documentId);
-  }
-}
-
-/**
  * The rows of `knowledge_document_terms` of `base` that differ from its postings summed per
  * (term, document), both ways: none when the per-document sums are right.
  */
@@ -135,6 +89,11 @@ async function sumsDifferingFromPostings(base: string): Promise<number> {
   return Number(row?.count);
 }
 
+/**
+ * BM25 computed here from first principles, for one term in a base of `simple`-language documents
+ * of one chunk each: the chunk's score plus `DOCUMENT_WEIGHT` times its document's, which is the
+ * same figure when a document is one chunk.
+ */
 function bm25(frequency: number, length: number, df: number, chunks: number, averageLength: number): number {
   const idf = Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
   return (
@@ -440,12 +399,12 @@ describe("planner statistics", () => {
     const { db } = builder.deps;
     const base = await createBase(builder, alice, { name: "Plans" });
     // Ten ready documents of 1,000 chunks, each chunk twelve words of a 3,000-word vocabulary.
-    await insertReadyDocuments(
-      base,
-      10,
-      (d) =>
+    await insertDocuments(builder, base, {
+      count: 10,
+      chunks: 1_000,
+      chunkText: (d) =>
         sql`(select string_agg('w' || ((n * 7919 + k * 104729 + ${d} * 31) % 3000), ' ') from generate_series(1, 12) k)`,
-    );
+    });
     await refreshPlannerStatistics(db, new Date());
     const plan = async (query: ReturnType<typeof sql>) =>
       db.transaction(async (tx) => {
@@ -504,16 +463,15 @@ describe("MaxScore pruning", () => {
     const base = await createBase(builder, alice, { name: "Pruning" });
     // Four documents of 1,000 chunks: "rare" in 80 chunks, "scarce" in 200, "common" 0 to 3 times
     // in three chunks of four (3,000 postings, enough to be skipped), filler words around them.
-    await insertReadyDocuments(
-      base,
-      4,
-      (
-        d,
-      ) => sql`(select string_agg('w' || ((n * 7919 + k * 104729 + ${d} * 31) % 500), ' ') from generate_series(1, 6 + n % 5) k)
+    await insertDocuments(builder, base, {
+      count: 4,
+      chunks: 1_000,
+      chunkText: (d) =>
+        sql`(select string_agg('w' || ((n * 7919 + k * 104729 + ${d} * 31) % 500), ' ') from generate_series(1, 6 + n % 5) k)
             || case when (n + ${d}) % 50 = 0 then ' rare' else '' end
             || case when (n * 3 + ${d}) % 20 = 0 then ' scarce' else '' end
             || repeat(' common', (n * 13 + ${d}) % 4)`,
-    );
+    });
     const full = async (query: string, limit: number) =>
       queryRows<{ id: string; score: number }>(
         db,

@@ -8,6 +8,7 @@ import { startTestBuilder } from "../../test/harness.ts";
 import {
   createBase,
   type DocumentJson,
+  insertDocuments,
   makeDocx,
   makePdf,
   search,
@@ -475,49 +476,29 @@ describe("search modes", () => {
     "vector search skips the indexed chunks of a document that is still ingesting",
     async () => {
       const { db } = builder.deps;
-      const [rotate] = await db
-        .select({ id: knowledgeDocuments.id, workspaceId: knowledgeDocuments.workspaceId })
-        .from(knowledgeDocuments)
-        .where(and(eq(knowledgeDocuments.knowledgeBaseId, base), eq(knowledgeDocuments.name, "rotate.md")));
       // As ingestion leaves a document between two embedding batches: chunks in the HNSW index
       // (width set), the document not ready.
-      const pendingId = "doc_pending_rotation";
-      const now = new Date();
-      await db.insert(knowledgeDocuments).values({
-        id: pendingId,
-        workspaceId: rotate?.workspaceId as string,
-        knowledgeBaseId: base,
-        name: "pending.md",
-        format: "markdown",
-        contentType: "text/markdown",
-        sizeBytes: 1,
-        checksum: pendingId,
-        storageKey: `test/${pendingId}`,
-        status: "embedding",
-        progress: 50,
-        chunkSize: 500,
-        chunkOverlap: 50,
-        chunkCount: 1,
-        nextAttemptAt: now,
-        createdAt: now,
-        updatedAt: now,
-      });
-      await db.execute(sql`
-        insert into knowledge_chunks (id, workspace_id, knowledge_base_id, document_id, position, text,
-          char_start, char_end, token_count, dimensions, embedding)
-        values ('chk_pending_rotation', ${rotate?.workspaceId}, ${base}, ${pendingId}, 0, 'rotating keys', 0, 13, 3,
-          384, ${vectorLiteral(localEmbedding("rotating keys"))}::vector)`);
+      const pendingId = (
+        await insertDocuments(builder, base, {
+          count: 1,
+          chunks: 1,
+          chunkText: () => sql`'rotating keys'`,
+          status: "embedding",
+          vector: localEmbedding("rotating keys"),
+        })
+      )[0] as string;
+      const pendingChunk = `${pendingId}-0`;
       try {
         const found = async () =>
           (
             await search(builder, alice, base, { query: "rotating keys", mode: "vector", top_k: 10 })
           ).data.map((hit) => hit.chunk_id);
-        expect(await found()).not.toContain("chk_pending_rotation");
+        expect(await found()).not.toContain(pendingChunk);
         await db
           .update(knowledgeDocuments)
           .set({ status: "ready" })
           .where(eq(knowledgeDocuments.id, pendingId));
-        expect(await found()).toContain("chk_pending_rotation");
+        expect(await found()).toContain(pendingChunk);
       } finally {
         await db.delete(knowledgeDocuments).where(eq(knowledgeDocuments.id, pendingId));
       }
