@@ -131,19 +131,16 @@ async function embedChunks(deps: IngestDeps, document: DocumentRow, lease: Lease
   if (dimensions === null && base.embeddingProvider === "local")
     dimensions = await recordDimensions(db, base.id, LOCAL_EMBEDDING_DIMENSIONS);
   if (dimensions !== null) await ensureVectorIndex(db, dimensions);
-  // Only the ids of the chunks still without a vector up front (a retry resumes after the batches
+  // Only the chunks' ids up front, and which still lack a vector (a retry resumes after the batches
   // saved); each batch's texts are read just before it is embedded, so a document at the upload
   // limit never holds all its text in memory at once.
-  const pending = await db
-    .select({ id: knowledgeChunks.id })
+  const chunkIds = await db
+    .select({ id: knowledgeChunks.id, isPending: sql<boolean>`embedding is null` })
     .from(knowledgeChunks)
-    .where(and(eq(knowledgeChunks.documentId, document.id), isNull(sql`embedding`)))
+    .where(eq(knowledgeChunks.documentId, document.id))
     .orderBy(asc(knowledgeChunks.position));
-  const [counts] = await db
-    .select({ total: sql<number>`count(*)::int` })
-    .from(knowledgeChunks)
-    .where(eq(knowledgeChunks.documentId, document.id));
-  const total = counts?.total ?? 0;
+  const pending = chunkIds.filter((chunk) => chunk.isPending);
+  const total = chunkIds.length;
   let done = total - pending.length;
   const batches: string[][] = [];
   for (let i = 0; i < pending.length; i += EMBEDDING_BATCH_SIZE)
