@@ -14,6 +14,7 @@ import {
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { VersionErrors } from "../versions/errors.ts";
 import {
   chatAnswerSchema,
   chatBody,
@@ -78,8 +79,10 @@ export function registerChatRoutes(router: OpenAPIHono<AppEnv>, deps: Deps): voi
     const context = await findTurnContext(deps.db, workspaceId, {
       agentId: c.req.valid("param").id,
       conversationId: body.conversation_id,
+      version: body.version,
     });
     if (!context) throw AgentErrors.AGENT_NOT_FOUND();
+    if (context === "version_not_found") throw VersionErrors.VERSION_NOT_FOUND({ param: "version" });
     const prepared = await prepareAgentTurn(deps, workspaceId, context, body);
     const events = runAgentTurn(deps, prepared, c.req.raw.signal);
     const isStreaming = (c.req.header("accept") ?? "").includes("text/event-stream");

@@ -64,7 +64,10 @@ export const appKeys = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
   },
-  (table) => [uniqueIndex("app_keys_hash_idx").on(table.keyHash), index("app_keys_app_idx").on(table.appId, table.id)],
+  (table) => [
+    uniqueIndex("app_keys_hash_idx").on(table.keyHash),
+    index("app_keys_app_idx").on(table.appId, table.id),
+  ],
 );
 
 /**
