@@ -66,6 +66,19 @@ export const messageSchema = z
       .openapi({ description: "The agent version that answered; null for the draft" }),
     usage: usageSchema.nullable(),
     created_at: z.string(),
+    feedback: z
+      .array(
+        z.object({
+          source: z.enum(["user", "team"]),
+          rating: z.enum(["like", "dislike"]),
+          comment: z.string().nullable(),
+          updated_at: z.string(),
+        }),
+      )
+      .optional()
+      .openapi({
+        description: "Ratings of the answer: its end user's (an app's) and the team's; in message lists",
+      }),
   })
   .openapi("Message");
 

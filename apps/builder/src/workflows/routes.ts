@@ -16,6 +16,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { VersionSelector } from "../versions/contract.ts";
 import { VersionErrors } from "../versions/errors.ts";
+import { answerRun } from "./answer-run.ts";
 import { checkGraphReferences } from "./check-graph-references.ts";
 import { checkRunnable } from "./check-runnable.ts";
 import {
@@ -308,27 +309,9 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     const workspaceId = c.get("principal").workspaceId;
     checkRunnable(runner, workflow, inputs, version);
     await requireCredits(deps, workspaceId, { work: "This workflow run" });
-    if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
-      const requestId = c.get("requestId");
-      return eventStream(
-        c,
-        async (sse) => {
-          // The run is a record of its own: a client that goes away does not cancel it.
-          await runner.run({
-            workspaceId,
-            workflow,
-            inputs,
-            trigger: "api",
-            version,
-            persistAtStart: true,
-            onEvent: (event: RunStreamEvent) => void sse.send(event.event, event.data),
-          });
-        },
-        (error) => deps.logger.error({ request_id: requestId, err: error }, "workflow run stream failed"),
-      );
-    }
-    const result = await runner.run({ workspaceId, workflow, inputs, trigger: "api", version });
-    return c.json(finishedRunJson(result, { workflowId: workflow.id, trigger: "api", inputs, version }), 200);
+    return answerRun(c, deps, runner, { workspaceId, workflow, inputs, trigger: "api", version }, (result) =>
+      finishedRunJson(result, { workflowId: workflow.id, trigger: "api", inputs, version }),
+    );
   });
   router.openapi(routes.listRuns, async (c) => {
     const workflow = await ownWorkflow(c, c.req.valid("param").id);
