@@ -13,18 +13,19 @@ export const widgetDistDir = join(widgetDir, "dist");
 export const WIDGET_ENTRIES = ["embed", "webapp"] as const;
 
 /**
- * Builds dist/embed.js and dist/webapp.js and their compressed copies; answers each file's sizes.
+ * Builds embed.js and webapp.js into `outdir` (dist/ unless told) with their compressed copies;
+ * answers each file's sizes.
  *
  * @example await buildWidget(); // then GET /embed.js on the builder
  */
 export async function buildWidget(
-  brotliQuality?: number,
+  outdir: string = widgetDistDir,
 ): Promise<{ file: string; bytes: number; br: number; gzip: number }[]> {
   const esbuild = await import("esbuild");
-  rmSync(widgetDistDir, { recursive: true, force: true });
+  rmSync(outdir, { recursive: true, force: true });
   await esbuild.build({
     entryPoints: WIDGET_ENTRIES.map((entry) => join(widgetDir, "src", `${entry}.ts`)),
-    outdir: widgetDistDir,
+    outdir,
     bundle: true,
     minify: true,
     // A classic script: embed.js reads document.currentScript, which a module never sees.
@@ -34,7 +35,9 @@ export async function buildWidget(
     legalComments: "none",
     logLevel: "warning",
   });
-  return precompressDirectory(widgetDistDir, brotliQuality);
+  // Brotli's best quality: two small files take milliseconds, and every visitor of every host site
+  // downloads them.
+  return precompressDirectory(outdir);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
