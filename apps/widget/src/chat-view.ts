@@ -10,7 +10,7 @@ import {
   type Message,
   type Rating,
 } from "./api.ts";
-import { h, uniqueId } from "./dom.ts";
+import { h, svgIcon, uniqueId } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
 import type { AppStore } from "./store.ts";
 import { applyTheme } from "./theme.ts";
@@ -131,7 +131,8 @@ export function createChatView(options: {
   const root = h(
     "section",
     {
-      className: `theme chat ${options.layout}`,
+      // Only the page layout has a class of its own: "panel" is the widget's floating box around the view.
+      className: options.layout === "page" ? "theme chat page" : "theme chat",
       "aria-labelledby": titleId,
       onkeydown: (event: Event) => {
         if ((event as KeyboardEvent).key === "Escape" && !side.hidden && options.layout === "panel")
@@ -469,6 +470,10 @@ function citationList(citations: Citation[]): HTMLElement {
   );
 }
 
+/** A thumb up; turned over (CSS) for down. */
+const THUMB_ICON =
+  "M2 21h4V9H2v12zm21-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.5-1.1L14.2 1 7.6 7.6C7.2 8 7 8.4 7 9v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1.2-.7v-2z";
+
 /** Thumbs up / down on an answer (pressing the pressed one again takes it back), then an optional comment. */
 function feedbackControls(api: ApiClient, messageId: string, initial: Message["feedback"]): HTMLElement {
   let rating: Rating | null = initial?.rating ?? null;
@@ -492,14 +497,14 @@ function feedbackControls(api: ApiClient, messageId: string, initial: Message["f
       },
     },
     comment,
-    h("button", { type: "submit", className: "btn" }, "Send"),
+    h("button", { type: "submit", className: "btn" }, "Send feedback"),
   );
-  const thumb = (value: Rating, label: string, symbol: string) =>
+  const thumb = (value: Rating, label: string) =>
     h(
       "button",
       {
         type: "button",
-        className: "icon",
+        className: `icon ${value}`,
         "aria-label": label,
         "aria-pressed": String(rating === value),
         onclick: () => {
@@ -514,10 +519,10 @@ function feedbackControls(api: ApiClient, messageId: string, initial: Message["f
           });
         },
       },
-      symbol,
+      svgIcon(THUMB_ICON),
     );
-  const like = thumb("like", "Good answer", "👍");
-  const dislike = thumb("dislike", "Bad answer", "👎");
+  const like = thumb("like", "Good answer");
+  const dislike = thumb("dislike", "Bad answer");
   async function post(value: Rating | null, text?: string): Promise<boolean> {
     try {
       await api.feedback(messageId, value, text);

@@ -74,3 +74,21 @@ export function uniqueId(prefix: string): string {
   nextId += 1;
   return `aw-${prefix}-${nextId}`;
 }
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/**
+ * A 24×24 icon drawn by one path, hidden from assistive technology (its button carries the name).
+ * Drawn rather than an emoji: not every system has an emoji font.
+ *
+ * @example h("button", { "aria-label": "Open chat" }, svgIcon(CHAT_PATH))
+ */
+export function svgIcon(path: string): SVGSVGElement {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  const shape = document.createElementNS(SVG_NS, "path");
+  shape.setAttribute("d", path);
+  svg.appendChild(shape);
+  return svg;
+}

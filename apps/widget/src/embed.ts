@@ -4,7 +4,7 @@
 // the page.
 import { type ApiClient, ApiError, type AppConfig, createApiClient, describeError } from "./api.ts";
 import { type ChatView, createChatView } from "./chat-view.ts";
-import { adoptStyles, h } from "./dom.ts";
+import { adoptStyles, h, svgIcon } from "./dom.ts";
 import { appStore } from "./store.ts";
 import { CHAT_CSS, THEME_CSS, WIDGET_CSS } from "./styles.ts";
 import { applyTheme } from "./theme.ts";
@@ -12,17 +12,8 @@ import { applyTheme } from "./theme.ts";
 // Only while this script first runs does the browser say which <script> element it is.
 const script = document.currentScript as HTMLScriptElement | null;
 
-const SVG = "http://www.w3.org/2000/svg";
-
-function chatIcon(): SVGSVGElement {
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("aria-hidden", "true");
-  const path = document.createElementNS(SVG, "path");
-  path.setAttribute("d", "M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z");
-  svg.appendChild(path);
-  return svg;
-}
+/** A speech bubble. */
+const CHAT_ICON = "M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z";
 
 function mount(script: HTMLScriptElement): void {
   const slug = script.dataset.app;
@@ -52,7 +43,7 @@ function mount(script: HTMLScriptElement): void {
       "aria-expanded": "false",
       onclick: () => toggle(),
     },
-    chatIcon(),
+    svgIcon(CHAT_ICON),
   );
   const wrap = h("div", { className: "theme bubble-wrap" }, bubble);
   shadow.append(wrap);

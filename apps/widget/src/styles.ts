@@ -7,8 +7,8 @@ export const THEME_CSS = `
 color:var(--fg);background:var(--bg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;box-sizing:border-box}
 .theme.dark{--bg:#17191e;--fg:#e8eaed;--muted:#a3a9b3;--line:#3a3f48;--soft:#23262d;--bad:#ff8a80}
 .theme *,.theme *::before,.theme *::after{box-sizing:inherit}
-.theme button,.theme textarea,.theme input{font:inherit;color:inherit}
-.theme button{cursor:pointer}
+.theme :where(button,textarea,input){font:inherit;color:inherit}
+.theme :where(button){cursor:pointer}
 .theme :focus-visible{outline:2px solid var(--accent);outline-offset:2px}
 .theme [hidden]{display:none!important}
 .alert{margin:8px 12px;padding:8px 10px;border-radius:8px;background:var(--soft);color:var(--bad);border:1px solid var(--bad)}
@@ -60,7 +60,9 @@ export const CHAT_CSS = `
 .passage p{margin:0}
 .fb{display:flex;flex-wrap:wrap;align-items:center;gap:2px;margin-top:4px}
 .fb .icon{min-width:30px;height:30px;font-size:15px;opacity:.75}
-.fb .icon[aria-pressed=true]{opacity:1;background:rgba(127,127,127,.25)}
+.fb .icon[aria-pressed=true]{opacity:1;background:rgba(127,127,127,.25);color:var(--accent)}
+.fb svg{width:16px;height:16px;fill:currentColor;vertical-align:middle}
+.fb .dislike svg{transform:rotate(180deg)}
 .fb form{display:flex;gap:4px;flex-basis:100%;margin-top:4px}
 .fb textarea{flex:1;min-width:0;border:1px solid var(--line);border-radius:6px;background:var(--bg);padding:4px 6px;resize:vertical}
 .fb [role=status]{color:var(--muted);font-size:13px}

@@ -39,6 +39,13 @@ export function readField(field: Pick<Field, "input" | "control">): { value?: un
   return { value: parsed };
 }
 
+/** A run's or a node's error (`{ code, message }`) in words. */
+function errorText(error: unknown): string {
+  if (typeof error === "string") return error;
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === "string" ? message : "unknown error";
+}
+
 function fieldFor(input: AppInput): { element: HTMLElement; field: Field } {
   const id = uniqueId("field");
   const errorId = `${id}-error`;
@@ -139,13 +146,13 @@ export function createWorkflowView(api: ApiClient, config: AppConfig): HTMLEleme
           step(
             data,
             isFailed
-              ? `${name}: failed${data.error ? ` (${String(data.error)})` : ""}`
+              ? `${name}: failed${data.error ? ` (${errorText(data.error)})` : ""}`
               : `${name}: done in ${seconds.toFixed(1)} s`,
             isFailed ? "failed" : "done",
           );
         } else if (event === "run_finished") {
           if (data.status !== "succeeded")
-            alert.textContent = `The run failed: ${typeof data.error === "string" ? data.error : String(data.status)}`;
+            alert.textContent = `The run did not finish: ${errorText(data.error)}`;
           const values = (data.outputs ?? {}) as Record<string, unknown>;
           outputs.replaceChildren(
             h("h2", {}, "Result"),
