@@ -53,21 +53,34 @@ function mount(script: HTMLScriptElement): void {
   let view: ChatView | null = null;
   let panel: HTMLElement | null = null;
 
-  // In the background from the start, so an open finds them ready; nothing waits for them.
-  void api.config().then(
-    (answer) => {
-      config = answer;
-      applyTheme(wrap, answer.theme);
-      view?.applyConfig(answer);
-      panel?.setAttribute("aria-label", answer.title || "Chat");
-    },
-    (error: unknown) => {
-      // Refused or unknown: the bubble stays, and the panel says why instead of taking messages.
-      const isFinal = error instanceof ApiError && error.status !== 0 && error.status !== 429;
-      if (isFinal || !refusal) refusal = describeError(error, api.isIdentified);
-      view?.disable(refusal);
-    },
-  );
+  let isConfigLoading = false;
+  // In the background from the start, so an open finds it ready; nothing waits for it.
+  const loadConfig = () => {
+    if (isConfigLoading || config || refusal) return;
+    isConfigLoading = true;
+    void api
+      .config()
+      .then(
+        (answer) => {
+          config = answer;
+          applyTheme(wrap, answer.theme);
+          view?.applyConfig(answer);
+          panel?.setAttribute("aria-label", answer.title || "Chat");
+        },
+        (error: unknown) => {
+          // Refused (a site not allowed, an unknown app): the bubble stays, and the panel says why
+          // instead of taking messages. A lost connection or a 429 is not final: the next open asks
+          // again, and sending meanwhile tries for itself and says what went wrong.
+          if (!(error instanceof ApiError) || error.status === 0 || error.status === 429) return;
+          refusal = describeError(error, api.isIdentified);
+          view?.disable(refusal);
+        },
+      )
+      .finally(() => {
+        isConfigLoading = false;
+      });
+  };
+  loadConfig();
 
   function open(isFocused: boolean) {
     if (!view || !panel) {
@@ -88,6 +101,7 @@ function mount(script: HTMLScriptElement): void {
     bubble.setAttribute("aria-expanded", "true");
     bubble.setAttribute("aria-label", "Close chat");
     if (isFocused) view.input.focus();
+    loadConfig();
     // The session and the conversation list are fetched on the first open, not for every visitor of
     // the host page: an anonymous end user exists once someone opens the chat.
     if (!refusal) {
