@@ -8,6 +8,9 @@ export function runJson(row: RunRow, nodes: NodeRunRow[] | undefined) {
     workflow_id: row.workflowId,
     status: row.status,
     trigger: row.trigger,
+    version: row.version,
+    app_id: row.appId,
+    end_user_id: row.endUserId,
     inputs: row.inputs,
     outputs: row.outputs ?? null,
     error: row.error ?? null,
@@ -40,7 +43,14 @@ export function runJson(row: RunRow, nodes: NodeRunRow[] | undefined) {
 /** The answer of a blocking run, built from the engine's result without reading it back. */
 export function finishedRunJson(
   result: RunResult,
-  context: { workflowId: string; trigger: RunRow["trigger"]; inputs: Record<string, unknown> },
+  context: {
+    workflowId: string;
+    trigger: RunRow["trigger"];
+    inputs: Record<string, unknown>;
+    version?: number | null | undefined;
+    appId?: string | null | undefined;
+    endUserId?: string | null | undefined;
+  },
 ) {
   const nodes = [...result.nodes].sort(
     (a, b) => (a.step ?? 2_147_483_647) - (b.step ?? 2_147_483_647) || a.node_id.localeCompare(b.node_id),
@@ -50,6 +60,9 @@ export function finishedRunJson(
     workflow_id: context.workflowId,
     status: result.status,
     trigger: context.trigger,
+    version: context.version ?? null,
+    app_id: context.appId ?? null,
+    end_user_id: context.endUserId ?? null,
     inputs: context.inputs,
     outputs: result.outputs,
     error: result.error,
