@@ -142,12 +142,14 @@ export function createWorkflowView(api: ApiClient, config: AppConfig): HTMLEleme
         else if (event === "node_skipped") step(data, `${name}: skipped`, "skipped");
         else if (event === "node_finished") {
           const isFailed = data.status === "failed";
-          const seconds = Number(data.elapsed_ms) / 1000;
+          // The public API tells an end user which step ran and how it ended, not its details; the
+          // time and error are shown when a stream carries them.
+          const seconds =
+            typeof data.elapsed_ms === "number" ? ` in ${(data.elapsed_ms / 1000).toFixed(1)} s` : "";
+          const reason = isFailed && data.error ? ` (${errorText(data.error)})` : "";
           step(
             data,
-            isFailed
-              ? `${name}: failed${data.error ? ` (${errorText(data.error)})` : ""}`
-              : `${name}: done in ${seconds.toFixed(1)} s`,
+            isFailed ? `${name}: failed${reason}` : `${name}: done${seconds}`,
             isFailed ? "failed" : "done",
           );
         } else if (event === "run_finished") {
