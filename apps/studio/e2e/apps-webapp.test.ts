@@ -136,7 +136,7 @@ describe("an agent's web app on a phone", () => {
     await expect
       .poll(() => answer.textContent(), { timeout: 20_000 })
       .toContain("<script>window.__pwned=1</script>");
-    expect(await scriptableIn(page, "[data-role=assistant]")).toEqual([]);
+    expect(await scriptableIn(page, "[data-role=assistant] .md")).toEqual([]);
     await click(page, answer.getByText("x", { exact: true }));
     expect(await page.evaluate("typeof window.__pwned")).toBe("undefined");
     expect(page.url()).toBe(`${builder.url}/a/${agentSlug}`);

@@ -70,11 +70,7 @@ export function createChatView(options: {
     "+",
   );
   const close = options.onClose
-    ? h(
-        "button",
-        { type: "button", className: "icon", "aria-label": "Close chat", onclick: options.onClose },
-        "×",
-      )
+    ? h("button", { type: "button", className: "icon", "aria-label": "Close", onclick: options.onClose }, "×")
     : null;
   const list = h("ul");
   const moreConversations = h(

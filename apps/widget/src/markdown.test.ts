@@ -49,6 +49,7 @@ describe("markdown from an untrusted model", () => {
       const root = render(`[click me](${target})`);
       expect(root.querySelector("a"), target).toBeNull();
       expect(root.textContent, target).toBe("click me");
+      expect(root.querySelector("span.inert")?.getAttribute("title"), target).toMatch(/^Link removed/);
     }
   });
 

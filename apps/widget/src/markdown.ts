@@ -218,8 +218,14 @@ function renderInline(text: string, into: Node, isInLink = false): void {
           renderInline(link.label, anchor, true);
           into.appendChild(anchor);
         } else {
-          // An unsafe target (javascript:, data:, relative): only the words remain, not a link.
-          renderInline(link.label, into, true);
+          // An unsafe target (javascript:, data:, relative): only the words remain, not a link; the
+          // tooltip says why a reader finds no link there.
+          const words = h("span", {
+            className: "inert",
+            title: "Link removed: it did not lead to a web page",
+          });
+          renderInline(link.label, words, true);
+          into.appendChild(words);
         }
         i = link.end;
         continue;
