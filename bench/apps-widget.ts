@@ -13,7 +13,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { freePort } from "@app/testing";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "../apps/studio/e2e/browser.ts";
 import { option, printTable, startService, temporaryDataDir } from "./lib.ts";
 
@@ -27,6 +27,8 @@ export interface WidgetFigures {
   clickToUsable: { p50: number; p95: number; max: number };
   baseline: { p50: number; p95: number; max: number };
   clicks: number;
+  /** Whether the host page was on another origin than the builder (CORS preflights included). */
+  isCrossOrigin: boolean;
 }
 
 /** Timings of one gesture, in the page's clock. */
@@ -66,38 +68,95 @@ async function gesture(page: Page, button: ReturnType<Page["getByRole"]>): Promi
   return times.input - times.down;
 }
 
+const BASELINE_PAGE = `<!doctype html><html lang="en"><title>Baseline</title><button type="button" onclick="const t = document.querySelector('textarea'); t.hidden = false; t.focus();">Open chat</button><textarea hidden aria-label="Message"></textarea></html>`;
+
+function hostPage(builderUrl: string, slug: string): string {
+  return `<!doctype html><html lang="en"><title>Host</title><h1>A shop</h1><script src="${builderUrl}/embed.js" data-app="${slug}" async></script></html>`;
+}
+
+/** Where the host page and the baseline page are, and how a browser context gets to them. */
+interface HostPages {
+  url: string;
+  baselineUrl: string;
+  prepare(context: BrowserContext): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The pages on a server of their own: another origin than the builder's, as a customer's site is. */
+async function crossOriginPages(
+  builderUrl: string,
+  slug: () => string,
+): Promise<HostPages & { origin: string }> {
+  const host = createServer((request, response) => {
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+    response.end(request.url === "/baseline" ? BASELINE_PAGE : hostPage(builderUrl, slug()));
+  });
+  await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+  const origin = `http://localhost:${(host.address() as AddressInfo).port}`;
+  return {
+    origin,
+    url: `${origin}/`,
+    baselineUrl: `${origin}/baseline`,
+    prepare: async () => undefined,
+    close: () => {
+      host.closeAllConnections();
+      return new Promise<void>((resolve) => host.close(() => resolve()));
+    },
+  };
+}
+
 /**
- * Measures the widget of app `slug` on a page of another origin: bytes until usable and click to
- * usable, with a blank-page baseline. `publish` is given the host page's origin and answers the slug
- * of an app that allows it.
+ * The pages answered by the browser itself at an address on the builder's origin, which every app
+ * allows: for an app published without `allowed_origins`. The API calls are then same-origin (no
+ * CORS preflights), a little less than a customer's site costs.
+ */
+function builderOriginPages(builderUrl: string, slug: string): HostPages {
+  const prefix = `${new URL(builderUrl).origin}/__widget-bench`;
+  return {
+    url: `${prefix}/host`,
+    baselineUrl: `${prefix}/baseline`,
+    prepare: async (context) => {
+      await context.route(`${prefix}/**`, (route) =>
+        route.fulfill({
+          contentType: "text/html; charset=utf-8",
+          body: route.request().url().endsWith("/baseline") ? BASELINE_PAGE : hostPage(builderUrl, slug),
+        }),
+      );
+    },
+    close: async () => undefined,
+  };
+}
+
+/**
+ * Measures the widget: bytes until usable and click to usable, with a blank-page baseline. With
+ * `publish` the host page is on another origin, which `publish` is given and answers the slug of an
+ * app allowing it; with `slug` alone it is on the builder's origin.
  *
  * @example const figures = await measureWidget({ builderUrl, publish: (origin) => createApp(origin) });
  */
 export async function measureWidget(options: {
   builderUrl: string;
-  publish: (hostOrigin: string) => Promise<string>;
+  publish?: (hostOrigin: string) => Promise<string>;
+  slug?: string;
   clicks?: number;
   browser?: Browser;
 }): Promise<WidgetFigures> {
   const clicks = options.clicks ?? 30;
-  let slug = "";
-  const host = createServer((request, response) => {
-    response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-    response.end(
-      request.url === "/baseline"
-        ? `<!doctype html><html lang="en"><title>Baseline</title><button type="button" onclick="const t = document.querySelector('textarea'); t.hidden = false; t.focus();">Open chat</button><textarea hidden aria-label="Message"></textarea></html>`
-        : `<!doctype html><html lang="en"><title>Host</title><h1>A shop</h1><script src="${options.builderUrl}/embed.js" data-app="${slug}" async></script></html>`,
-    );
-  });
-  await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
-  const hostOrigin = `http://localhost:${(host.address() as AddressInfo).port}`;
+  const builderOrigin = new URL(options.builderUrl).origin;
+  let slug = options.slug ?? "";
+  let pages: HostPages;
+  let isCrossOrigin = false;
+  if (options.publish) {
+    const crossOrigin = await crossOriginPages(options.builderUrl, () => slug);
+    pages = crossOrigin;
+    isCrossOrigin = true;
+    slug = await options.publish(crossOrigin.origin);
+  } else pages = builderOriginPages(options.builderUrl, slug);
   const browser = options.browser ?? (await launchBrowser());
   try {
-    slug = await options.publish(hostOrigin);
-    const builderOrigin = new URL(options.builderUrl).origin;
-
     // Bytes: a fresh context (empty cache), counting until the input has the character.
     const context = await browser.newContext({ extraHTTPHeaders: { "accept-encoding": "br, gzip" } });
+    await pages.prepare(context);
     const page = await context.newPage();
     let untilUsable = 0;
     let script = 0;
@@ -105,12 +164,13 @@ export async function measureWidget(options: {
     let isUsable = false;
     const sizes: Promise<void>[] = [];
     page.on("requestfinished", (request) => {
-      if (isUsable || new URL(request.url()).origin !== builderOrigin) return;
+      const url = new URL(request.url());
+      if (isUsable || url.origin !== builderOrigin || request.url().startsWith(pages.url)) return;
       sizes.push(
         Promise.all([request.sizes(), request.response()]).then(([size, response]) => {
           const bytes = size.responseBodySize + size.responseHeadersSize;
           untilUsable += bytes;
-          if (new URL(request.url()).pathname === "/embed.js") {
+          if (url.pathname === "/embed.js") {
             script = bytes;
             encoding = response?.headers()["content-encoding"] ?? "identity";
           }
@@ -118,7 +178,7 @@ export async function measureWidget(options: {
       );
     });
     await page.addInitScript(RECORDER);
-    await page.goto(hostOrigin);
+    await page.goto(pages.url);
     // The config the widget asks for at load is part of what it loads before use.
     await page.waitForLoadState("networkidle");
     await gesture(page, page.getByRole("button", { name: "Open chat" }));
@@ -128,6 +188,7 @@ export async function measureWidget(options: {
 
     const timed = async (url: string) => {
       const timing = await browser.newContext();
+      await pages.prepare(timing);
       const tab = await timing.newPage();
       await tab.addInitScript(RECORDER);
       const values: number[] = [];
@@ -142,8 +203,8 @@ export async function measureWidget(options: {
       await timing.close();
       return summary(values);
     };
-    const baseline = await timed(`${hostOrigin}/baseline`);
-    const clickToUsable = await timed(hostOrigin);
+    const baseline = await timed(pages.baselineUrl);
+    const clickToUsable = await timed(pages.url);
     return {
       scriptKb: script / 1024,
       untilUsableKb: untilUsable / 1024,
@@ -151,12 +212,34 @@ export async function measureWidget(options: {
       clickToUsable,
       baseline,
       clicks,
+      isCrossOrigin,
     };
   } finally {
     if (!options.browser) await browser.close();
-    host.closeAllConnections();
-    await new Promise<void>((resolve) => host.close(() => resolve()));
+    await pages.close();
   }
+}
+
+/**
+ * What `npm run bench -- apps` calls with its builder and app (published without allowed origins, so
+ * the host page is on the builder's origin): measures and prints the widget's table.
+ *
+ * @example await benchWidget("http://127.0.0.1:3000", "support-bot");
+ */
+export async function benchWidget(base: string, slug: string): Promise<void> {
+  printWidgetTable(await measureWidget({ builderUrl: base, slug }));
+}
+
+/**
+ * Prints the widget's figures as a table.
+ *
+ * @example printWidgetTable(await measureWidget({ builderUrl, slug }));
+ */
+export function printWidgetTable(figures: WidgetFigures): void {
+  console.log(
+    `\nwidget (headless Chromium, host page on ${figures.isCrossOrigin ? "another origin" : "the builder's origin"}; KB = 1024 bytes on the wire, headers included)\n`,
+  );
+  printTable(["measure", "value", "target"], widgetRows(figures));
 }
 
 /**
@@ -218,8 +301,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
         return ((await app.json()) as { slug: string }).slug;
       },
     });
-    console.log("\nwidget benchmark (headless Chromium; KB = 1024 bytes on the wire, headers included)\n");
-    printTable(["measure", "value", "target"], widgetRows(figures));
+    printWidgetTable(figures);
   } finally {
     await builder.stop();
   }
