@@ -46,7 +46,7 @@ import type { AppRow } from "./schema.ts";
 type PublicEnv = { Variables: BaseVariables & { app: AppRow } };
 
 /** New anonymous end users an address may start per app and minute: enough for a page's visitors. */
-const SESSIONS_PER_MINUTE = 30;
+const SESSIONS_PER_MINUTE = 60;
 
 const endUserSecurity = [{ endUserToken: [] }];
 const tags = ["public apps"];
