@@ -26,10 +26,10 @@ export async function createApp(
   builder: TestBuilder,
   cookie: string,
   body: Record<string, unknown>,
-): Promise<{ id: string; slug: string }> {
+): Promise<{ id: string; slug: string; end_user_secret: string }> {
   const response = await builder.request("/api/apps", { method: "POST", cookie, json: body });
   expect(response.status, await response.clone().text()).toBe(201);
-  return (await response.json()) as { id: string; slug: string };
+  return (await response.json()) as { id: string; slug: string; end_user_secret: string };
 }
 
 /** A web server on its own port, serving one page: another site, as far as the browser can tell. */

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { type FakeProvider, type FakeTurn, lastUserText, startFakeOpenAI } from "@app/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +27,7 @@ let page: Page;
 let pageErrors: string[];
 let cookie: string;
 let slug: string;
+let endUserSecret: string;
 let allowed: HostSite;
 let refused: HostSite;
 
@@ -47,6 +49,7 @@ function hostPage(url: URL): string {
     `data-app="${slug}"`,
     url.searchParams.get("position") ? `data-position="${url.searchParams.get("position")}"` : "",
     url.searchParams.get("open") ? `data-open="${url.searchParams.get("open")}"` : "",
+    url.searchParams.get("user") ? `data-user-token="${url.searchParams.get("user")}"` : "",
     "async",
   ];
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Island Parcels</title>
@@ -57,6 +60,13 @@ function hostPage(url: URL): string {
 </style></head>
 <body><main><h1>Island Parcels</h1><p class="status" id="host-status">We ship to every island.</p></main>
 <script ${attributes.filter(Boolean).join(" ")}></script></body></html>`;
+}
+
+/** A JWT (HS256) as a host site's server signs one for its signed-in user. */
+function signEndUser(secret: string, sub: string): string {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const unsigned = `${encode({ alg: "HS256", typ: "JWT" })}.${encode({ sub, name: "Ayu", exp: Math.floor(Date.now() / 1000) + 3600 })}`;
+  return `${unsigned}.${createHmac("sha256", secret).update(unsigned).digest("base64url")}`;
 }
 
 /** The widget's host element; Playwright's locators reach into its open shadow root. */
@@ -116,7 +126,7 @@ beforeAll(async () => {
   });
   allowed = await startHostSite(hostPage);
   refused = await startHostSite(hostPage);
-  ({ slug } = await createApp(builder, cookie, {
+  ({ slug, end_user_secret: endUserSecret } = await createApp(builder, cookie, {
     agent_id: agentId,
     title: "Island Parcels help",
     theme: { color: "#0f766e", dark: false },
@@ -254,6 +264,8 @@ describe("the widget on an allowed site", () => {
     // Escape folds the list away; a second Escape closes the panel and gives the bubble the focus.
     await page.keyboard.press("Escape");
     await expect.poll(() => list.isVisible()).toBe(false);
+    expect(await composer().isVisible()).toBe(true);
+    expect(await focusedInWidget()).toBe("Conversations");
     await page.keyboard.press("Escape");
     await expect.poll(() => composer().isVisible()).toBe(false);
     expect(await focusedInWidget()).toBe("Open chat");
@@ -283,6 +295,36 @@ describe("the widget on an allowed site", () => {
     const box = await bubble().boundingBox();
     expect(box?.x ?? 9999).toBeLessThan(100);
     expect(await page.evaluate("document.activeElement?.tagName")).toBe("BODY");
+  });
+});
+
+describe("the widget with the host's signed-in user (data-user-token)", () => {
+  it("talks as that user: no anonymous session, not the anonymous visitor's conversation, the user's own list", async () => {
+    const token = signEndUser(endUserSecret, "customer-42");
+    const sessions: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (request.url().endsWith("/session")) sessions.push(request.url());
+    };
+    page.on("request", onRequest);
+    // The browser still remembers the anonymous visitor's conversation: it is not this user's.
+    expect(await page.evaluate(`localStorage.getItem("app-chat:${slug}:conversation")`)).toMatch(/^conv_/);
+    await page.goto(`${allowed.origin}/?user=${token}`);
+    await openWidget();
+    await click(page, widget().getByRole("button", { name: "Conversations" }));
+    await expect.poll(() => widget().getByText("No conversations yet.").count()).toBe(1);
+    expect(await answers().count()).toBe(0);
+    await page.keyboard.press("Escape");
+    await click(page, composer());
+    await page.keyboard.type("Which depot ships on Saturdays?");
+    await page.keyboard.press("Enter");
+    await expect.poll(lastAnswerText, { timeout: 20_000 }).toContain("The Surabaya depot ships on Saturdays");
+    page.off("request", onRequest);
+    expect(sessions).toEqual([]);
+
+    const listed = await fetch(`${builder.url}/api/public/apps/${slug}/conversations`, {
+      headers: { authorization: `Bearer ${token}`, origin: allowed.origin },
+    });
+    expect(((await listed.json()) as { data: unknown[] }).data).toHaveLength(1);
   });
 });
 

@@ -131,8 +131,11 @@ export function createChatView(options: {
       className: options.layout === "page" ? "theme chat page" : "theme chat",
       "aria-labelledby": titleId,
       onkeydown: (event: Event) => {
-        if ((event as KeyboardEvent).key === "Escape" && !side.hidden && options.layout === "panel")
-          toggleSide(false);
+        if ((event as KeyboardEvent).key !== "Escape" || side.hidden || options.layout !== "panel") return;
+        // Handled: the widget's panel, which closes on Escape, must not close as well.
+        event.preventDefault();
+        toggleSide(false);
+        menu.focus();
       },
     },
     h("div", { className: "head" }, menu, title, newButton, close),
