@@ -16,6 +16,8 @@ import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
 import { sandboxCodeRunner } from "./agents/sandbox-code-runner.ts";
+import { appPageRoutes } from "./app-pages/routes.ts";
+import { findAppBySlug } from "./apps/manage-apps.ts";
 import { publicAppRoutes } from "./apps/public-routes.ts";
 import { appRoutes } from "./apps/routes.ts";
 import { createAuth } from "./auth/auth.ts";
@@ -249,6 +251,16 @@ function createRoutes(
     return c.json(document);
   });
   app.route("/api/docs", apiDocs({ specUrl: "/api/openapi.json", title: "Builder API" }));
+  // The widget's script and the web app's pages, before the studio's catch-all.
+  app.route(
+    "/",
+    appPageRoutes({
+      findApp: async (slug) => {
+        const row = await findAppBySlug(deps.db, slug);
+        return row ? { allowedOrigins: row.allowedOrigins, title: row.title } : null;
+      },
+    }),
+  );
   app.route("/", studioRoutes());
 
   return app;
