@@ -1,4 +1,5 @@
 import type { NodeLogs, RunError, WorkflowGraph } from "@app/workflow";
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { workspaces } from "../workspaces/schema.ts";
 
@@ -22,7 +23,7 @@ export const workflows = pgTable(
   (table) => [index("workflows_workspace_idx").on(table.workspaceId, table.id)],
 );
 
-export type RunTrigger = "api" | "hook" | "tool" | "mcp";
+export type RunTrigger = "api" | "hook" | "tool" | "mcp" | "schedule";
 
 export const workflowRuns = pgTable(
   "workflow_runs",
@@ -51,12 +52,20 @@ export const workflowRuns = pgTable(
     heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }).notNull(),
     /** Set by a cancel request that reached another process than the one running the run. */
     isCancelRequested: boolean("is_cancel_requested").notNull().default(false),
+    /** The schedule that fired this run (no foreign key: a deleted schedule's runs stay readable). */
+    scheduleId: text("schedule_id"),
+    /** The tick this run fired for (the schedule's time, not when it started). */
+    scheduledFor: timestamp("scheduled_for", { withTimezone: true }),
   },
   (table) => [
     index("workflow_runs_workflow_idx").on(table.workflowId, table.id),
     // The runs list filtered by status pages newest first without reading the other statuses' runs.
     index("workflow_runs_workflow_status_idx").on(table.workflowId, table.status, table.id),
     index("workflow_runs_running_idx").on(table.status, table.heartbeatAt),
+    // A schedule's last run (its status in the schedule's answer) and its runs while one is going.
+    index("workflow_runs_schedule_idx")
+      .on(table.scheduleId, table.id)
+      .where(sql`${table.scheduleId} is not null`),
   ],
 );
 

@@ -8,6 +8,8 @@ export function runJson(row: RunRow, nodes: NodeRunRow[] | undefined) {
     workflow_id: row.workflowId,
     status: row.status,
     trigger: row.trigger,
+    schedule_id: row.scheduleId ?? null,
+    scheduled_for: row.scheduledFor?.toISOString() ?? null,
     inputs: row.inputs,
     outputs: row.outputs ?? null,
     error: row.error ?? null,
@@ -40,7 +42,7 @@ export function runJson(row: RunRow, nodes: NodeRunRow[] | undefined) {
 /** The answer of a blocking run, built from the engine's result without reading it back. */
 export function finishedRunJson(
   result: RunResult,
-  context: { workflowId: string; trigger: RunRow["trigger"]; inputs: Record<string, unknown> },
+  context: { workflowId: string; trigger: Exclude<RunRow["trigger"], "schedule">; inputs: Record<string, unknown> },
 ) {
   const nodes = [...result.nodes].sort(
     (a, b) => (a.step ?? 2_147_483_647) - (b.step ?? 2_147_483_647) || a.node_id.localeCompare(b.node_id),
@@ -50,6 +52,8 @@ export function finishedRunJson(
     workflow_id: context.workflowId,
     status: result.status,
     trigger: context.trigger,
+    schedule_id: null,
+    scheduled_for: null,
     inputs: context.inputs,
     outputs: result.outputs,
     error: result.error,
