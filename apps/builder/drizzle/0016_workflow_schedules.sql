@@ -23,4 +23,5 @@ ALTER TABLE "workflow_schedules" ADD CONSTRAINT "workflow_schedules_workflow_id_
 CREATE INDEX "workflow_schedules_workflow_idx" ON "workflow_schedules" USING btree ("workflow_id","id");--> statement-breakpoint
 CREATE INDEX "workflow_schedules_due_idx" ON "workflow_schedules" USING btree ("next_fire_at") WHERE "workflow_schedules"."next_fire_at" is not null;--> statement-breakpoint
 CREATE INDEX "workflow_schedules_queued_idx" ON "workflow_schedules" USING btree ("id") WHERE "workflow_schedules"."queued_ticks" <> '[]'::jsonb;--> statement-breakpoint
-CREATE INDEX "workflow_runs_schedule_idx" ON "workflow_runs" USING btree ("schedule_id","id") WHERE "workflow_runs"."schedule_id" is not null;
+CREATE INDEX "workflow_runs_schedule_idx" ON "workflow_runs" USING btree ("schedule_id","scheduled_for") WHERE "workflow_runs"."schedule_id" is not null;--> statement-breakpoint
+CREATE INDEX "workflow_runs_schedule_running_idx" ON "workflow_runs" USING btree ("schedule_id") WHERE "workflow_runs"."schedule_id" is not null and "workflow_runs"."status" = 'running';

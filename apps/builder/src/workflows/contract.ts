@@ -121,7 +121,7 @@ export const runSchema = z
     schedule_id: z
       .string()
       .nullable()
-      .openapi({ description: "The schedule that fired the run (`trigger: \"schedule\"`), else null" }),
+      .openapi({ description: 'The schedule that fired the run (`trigger: "schedule"`), else null' }),
     scheduled_for: z.string().nullable().openapi({
       description: "The schedule's tick this run fired for (ISO 8601, UTC), else null",
       example: "2026-03-29T01:00:00.000Z",

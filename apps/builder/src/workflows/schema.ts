@@ -62,10 +62,14 @@ export const workflowRuns = pgTable(
     // The runs list filtered by status pages newest first without reading the other statuses' runs.
     index("workflow_runs_workflow_status_idx").on(table.workflowId, table.status, table.id),
     index("workflow_runs_running_idx").on(table.status, table.heartbeatAt),
-    // A schedule's last run (its status in the schedule's answer) and its runs while one is going.
+    // A schedule's last run (its status in the schedule's answer).
     index("workflow_runs_schedule_idx")
-      .on(table.scheduleId, table.id)
+      .on(table.scheduleId, table.scheduledFor)
       .where(sql`${table.scheduleId} is not null`),
+    // Whether a schedule's previous run is still going (overlap "skip" and "queue"), at each tick.
+    index("workflow_runs_schedule_running_idx")
+      .on(table.scheduleId)
+      .where(sql`${table.scheduleId} is not null and ${table.status} = 'running'`),
   ],
 );
 

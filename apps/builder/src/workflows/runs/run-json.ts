@@ -42,7 +42,11 @@ export function runJson(row: RunRow, nodes: NodeRunRow[] | undefined) {
 /** The answer of a blocking run, built from the engine's result without reading it back. */
 export function finishedRunJson(
   result: RunResult,
-  context: { workflowId: string; trigger: Exclude<RunRow["trigger"], "schedule">; inputs: Record<string, unknown> },
+  context: {
+    workflowId: string;
+    trigger: Exclude<RunRow["trigger"], "schedule">;
+    inputs: Record<string, unknown>;
+  },
 ) {
   const nodes = [...result.nodes].sort(
     (a, b) => (a.step ?? 2_147_483_647) - (b.step ?? 2_147_483_647) || a.node_id.localeCompare(b.node_id),

@@ -212,7 +212,7 @@ export class WorkflowRunner {
       steps: 0,
       outputs: null,
       error,
-      usage: {},
+      usage: { total_tokens: 0 },
       nodes: [],
     };
     const deliveries = await recordRunEnd(this.deps, row, result, [], { rowExists: true });

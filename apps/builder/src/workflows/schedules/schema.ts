@@ -39,12 +39,8 @@ export const workflowSchedules = pgTable(
   (table) => [
     index("workflow_schedules_workflow_idx").on(table.workflowId, table.id),
     // The scheduler's claim: enabled schedules by their next tick (paused ones have none).
-    index("workflow_schedules_due_idx")
-      .on(table.nextFireAt)
-      .where(sql`${table.nextFireAt} is not null`),
-    index("workflow_schedules_queued_idx")
-      .on(table.id)
-      .where(sql`${table.queuedTicks} <> '[]'::jsonb`),
+    index("workflow_schedules_due_idx").on(table.nextFireAt).where(sql`${table.nextFireAt} is not null`),
+    index("workflow_schedules_queued_idx").on(table.id).where(sql`${table.queuedTicks} <> '[]'::jsonb`),
   ],
 );
 
