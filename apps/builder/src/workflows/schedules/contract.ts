@@ -93,12 +93,9 @@ export const scheduleSchema = z
       .number()
       .int()
       .openapi({ description: "Ticks waiting for the running run (overlap queue)" }),
-    skipped_ticks: z
-      .number()
-      .int()
-      .openapi({
-        description: "Ticks skipped because the previous run was still going, or the queue was full",
-      }),
+    skipped_ticks: z.number().int().openapi({
+      description: "Ticks skipped because the previous run was still going, or the queue was full",
+    }),
     last_skipped_for: z.string().nullable(),
     last_run: z
       .object({

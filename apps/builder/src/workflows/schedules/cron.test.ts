@@ -102,7 +102,9 @@ describe("canonicalTimeZone and isoWithOffset", () => {
   it("writes the offset in force at that moment, half hours included", () => {
     const at = new Date("2026-03-29T01:00:00Z");
     expect(isoWithOffset(at, "Europe/Berlin")).toBe("2026-03-29T03:00:00+02:00");
-    expect(isoWithOffset(new Date("2026-03-29T00:59:59Z"), "Europe/Berlin")).toBe("2026-03-29T01:59:59+01:00");
+    expect(isoWithOffset(new Date("2026-03-29T00:59:59Z"), "Europe/Berlin")).toBe(
+      "2026-03-29T01:59:59+01:00",
+    );
     expect(isoWithOffset(at, "UTC")).toBe("2026-03-29T01:00:00+00:00");
     expect(isoWithOffset(at, "Asia/Kolkata")).toBe("2026-03-29T06:30:00+05:30");
   });

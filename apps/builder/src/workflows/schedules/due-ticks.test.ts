@@ -60,12 +60,20 @@ describe("applyOverlap", () => {
 
   it("skip drops a tick while the previous run is going, and starts only the newest of several", () => {
     expect(applyOverlap("skip", [t1], [], true)).toEqual({ start: [], queued: [], skipped: [t1] });
-    expect(applyOverlap("skip", [t1, t2, t3], [], false)).toEqual({ start: [t3], queued: [], skipped: [t1, t2] });
+    expect(applyOverlap("skip", [t1, t2, t3], [], false)).toEqual({
+      start: [t3],
+      queued: [],
+      skipped: [t1, t2],
+    });
   });
 
   it("queue keeps ticks while a run is going and starts the oldest when none is", () => {
     expect(applyOverlap("queue", [t2], [t1], true)).toEqual({ start: [], queued: [t1, t2], skipped: [] });
-    expect(applyOverlap("queue", [t3], [t1, t2], false)).toEqual({ start: [t1], queued: [t2, t3], skipped: [] });
+    expect(applyOverlap("queue", [t3], [t1, t2], false)).toEqual({
+      start: [t1],
+      queued: [t2, t3],
+      skipped: [],
+    });
     expect(applyOverlap("queue", [], [t2], false)).toEqual({ start: [t2], queued: [], skipped: [] });
   });
 

@@ -54,6 +54,8 @@ export function createScheduler(
 ): Scheduler {
   const settings = { ...DEFAULT_SCHEDULER_OPTIONS, ...options };
   const running = new Set<Promise<void>>();
+  // Claims in progress, so `settled` also waits for runs a claim is about to start.
+  const claiming = new Set<Promise<unknown>>();
 
   const execute = (start: ScheduledRunStart) => {
     const run = runner
@@ -84,8 +86,13 @@ export function createScheduler(
   const claim = async () => {
     const room = settings.maxRunning - running.size;
     if (room <= 0) return { started: 0, outcome: "idle" as const };
-    const result = await claimDueTicks(deps, { limit: Math.min(settings.batchSize, room) });
-    for (const start of result.runs) execute(start);
+    // The runs start inside the tracked promise, so a claim is never "over" before its runs exist.
+    const claimed = claimDueTicks(deps, { limit: Math.min(settings.batchSize, room) }).then((result) => {
+      for (const start of result.runs) execute(start);
+      return result;
+    });
+    claiming.add(claimed);
+    const result = await claimed.finally(() => claiming.delete(claimed));
     if (result.isFull) return { started: result.runs.length, outcome: "busy" as const };
     const untilNext =
       result.nextDueAt === null
@@ -110,7 +117,9 @@ export function createScheduler(
     stop: () => loop.stop(),
     runDue: async () => (await claim()).started,
     settled: async () => {
-      while (running.size > 0) await Promise.all([...running]);
+      while (running.size > 0 || claiming.size > 0) {
+        await Promise.allSettled([...claiming, ...running]);
+      }
     },
   };
 }
