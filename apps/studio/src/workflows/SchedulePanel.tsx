@@ -174,7 +174,7 @@ function NewSchedule({ workflowId }: { workflowId: string }) {
     >
       <h3>Add a schedule</h3>
       <Field label="Runs">
-        <select value={preset} onChange={(e) => choose(e.target.value as SchedulePreset)}>
+        <select aria-label="Runs" value={preset} onChange={(e) => choose(e.target.value as SchedulePreset)}>
           {SCHEDULE_PRESETS.map((option) => (
             <option key={option.id} value={option.id}>
               {option.label}
@@ -220,7 +220,11 @@ function NewSchedule({ workflowId }: { workflowId: string }) {
         <textarea rows={2} value={inputs} spellCheck={false} onChange={(e) => setInputs(e.target.value)} />
       </Field>
       <Field label="While the previous run is still going">
-        <select value={overlap} onChange={(e) => setOverlap(e.target.value as Schedule["overlap"])}>
+        <select
+          aria-label="While the previous run is still going"
+          value={overlap}
+          onChange={(e) => setOverlap(e.target.value as Schedule["overlap"])}
+        >
           {OVERLAPS.map((option) => (
             <option key={option.id} value={option.id}>
               {option.label}
@@ -229,7 +233,11 @@ function NewSchedule({ workflowId }: { workflowId: string }) {
         </select>
       </Field>
       <Field label="Ticks missed while the server was down">
-        <select value={catchUp} onChange={(e) => setCatchUp(e.target.value as Schedule["catch_up"])}>
+        <select
+          aria-label="Ticks missed while the server was down"
+          value={catchUp}
+          onChange={(e) => setCatchUp(e.target.value as Schedule["catch_up"])}
+        >
           {CATCH_UPS.map((option) => (
             <option key={option.id} value={option.id}>
               {option.label}
