@@ -16,6 +16,8 @@ import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
 import { sandboxCodeRunner } from "./agents/sandbox-code-runner.ts";
+import { publicAppRoutes } from "./apps/public-routes.ts";
+import { appRoutes } from "./apps/routes.ts";
 import { createAuth } from "./auth/auth.ts";
 import { PrincipalCache } from "./auth/principal-cache.ts";
 import { requireAuth } from "./auth/require-auth.ts";
@@ -63,6 +65,8 @@ const PUBLIC_API_PATHS = [
   BILLING_WEBHOOK_PATH,
   // An MCP server's authorization server sends the person back here; the state proves the right.
   OAUTH_CALLBACK_PATH,
+  // Apps' end users: each route checks the end user's own token or the app key itself.
+  "/api/public/",
 ] as const;
 
 export interface BuilderApp {
@@ -214,6 +218,8 @@ function createRoutes(
   app.route("/api/webhooks", webhookRoutes(deps));
   app.route("/api/events", eventRoutes(deps));
   app.route("/api/mcp-servers", mcpServers);
+  app.route("/api/apps", appRoutes(deps));
+  app.route("/api/public/apps", publicAppRoutes(deps, runner));
   app.on(["GET", "POST", "DELETE"], MCP_ENDPOINT_PATH, (c) => mcpEndpoint.handle(c));
   registerMcpEndpointDocs(app.openAPIRegistry);
 
@@ -221,6 +227,12 @@ function createRoutes(
     type: "http",
     scheme: "bearer",
     description: "An API key from POST /api/keys",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "endUserToken", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "An app's end user: a token from POST /api/public/apps/{slug}/session, a JWT (HS256) signed with the app's end-user secret, or an app key with X-End-User",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "cookieAuth", {
     type: "apiKey",

@@ -99,7 +99,7 @@ export async function startTestBuilder(
   let conformance: Promise<ReturnType<typeof openApiConformance>> | undefined;
   const request: TestBuilder["request"] = async (path, init = {}) => {
     const headers = new Headers(init.headers);
-    headers.set("origin", server.url);
+    if (!headers.has("origin")) headers.set("origin", server.url);
     if (init.cookie) headers.set("cookie", init.cookie);
     if (init.bearer) headers.set("authorization", `Bearer ${init.bearer}`);
     let body = init.body;

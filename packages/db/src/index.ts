@@ -9,3 +9,4 @@ export {
 export { newestFirst, type PageRequest } from "./pagination.ts";
 export { preparedQuery, queryRows } from "./statements.ts";
 export { writeTogether } from "./write-together.ts";
+export { isUniqueViolation } from "./unique-violation.ts";

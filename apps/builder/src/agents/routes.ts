@@ -11,6 +11,7 @@ import { AgentErrors } from "./errors.ts";
 import { findAgent } from "./find-agent.ts";
 import { listAgents } from "./list-agents.ts";
 import { updateAgent } from "./update-agent.ts";
+import { registerAgentVersionRoutes } from "./version-routes.ts";
 
 const routes = resourceRoutes({ tag: "agents", schema: agentSchema });
 
@@ -74,5 +75,6 @@ export function agentRoutes(deps: Deps) {
     return c.body(null, 204);
   });
   registerChatRoutes(router, deps);
+  registerAgentVersionRoutes(router, deps);
   return router;
 }

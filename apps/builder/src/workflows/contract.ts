@@ -1,6 +1,7 @@
 import { listQuerySchema, patchBody } from "@app/http";
 import { workflowGraphSchema } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
+import { publishingFields, versionFields, versionSelector } from "../versions/contract.ts";
 
 export const graphSchema = workflowGraphSchema.openapi("WorkflowGraph", {
   description:
@@ -39,10 +40,21 @@ export const workflowSchema = z
       .string()
       .openapi({ description: "POST a JSON body here to start a run (the URL is the secret)" }),
     mcp_exposed: z.boolean(),
+    ...publishingFields,
     created_at: z.string(),
     updated_at: z.string(),
   })
   .openapi("Workflow");
+
+export const workflowVersionSchema = z
+  .object({
+    workflow_id: z.string(),
+    ...versionFields,
+    name: z.string(),
+    description: z.string(),
+    graph: graphSchema,
+  })
+  .openapi("WorkflowVersion", { description: "An immutable published version of a workflow" });
 
 /** The portable document of export and import: `import(export(w))` recreates `w`. */
 export const workflowExportSchema = z
@@ -117,7 +129,14 @@ export const runSchema = z
     id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
     workflow_id: z.string(),
     status: z.enum(RUN_STATUSES),
-    trigger: z.enum(["api", "hook", "tool", "mcp", "schedule"]),
+    trigger: z.enum(["api", "hook", "tool", "mcp", "app", "schedule"]),
+    version: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The workflow version it ran; null for the draft" }),
+    app_id: z.string().nullable().openapi({ description: "The app whose end user started it" }),
+    end_user_id: z.string().nullable(),
     schedule_id: z
       .string()
       .nullable()
@@ -139,7 +158,7 @@ export const runSchema = z
   .openapi("WorkflowRun");
 
 export const runWorkflowBody = z
-  .object({ inputs: z.record(z.string(), z.unknown()).default({}) })
+  .object({ inputs: z.record(z.string(), z.unknown()).default({}), version: versionSelector })
   .openapi("RunWorkflowRequest");
 
 export const toolSchema = z.object({

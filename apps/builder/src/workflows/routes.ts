@@ -14,6 +14,9 @@ import type { Context } from "hono";
 import { requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import type { VersionSelector } from "../versions/contract.ts";
+import { VersionErrors } from "../versions/errors.ts";
+import { answerRun } from "./answer-run.ts";
 import { checkGraphReferences } from "./check-graph-references.ts";
 import { checkRunnable } from "./check-runnable.ts";
 import {
@@ -40,7 +43,9 @@ import { finishedRunJson, runJson } from "./runs/run-json.ts";
 import { findNodeRuns, findRun, listRuns, requestCancel } from "./runs/run-store.ts";
 import type { RunStreamEvent, WorkflowRunner } from "./runs/workflow-runner.ts";
 import { updateWorkflow } from "./update-workflow.ts";
+import { registerWorkflowVersionRoutes } from "./version-routes.ts";
 import { toWorkflowJson } from "./workflow-json.ts";
+import { workflowToRun } from "./workflow-versions.ts";
 
 const routes = {
   list: createRoute({
@@ -165,6 +170,7 @@ const routes = {
         content: { ...jsonContent(runSchema), "text/event-stream": { schema: z.string() } },
       },
       // 402: out of credits (with BILLING_ENFORCE=1), before any node runs.
+      // 404: no such workflow, or no such published `version`.
       ...errorResponses(400, 401, 402, 404, 422),
     },
   }),
@@ -291,32 +297,21 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     return c.json(toWorkflowJson(row, urls), 200);
   });
   router.openapi(routes.run, async (c) => {
-    const workflow = await ownWorkflow(c, c.req.valid("param").id);
+    const draft = await ownWorkflow(c, c.req.valid("param").id);
     // The body is optional: a workflow without inputs can be run with an empty POST.
-    const inputs = (c.req.valid("json") as { inputs?: Record<string, unknown> } | undefined)?.inputs ?? {};
+    const body = c.req.valid("json") as
+      | { inputs?: Record<string, unknown>; version?: VersionSelector }
+      | undefined;
+    const inputs = body?.inputs ?? {};
+    const chosen = await workflowToRun(deps.db, draft, body?.version);
+    if (chosen === "version_not_found") throw VersionErrors.VERSION_NOT_FOUND({ param: "version" });
+    const { workflow, version } = chosen;
     const workspaceId = c.get("principal").workspaceId;
-    checkRunnable(runner, workflow, inputs);
+    checkRunnable(runner, workflow, inputs, version);
     await requireCredits(deps, workspaceId, { work: "This workflow run" });
-    if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
-      const requestId = c.get("requestId");
-      return eventStream(
-        c,
-        async (sse) => {
-          // The run is a record of its own: a client that goes away does not cancel it.
-          await runner.run({
-            workspaceId,
-            workflow,
-            inputs,
-            trigger: "api",
-            persistAtStart: true,
-            onEvent: (event: RunStreamEvent) => void sse.send(event.event, event.data),
-          });
-        },
-        (error) => deps.logger.error({ request_id: requestId, err: error }, "workflow run stream failed"),
-      );
-    }
-    const result = await runner.run({ workspaceId, workflow, inputs, trigger: "api" });
-    return c.json(finishedRunJson(result, { workflowId: workflow.id, trigger: "api", inputs }), 200);
+    return answerRun(c, deps, runner, { workspaceId, workflow, inputs, trigger: "api", version }, (result) =>
+      finishedRunJson(result, { workflowId: workflow.id, trigger: "api", inputs, version }),
+    );
   });
   router.openapi(routes.listRuns, async (c) => {
     const workflow = await ownWorkflow(c, c.req.valid("param").id);
@@ -341,6 +336,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     runner.cancelLocal(existing.id);
     return c.json(runJson(row, undefined), 202);
   });
+  registerWorkflowVersionRoutes(router, deps);
   return router;
 }
 

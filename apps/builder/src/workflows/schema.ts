@@ -17,13 +17,37 @@ export const workflows = pgTable(
     triggerVersion: integer("trigger_version").notNull().default(1),
     /** Served as a tool of the workspace's MCP endpoint (/api/mcp). */
     mcpExposed: boolean("mcp_exposed").notNull().default(false),
+    /** The newest published version; null while never published (outsiders then reach the draft). */
+    publishedVersion: integer("published_version"),
+    publishedAt: timestamp("published_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index("workflows_workspace_idx").on(table.workspaceId, table.id)],
 );
 
-export type RunTrigger = "api" | "hook" | "tool" | "mcp" | "schedule";
+/** An immutable published version of a workflow; numbered 1, 2, 3… per workflow. */
+export const workflowVersions = pgTable(
+  "workflow_versions",
+  {
+    workflowId: text("workflow_id")
+      .notNull()
+      .references(() => workflows.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    notes: text("notes").notNull().default(""),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    graph: jsonb("graph").$type<WorkflowGraph>().notNull(),
+    createdBy: text("created_by"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.workflowId, table.version] })],
+);
+
+export type WorkflowVersionRow = typeof workflowVersions.$inferSelect;
+
+export type RunTrigger = "api" | "hook" | "tool" | "mcp" | "app" | "schedule";
 
 export const workflowRuns = pgTable(
   "workflow_runs",
@@ -37,6 +61,11 @@ export const workflowRuns = pgTable(
       .references(() => workflows.id, { onDelete: "cascade" }),
     status: text("status").$type<"running" | "succeeded" | "failed" | "cancelled">().notNull(),
     trigger: text("trigger").$type<RunTrigger>().notNull(),
+    /** The workflow version it ran; null for the draft. */
+    version: integer("version"),
+    /** Set when an app's end user started the run (the apps feature's ids, kept as text). */
+    appId: text("app_id"),
+    endUserId: text("end_user_id"),
     /** The graph as it was when the run started, so history stays readable after edits. */
     graph: jsonb("graph").$type<WorkflowGraph>().notNull(),
     inputs: jsonb("inputs").$type<Record<string, unknown>>().notNull(),
@@ -62,6 +91,7 @@ export const workflowRuns = pgTable(
     // The runs list filtered by status pages newest first without reading the other statuses' runs.
     index("workflow_runs_workflow_status_idx").on(table.workflowId, table.status, table.id),
     index("workflow_runs_running_idx").on(table.status, table.heartbeatAt),
+    index("workflow_runs_end_user_idx").on(table.appId, table.endUserId, table.id),
     // A schedule's last run (its status in the schedule's answer).
     index("workflow_runs_schedule_idx")
       .on(table.scheduleId, table.scheduledFor)

@@ -167,6 +167,11 @@ export type Agent = {
   knowledge_base_ids: string[];
   memory_turns: number;
   mcp_exposed: boolean;
+  /** The newest published version; null when never published */
+  published_version: number | null;
+  published_at: string | null;
+  /** The draft changed after the newest version was published (or was never published) */
+  has_unpublished_changes: boolean;
   created_at: string;
   updated_at: string;
 };
@@ -263,11 +268,20 @@ export type Message = {
   provider: string | null;
   model: string | null;
   finish_reason: string | null;
+  /** The agent version that answered; null for the draft */
+  version: number | null;
   usage: {
     input_tokens: number;
     output_tokens: number;
   } | null;
   created_at: string;
+  /** Ratings of the answer: its end user's (an app's) and the team's; in message lists */
+  feedback?: {
+    source: "user" | "team";
+    rating: "like" | "dislike";
+    comment: string | null;
+    updated_at: string;
+  }[];
 };
 
 export type ToolCall = {
@@ -296,6 +310,8 @@ export type ChatRequest = {
   message: string;
   /** Continue this conversation (its last `memory_turns` turns are sent along) */
   conversation_id?: string;
+  /** Run a published version: its number, or "published" for the newest (the draft when never published). Absent: the draft. */
+  version?: number | "published";
 };
 
 export type ConversationList = {
@@ -308,8 +324,42 @@ export type Conversation = {
   id: string;
   agent_id: string;
   title: string;
+  /** The agent version of its first turn; null for the draft */
+  version: number | null;
+  /** The app whose end user holds it; null for the workspace's own */
+  app_id: string | null;
+  end_user_id: string | null;
   created_at: string;
   updated_at: string;
+};
+
+/** An immutable published version of an agent */
+export type AgentVersion = {
+  agent_id: string;
+  version: number;
+  notes: string;
+  created_by: string | null;
+  created_at: string;
+  name: string;
+  description: string;
+  provider: string;
+  model: string;
+  instructions: string;
+  temperature: number | null;
+  tools: AgentTool[];
+  knowledge_base_ids: string[];
+  memory_turns: number;
+};
+
+export type PublishVersionRequest = {
+  /** What changed, for the history */
+  notes?: string;
+};
+
+export type AgentVersionList = {
+  data: AgentVersion[];
+  has_more: boolean;
+  next_cursor: string | null;
 };
 
 export type Workflow = {
@@ -320,6 +370,11 @@ export type Workflow = {
   /** POST a JSON body here to start a run (the URL is the secret) */
   trigger_url: string;
   mcp_exposed: boolean;
+  /** The newest published version; null when never published */
+  published_version: number | null;
+  published_at: string | null;
+  /** The draft changed after the newest version was published (or was never published) */
+  has_unpublished_changes: boolean;
   created_at: string;
   updated_at: string;
 };
@@ -563,7 +618,12 @@ export type WorkflowRun = {
   id: string;
   workflow_id: string;
   status: "running" | "succeeded" | "failed" | "cancelled";
-  trigger: "api" | "hook" | "tool" | "mcp" | "schedule";
+  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule";
+  /** The workflow version it ran; null for the draft */
+  version: number | null;
+  /** The app whose end user started it */
+  app_id: string | null;
+  end_user_id: string | null;
   /** The schedule that fired the run (`trigger: "schedule"`), else null */
   schedule_id: string | null;
   /** The schedule's tick this run fired for (ISO 8601, UTC), else null */
@@ -613,6 +673,26 @@ export type WorkflowRun = {
 
 export type RunWorkflowRequest = {
   inputs?: Record<string, unknown>;
+  /** Run a published version: its number, or "published" for the newest (the draft when never published). Absent: the draft. */
+  version?: number | "published";
+};
+
+/** An immutable published version of a workflow */
+export type WorkflowVersion = {
+  workflow_id: string;
+  version: number;
+  notes: string;
+  created_by: string | null;
+  created_at: string;
+  name: string;
+  description: string;
+  graph: WorkflowGraph;
+};
+
+export type WorkflowVersionList = {
+  data: WorkflowVersion[];
+  has_more: boolean;
+  next_cursor: string | null;
 };
 
 export type Schedule = {
@@ -1264,6 +1344,227 @@ export type McpServerCheck = {
   latency_ms: number;
 };
 
+export type AppList = {
+  data: App[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type App = {
+  id: string;
+  kind: "agent" | "workflow";
+  agent_id: string | null;
+  workflow_id: string | null;
+  name: string;
+  slug: string;
+  title: string;
+  description: string;
+  theme: AppTheme;
+  starter_prompts: string[];
+  allowed_origins: string[];
+  rate_limit: AppRateLimit;
+  end_user_credit_limit: number | null;
+  /** The hosted web app */
+  web_url: string;
+  embed: {
+    script_url: string;
+    /** The widget's script tag to paste into a page */
+    snippet: string;
+    /** The web app in an iframe */
+    iframe_snippet: string;
+  };
+  /** The end-user secret's last characters */
+  end_user_secret_hint: string;
+  created_at: string;
+  updated_at: string;
+};
+
+export type AppTheme = {
+  color: string;
+  dark: boolean;
+};
+
+/** Requests (chat turns, runs) each end user may make per window */
+export type AppRateLimit = {
+  requests: number;
+  window_seconds: number;
+} | null;
+
+export type AppWithSecret = App & {
+  /** The HS256 key your server signs end-user tokens with. Shown once: store it now. */
+  end_user_secret: string;
+};
+
+export type CreateAppRequest = {
+  /** Publish this agent (or give workflow_id) */
+  agent_id?: string;
+  /** Publish this workflow (or give agent_id) */
+  workflow_id?: string;
+  name?: string;
+  slug?: string;
+  title?: string;
+  description?: string;
+  theme?: AppTheme;
+  starter_prompts?: string[];
+  /** Sites allowed to embed the app (CORS, and the web app's frame-ancestors). Empty: only the builder's own origin. */
+  allowed_origins?: string[];
+  rate_limit?: AppRateLimit;
+  /** Credits each end user may spend per UTC day; null for no limit */
+  end_user_credit_limit?: number | null;
+};
+
+export type UpdateAppRequest = {
+  name?: string;
+  slug?: string;
+  title?: string;
+  description?: string;
+  theme?: AppTheme;
+  starter_prompts?: string[];
+  /** Sites allowed to embed the app (CORS, and the web app's frame-ancestors). Empty: only the builder's own origin. */
+  allowed_origins?: string[];
+  rate_limit?: AppRateLimit;
+  /** Credits each end user may spend per UTC day; null for no limit */
+  end_user_credit_limit?: number | null;
+};
+
+export type CreatedAppKey = AppKey & {
+  /** Shown once: it reaches only this app's public API */
+  key: string;
+};
+
+export type AppKey = {
+  id: string;
+  app_id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+};
+
+export type CreateAppKeyRequest = {
+  name: string;
+};
+
+export type AppKeyList = {
+  data: AppKey[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type AppConversationList = {
+  data: AppConversation[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type AppConversation = Conversation & {
+  end_user: {
+    id: string;
+    kind: "anonymous" | "customer";
+    /** Your own user id (customer), or our anonymous id */
+    external_id: string;
+    name: string | null;
+  } | null;
+};
+
+export type PublicApp = {
+  slug: string;
+  kind: "agent" | "workflow";
+  title: string;
+  description: string;
+  theme: {
+    color: string;
+    dark: boolean;
+  };
+  starter_prompts: string[];
+  /** A workflow app's Start inputs; empty for agents */
+  inputs: {
+    name: string;
+    type: string;
+    required: boolean;
+    description?: string;
+  }[];
+};
+
+export type EndUserSession = {
+  /** Send as `Authorization: Bearer <token>` */
+  token: string;
+  end_user_id: string;
+  expires_at: string;
+};
+
+export type PublicChatAnswer = {
+  conversation_id: string;
+  message: PublicMessage;
+};
+
+export type PublicMessage = {
+  id: string;
+  conversation_id: string;
+  role: "user" | "assistant";
+  content: string;
+  citations: Citation[];
+  created_at: string;
+  /** This end user's rating of the answer */
+  feedback: {
+    rating: "like" | "dislike";
+    comment: string | null;
+  } | null;
+};
+
+export type PublicChatRequest = {
+  message: string;
+  conversation_id?: string;
+};
+
+export type PublicConversationList = {
+  data: PublicConversation[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type PublicConversation = {
+  id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+};
+
+export type PublicMessageList = {
+  data: PublicMessage[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type Feedback = {
+  message_id: string;
+  rating: "like" | "dislike" | null;
+  comment: string | null;
+};
+
+export type FeedbackRequest = {
+  /** null takes a rating back */
+  rating: "like" | "dislike" | null;
+  comment?: string;
+};
+
+export type PublicRun = {
+  id: string;
+  status: "running" | "succeeded" | "failed" | "cancelled";
+  outputs: Record<string, unknown> | null;
+  error: {
+    code: string;
+    message: string;
+  } | null;
+  started_at: string;
+  finished_at: string | null;
+  elapsed_ms: number | null;
+};
+
+export type PublicRunRequest = {
+  inputs?: Record<string, unknown>;
+};
+
 /** A JSON-RPC 2.0 message (or batch) of MCP */
 export type McpJsonRpcMessage = Record<string, unknown>;
 
@@ -1362,6 +1663,16 @@ export interface ApiOperations {
   "GET /api/agents/{id}/conversations": {
     response: ConversationList;
   };
+  "GET /api/agents/{id}/versions": {
+    response: AgentVersionList;
+  };
+  "POST /api/agents/{id}/versions": {
+    body: PublishVersionRequest;
+    response: AgentVersion;
+  };
+  "GET /api/agents/{id}/versions/{version}": {
+    response: AgentVersion;
+  };
   "GET /api/workflows": {
     response: {
       data: Workflow[];
@@ -1424,6 +1735,16 @@ export interface ApiOperations {
   };
   "POST /api/runs/{id}/cancel": {
     response: WorkflowRun;
+  };
+  "GET /api/workflows/{id}/versions": {
+    response: WorkflowVersionList;
+  };
+  "POST /api/workflows/{id}/versions": {
+    body: PublishVersionRequest;
+    response: WorkflowVersion;
+  };
+  "GET /api/workflows/{id}/versions/{version}": {
+    response: WorkflowVersion;
   };
   "GET /api/workflows/{id}/schedules": {
     response: ScheduleList;
@@ -1614,6 +1935,63 @@ export interface ApiOperations {
   };
   "POST /api/mcp-servers/{id}/test": {
     response: McpServerCheck;
+  };
+  "GET /api/apps": {
+    response: AppList;
+  };
+  "POST /api/apps": {
+    body: CreateAppRequest;
+    response: AppWithSecret;
+  };
+  "GET /api/apps/{id}": {
+    response: App;
+  };
+  "PATCH /api/apps/{id}": {
+    body: UpdateAppRequest;
+    response: App;
+  };
+  "DELETE /api/apps/{id}": {
+    response: void;
+  };
+  "POST /api/apps/{id}/end-user-secret/rotate": {
+    response: AppWithSecret;
+  };
+  "GET /api/apps/{id}/keys": {
+    response: AppKeyList;
+  };
+  "POST /api/apps/{id}/keys": {
+    body: CreateAppKeyRequest;
+    response: CreatedAppKey;
+  };
+  "DELETE /api/apps/{id}/keys/{key_id}": {
+    response: void;
+  };
+  "GET /api/apps/{id}/conversations": {
+    response: AppConversationList;
+  };
+  "GET /api/public/apps/{slug}": {
+    response: PublicApp;
+  };
+  "POST /api/public/apps/{slug}/session": {
+    response: EndUserSession;
+  };
+  "POST /api/public/apps/{slug}/chat": {
+    body: PublicChatRequest;
+    response: PublicChatAnswer;
+  };
+  "GET /api/public/apps/{slug}/conversations": {
+    response: PublicConversationList;
+  };
+  "GET /api/public/apps/{slug}/conversations/{id}/messages": {
+    response: PublicMessageList;
+  };
+  "POST /api/public/apps/{slug}/messages/{id}/feedback": {
+    body: FeedbackRequest;
+    response: Feedback;
+  };
+  "POST /api/public/apps/{slug}/runs": {
+    body: PublicRunRequest;
+    response: PublicRun;
   };
   "GET /api/mcp": {
     response: void;

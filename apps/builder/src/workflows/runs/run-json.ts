@@ -8,6 +8,9 @@ export function runJson(row: RunRow, nodes: NodeRunRow[] | undefined) {
     workflow_id: row.workflowId,
     status: row.status,
     trigger: row.trigger,
+    version: row.version,
+    app_id: row.appId,
+    end_user_id: row.endUserId,
     schedule_id: row.scheduleId ?? null,
     scheduled_for: row.scheduledFor?.toISOString() ?? null,
     inputs: row.inputs,
@@ -44,8 +47,11 @@ export function finishedRunJson(
   result: RunResult,
   context: {
     workflowId: string;
-    trigger: Exclude<RunRow["trigger"], "schedule">;
+    trigger: RunRow["trigger"];
     inputs: Record<string, unknown>;
+    version?: number | null | undefined;
+    appId?: string | null | undefined;
+    endUserId?: string | null | undefined;
   },
 ) {
   const nodes = [...result.nodes].sort(
@@ -56,6 +62,9 @@ export function finishedRunJson(
     workflow_id: context.workflowId,
     status: result.status,
     trigger: context.trigger,
+    version: context.version ?? null,
+    app_id: context.appId ?? null,
+    end_user_id: context.endUserId ?? null,
     schedule_id: null,
     scheduled_for: null,
     inputs: context.inputs,

@@ -19,6 +19,11 @@ export interface NewRun {
   graph: WorkflowGraph;
   inputs: Record<string, unknown>;
   startedAt: Date;
+  /** The workflow version it runs; null for the draft. */
+  version: number | null;
+  /** An app's end user who started it. */
+  appId: string | null;
+  endUserId: string | null;
   /** The schedule whose tick fired the run, and that tick; null for other triggers. */
   scheduleId: string | null;
   scheduledFor: Date | null;
@@ -119,6 +124,9 @@ function runRecord(row: RunRow): string {
     workflow_id: row.workflowId,
     status: row.status,
     trigger: row.trigger,
+    version: row.version,
+    app_id: row.appId,
+    end_user_id: row.endUserId,
     graph: row.graph,
     inputs: row.inputs,
     outputs: row.outputs,

@@ -33,7 +33,12 @@ export interface RunStreamEvent {
 
 export interface RunRequest {
   workspaceId: string;
+  /** The workflow as it runs: its draft row, or `workflowAtVersion` of a published version. */
   workflow: WorkflowRow;
+  /** The published version `workflow` holds; absent for the draft. */
+  version?: number | undefined;
+  /** An app's end user who asked for the run. */
+  endUser?: { appId: string; endUserId: string } | undefined;
   inputs: Record<string, unknown>;
   trigger: RunTrigger;
   /** How deeply this run is nested in run_workflow tools (0 for a top-level run). */
@@ -93,8 +98,9 @@ export class WorkflowRunner {
    * Compiles a stored graph against the tools available now; throws WorkflowGraphError when it cannot
    * run. Compiled graphs are kept per workflow version, since validation costs more than a fast run.
    */
-  compile(workflow: WorkflowRow): CompiledWorkflow {
-    const key = `${workflow.id}@${workflow.updatedAt.getTime()}`;
+  compile(workflow: WorkflowRow, version?: number): CompiledWorkflow {
+    // A version never changes; the draft is known by its last write.
+    const key = version ? `${workflow.id}#${version}` : `${workflow.id}@${workflow.updatedAt.getTime()}`;
     const cached = this.compiled.get(key);
     if (cached) return cached;
     const compiled = compileWorkflow(workflow.graph, { tools: this.tools.outputs() });
@@ -129,12 +135,15 @@ export class WorkflowRunner {
       graph: request.workflow.graph,
       inputs: request.inputs,
       startedAt,
+      version: request.version ?? null,
+      appId: request.endUser?.appId ?? null,
+      endUserId: request.endUser?.endUserId ?? null,
       scheduleId: claimed?.scheduleId ?? null,
       scheduledFor: claimed?.scheduledFor ?? null,
     };
     let compiled: CompiledWorkflow;
     try {
-      compiled = this.compile(request.workflow);
+      compiled = this.compile(request.workflow, request.version);
     } catch (error) {
       // Other triggers refuse before a run exists (checkRunnable); a claimed tick's run is on record
       // already and must end, with the reason.

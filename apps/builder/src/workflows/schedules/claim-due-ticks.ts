@@ -8,13 +8,15 @@ import type { ClaimedRun } from "../runs/workflow-runner.ts";
 import { type WorkflowRow, workflowRuns, workflows } from "../schema.ts";
 import { cronTicks } from "./cron.ts";
 import { applyOverlap, dueTicks } from "./due-ticks.ts";
-import { graphForScheduledRun } from "./graph-for-scheduled-run.ts";
+import { graphForScheduledRun, publishedVersionsOf } from "./graph-for-scheduled-run.ts";
 import { type ScheduleRow, workflowSchedules } from "./schema.ts";
 
 /** A tick's run, on record in `running`, for the claiming process to execute. */
 export interface ScheduledRunStart {
   workspaceId: string;
   workflow: WorkflowRow;
+  /** The published version `workflow` holds; undefined for the draft. */
+  version: number | undefined;
   inputs: Record<string, unknown>;
   claimed: ClaimedRun;
   overlap: ScheduleRow["overlap"];
@@ -71,6 +73,10 @@ export async function claimDueTicks(deps: ClaimDeps, { limit }: { limit: number 
     // A schedule both due and queued is locked by this transaction once and handled once.
     const rows = [...new Map([...due, ...queued].map((row) => [row.schedule.id, row])).values()];
 
+    const published = await publishedVersionsOf(
+      tx,
+      rows.map((row) => row.workflow),
+    );
     const runs: ScheduledRunStart[] = [];
     const advances: ScheduleAdvance[] = [];
     for (const { schedule, workflow, isRunning: isGoing } of rows) {
@@ -86,11 +92,12 @@ export async function claimDueTicks(deps: ClaimDeps, { limit }: { limit: number 
         schedule.queuedTicks.map((tick) => new Date(tick)),
         isGoing,
       );
-      const toRun = graphForScheduledRun(workflow);
+      const toRun = graphForScheduledRun(workflow, published.get(workflow.id));
       for (const tick of decision.start) {
         runs.push({
           workspaceId: schedule.workspaceId,
-          workflow: toRun,
+          workflow: toRun.workflow,
+          version: toRun.version,
           inputs: schedule.inputs,
           overlap: schedule.overlap,
           claimed: {
@@ -134,6 +141,9 @@ export async function claimDueTicks(deps: ClaimDeps, { limit }: { limit: number 
           startedAt: now,
           scheduleId: run.claimed.scheduleId,
           scheduledFor: run.claimed.scheduledFor,
+          version: run.version ?? null,
+          appId: null,
+          endUserId: null,
         }),
       ),
     );

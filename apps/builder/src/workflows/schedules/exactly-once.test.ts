@@ -115,14 +115,13 @@ describe("each tick fires exactly once across builders sharing the database", ()
       }
     };
     const startMs = clock.now().getTime();
-    let perClaimer = [0, 0];
+    let claimedHere = 0;
+    let claimedThere = 0;
     for (let second = 0; second < 8; second++) {
       clock.advance(1000);
       const started = await race();
-      perClaimer = [
-        perClaimer[0] + (started[0] ?? 0) + (started[3] ?? 0),
-        perClaimer[1] + (started[1] ?? 0) + (started[2] ?? 0),
-      ];
+      claimedHere += (started[0] ?? 0) + (started[3] ?? 0);
+      claimedThere += (started[1] ?? 0) + (started[2] ?? 0);
     }
     // Nobody claims for 5 seconds; then both race for the backlog.
     clock.advance(5000);
@@ -134,7 +133,7 @@ describe("each tick fires exactly once across builders sharing the database", ()
     expect(doubled).toEqual([]);
     expect(new Set(counts.keys())).toEqual(expected);
     expect(counts.size).toBe(30 * 13);
-    expect(perClaimer[0] + perClaimer[1]).toBe(30 * 8);
+    expect(claimedHere + claimedThere).toBe(30 * 8);
   });
 
   it("a claim that fails before it commits leaves its tick due: the next claim fires it once", async () => {

@@ -16,6 +16,8 @@ import { checkRunnable } from "../check-runnable.ts";
 import { WorkflowErrors } from "../errors.ts";
 import { findWorkflow } from "../find-workflow.ts";
 import type { WorkflowRunner } from "../runs/workflow-runner.ts";
+import type { WorkflowRow } from "../schema.ts";
+import { workflowToRun } from "../workflow-versions.ts";
 import { createScheduleBody, scheduleSchema, updateScheduleBody } from "./contract.ts";
 import { createSchedule } from "./create-schedule.ts";
 import { deleteSchedule } from "./delete-schedule.ts";
@@ -77,13 +79,19 @@ export function scheduleRoutes(deps: Deps, runner: WorkflowRunner, scheduler: Sc
     if (!row) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
     return row;
   };
+  // Inputs are checked against the Start node of what the ticks run: the published version, or the draft.
+  const checkInputs = async (workflow: WorkflowRow, inputs: Record<string, unknown>) => {
+    const chosen = await workflowToRun(deps.db, workflow, "published");
+    if (chosen === "version_not_found") checkRunnable(runner, workflow, inputs);
+    else checkRunnable(runner, chosen.workflow, inputs, chosen.version);
+  };
   const answer = async (row: NonNullable<Awaited<ReturnType<typeof findSchedule>>>) =>
     toScheduleJson(row, (await findLastRuns(deps.db, [row.id])).get(row.id));
 
   router.openapi(createScheduleRoute, async (c) => {
     const workflow = await ownWorkflow(c, c.req.valid("param").id);
     const body = c.req.valid("json");
-    checkRunnable(runner, workflow, body.inputs);
+    await checkInputs(workflow, body.inputs);
     const row = await createSchedule(deps, workflow.workspaceId, workflow.id, body);
     scheduler.wake();
     return c.json(toScheduleJson(row, undefined), 201);
@@ -113,8 +121,7 @@ export function scheduleRoutes(deps: Deps, runner: WorkflowRunner, scheduler: Sc
     const body = c.req.valid("json");
     const existing = await findSchedule(deps.db, workspaceId, c.req.valid("param").id);
     if (!existing) throw ScheduleErrors.SCHEDULE_NOT_FOUND();
-    if (body.inputs !== undefined)
-      checkRunnable(runner, await ownWorkflow(c, existing.workflowId), body.inputs);
+    if (body.inputs !== undefined) await checkInputs(await ownWorkflow(c, existing.workflowId), body.inputs);
     const row = await updateSchedule(deps, workspaceId, existing.id, body);
     if (!row) throw ScheduleErrors.SCHEDULE_NOT_FOUND();
     scheduler.wake();

@@ -64,6 +64,7 @@ export function createScheduler(
         workflow: start.workflow,
         inputs: start.inputs,
         trigger: "schedule",
+        version: start.version,
         claimed: start.claimed,
       })
       .then(

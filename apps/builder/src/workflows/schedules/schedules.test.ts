@@ -316,6 +316,36 @@ describe("firing", () => {
     });
   });
 
+  it("runs the newest published version when the workflow has one, and records it; the draft before", async () => {
+    const workflowId = await createWorkflow(alice, greetGraph);
+    const schedule = await createSchedule(alice, workflowId, { cron: "* * * * *", inputs: { who: "Ada" } });
+    clock.set(new Date(schedule.next_runs[0] ?? ""));
+    expect(await advanceAndFire(0)).toBe(1);
+    const published = await builder.request(`/api/workflows/${workflowId}/versions`, {
+      method: "POST",
+      cookie: alice,
+      json: { notes: "v1" },
+    });
+    expect(published.status, await published.clone().text()).toBe(201);
+    // The draft moves on; ticks keep running what was published.
+    const draft = structuredClone(greetGraph);
+    (draft.nodes[1] as unknown as { data: { outputs: { value: string }[] } }).data.outputs = [
+      { name: "greeting", value: "draft {{start.who}}" } as never,
+    ];
+    const patched = await builder.request(`/api/workflows/${workflowId}`, {
+      method: "PATCH",
+      cookie: alice,
+      json: { graph: draft },
+    });
+    expect(patched.status).toBe(200);
+    expect(await advanceAndFire(60_000)).toBe(1);
+    const runs = (await runsOf(workflowId)) as (RunJson & { version: number | null })[];
+    expect(runs.map((run) => [run.version, run.outputs])).toEqual([
+      [null, { greeting: "hello Ada" }],
+      [1, { greeting: "hello Ada" }],
+    ]);
+  });
+
   it("a paused schedule fires nothing, and resuming does not catch up the paused time", async () => {
     const workflowId = await createWorkflow(alice, greetGraph);
     const schedule = await createSchedule(alice, workflowId, {
@@ -368,7 +398,7 @@ describe("firing", () => {
 
   it("overlap: skip drops a tick while the previous run goes, queue starts it when the run ends, allow runs both", async () => {
     const graph = structuredClone(heldGraph);
-    (graph.nodes[1] as { data: { url: string } }).data.url = holdUrl;
+    (graph.nodes[1] as unknown as { data: { url: string } }).data.url = holdUrl;
     const workflowId = await createWorkflow(alice, graph);
     const byPolicy: Record<string, ScheduleJson> = {};
     for (const overlap of ["skip", "queue", "allow"]) {
