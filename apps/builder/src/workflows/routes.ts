@@ -1,7 +1,6 @@
 import {
   createRouter,
   errorResponses,
-  eventStream,
   idParam,
   jsonContent,
   listOf,
@@ -41,7 +40,7 @@ import { listWorkflows } from "./list-workflows.ts";
 import { rotateTrigger } from "./rotate-trigger.ts";
 import { finishedRunJson, runJson } from "./runs/run-json.ts";
 import { findNodeRuns, findRun, listRuns, requestCancel } from "./runs/run-store.ts";
-import type { RunStreamEvent, WorkflowRunner } from "./runs/workflow-runner.ts";
+import type { WorkflowRunner } from "./runs/workflow-runner.ts";
 import { updateWorkflow } from "./update-workflow.ts";
 import { registerWorkflowVersionRoutes } from "./version-routes.ts";
 import { toWorkflowJson } from "./workflow-json.ts";
