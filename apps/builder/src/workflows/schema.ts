@@ -1,4 +1,5 @@
 import type { NodeLogs, RunError, WorkflowGraph } from "@app/workflow";
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { workspaces } from "../workspaces/schema.ts";
 
@@ -46,7 +47,7 @@ export const workflowVersions = pgTable(
 
 export type WorkflowVersionRow = typeof workflowVersions.$inferSelect;
 
-export type RunTrigger = "api" | "hook" | "tool" | "mcp" | "app";
+export type RunTrigger = "api" | "hook" | "tool" | "mcp" | "app" | "schedule";
 
 export const workflowRuns = pgTable(
   "workflow_runs",
@@ -80,6 +81,10 @@ export const workflowRuns = pgTable(
     heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }).notNull(),
     /** Set by a cancel request that reached another process than the one running the run. */
     isCancelRequested: boolean("is_cancel_requested").notNull().default(false),
+    /** The schedule that fired this run (no foreign key: a deleted schedule's runs stay readable). */
+    scheduleId: text("schedule_id"),
+    /** The tick this run fired for (the schedule's time, not when it started). */
+    scheduledFor: timestamp("scheduled_for", { withTimezone: true }),
   },
   (table) => [
     index("workflow_runs_workflow_idx").on(table.workflowId, table.id),
@@ -87,6 +92,14 @@ export const workflowRuns = pgTable(
     index("workflow_runs_workflow_status_idx").on(table.workflowId, table.status, table.id),
     index("workflow_runs_running_idx").on(table.status, table.heartbeatAt),
     index("workflow_runs_end_user_idx").on(table.appId, table.endUserId, table.id),
+    // A schedule's last run (its status in the schedule's answer).
+    index("workflow_runs_schedule_idx")
+      .on(table.scheduleId, table.scheduledFor)
+      .where(sql`${table.scheduleId} is not null`),
+    // Whether a schedule's previous run is still going (overlap "skip" and "queue"), at each tick.
+    index("workflow_runs_schedule_running_idx")
+      .on(table.scheduleId)
+      .where(sql`${table.scheduleId} is not null and ${table.status} = 'running'`),
   ],
 );
 

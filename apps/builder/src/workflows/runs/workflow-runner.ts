@@ -10,6 +10,7 @@ import {
   type RunResult,
   runWorkflow,
   type ToolOutputs,
+  WorkflowGraphError,
 } from "@app/workflow";
 import type { Deps } from "../../deps.ts";
 import type { RunTrigger, WorkflowRow } from "../schema.ts";
@@ -17,7 +18,8 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import {
   failInterruptedRuns,
   heartbeat,
-  insertRun,
+  insertRuns,
+  type NewRun,
   type NodeRunValues,
   recordRunEnd,
   saveNodeRuns,
@@ -46,6 +48,16 @@ export interface RunRequest {
   persistAtStart?: boolean;
   /** Called once the run row exists; only with `persistAtStart`. */
   onRunCreated?: (runId: string) => void;
+  /** A run row already written in `running` (a schedule's tick, claimed with it): executed, not inserted. */
+  claimed?: ClaimedRun;
+}
+
+/** A run row a schedule's claim wrote, with the tick it fired for. */
+export interface ClaimedRun {
+  id: string;
+  startedAt: Date;
+  scheduleId: string;
+  scheduledFor: Date;
 }
 
 /** What the runner needs from the rest of the builder to execute nodes. */
@@ -110,12 +122,12 @@ export class WorkflowRunner {
    * write at its end; anything a crash could cut off is on record by then.
    */
   async run(request: RunRequest): Promise<RunResult> {
-    const compiled = this.compile(request.workflow, request.version);
     const { db, clock } = this.deps;
-    const startedAt = clock.now();
-    const runId = newId("run", startedAt.getTime());
+    const { claimed } = request;
+    const startedAt = claimed?.startedAt ?? clock.now();
+    const runId = claimed?.id ?? newId("run", startedAt.getTime());
     annotateSpan({ "run.id": runId, "workspace.id": request.workspaceId });
-    const row = {
+    const row: NewRun = {
       id: runId,
       workspaceId: request.workspaceId,
       workflowId: request.workflow.id,
@@ -126,17 +138,28 @@ export class WorkflowRunner {
       version: request.version ?? null,
       appId: request.endUser?.appId ?? null,
       endUserId: request.endUser?.endUserId ?? null,
+      scheduleId: claimed?.scheduleId ?? null,
+      scheduledFor: claimed?.scheduledFor ?? null,
     };
-    let persisted: Promise<void> | undefined;
+    let compiled: CompiledWorkflow;
+    try {
+      compiled = this.compile(request.workflow, request.version);
+    } catch (error) {
+      // Other triggers refuse before a run exists (checkRunnable); a claimed tick's run is on record
+      // already and must end, with the reason.
+      if (!claimed || !(error instanceof WorkflowGraphError)) throw error;
+      return this.failClaimed(row, { code: error.code, message: error.message });
+    }
+    let persisted: Promise<void> | undefined = claimed ? Promise.resolve() : undefined;
     const persist = () => {
-      persisted ??= insertRun(db, row);
+      persisted ??= insertRuns(db, [row]);
       return persisted;
     };
     let timer: NodeJS.Timeout | undefined;
     if (request.persistAtStart) {
       await persist();
       request.onRunCreated?.(runId);
-    } else {
+    } else if (!claimed) {
       timer = setTimeout(() => {
         void persist().catch((error: unknown) =>
           this.deps.logger.error({ err: error, run_id: runId }, "run record failed"),
@@ -184,6 +207,26 @@ export class WorkflowRunner {
       recorder.close();
       this.active.delete(runId);
     }
+  }
+
+  /** Ends a claimed run that cannot start (its graph no longer compiles) as failed, with its event. */
+  private async failClaimed(row: NewRun, error: { code: string; message: string }): Promise<RunResult> {
+    const finishedAt = this.deps.clock.now();
+    const result: RunResult = {
+      run_id: row.id,
+      status: "failed",
+      started_at: row.startedAt,
+      finished_at: finishedAt,
+      elapsed_ms: finishedAt.getTime() - row.startedAt.getTime(),
+      steps: 0,
+      outputs: null,
+      error,
+      usage: { total_tokens: 0 },
+      nodes: [],
+    };
+    const deliveries = await recordRunEnd(this.deps, row, result, [], { rowExists: true });
+    if (deliveries > 0) this.deps.deliveries?.wake();
+    return result;
   }
 
   /** Cancels a run running in this process; answers false when it is not here. */
