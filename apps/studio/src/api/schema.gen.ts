@@ -362,6 +362,30 @@ export type AgentVersionList = {
   next_cursor: string | null;
 };
 
+export type AgentDiff = {
+  from: number | "draft";
+  to: number | "draft";
+  /** Every field that differs, with both values */
+  fields: FieldChange[];
+  /** The instructions as a line diff, when they changed */
+  instructions: LineChange[] | null;
+  knowledge_bases: {
+    added: string[];
+    removed: string[];
+  };
+};
+
+export type FieldChange = {
+  field: string;
+  before?: unknown;
+  after?: unknown;
+};
+
+export type LineChange = {
+  op: "equal" | "add" | "remove";
+  text: string;
+};
+
 export type Workflow = {
   id: string;
   name: string;
@@ -693,6 +717,29 @@ export type WorkflowVersionList = {
   data: WorkflowVersion[];
   has_more: boolean;
   next_cursor: string | null;
+};
+
+export type WorkflowDiff = {
+  from: number | "draft";
+  to: number | "draft";
+  /** Name and description, when they differ */
+  fields: FieldChange[];
+  nodes: {
+    added: unknown[];
+    removed: unknown[];
+    changed: {
+      id: string;
+      changes: FieldChange[];
+    }[];
+  };
+  edges: {
+    added: unknown[];
+    removed: unknown[];
+    changed: {
+      id: string;
+      changes: FieldChange[];
+    }[];
+  };
 };
 
 export type Schedule = {
@@ -1673,6 +1720,12 @@ export interface ApiOperations {
   "GET /api/agents/{id}/versions/{version}": {
     response: AgentVersion;
   };
+  "GET /api/agents/{id}/versions/{a}/diff/{b}": {
+    response: AgentDiff;
+  };
+  "POST /api/agents/{id}/versions/{version}/restore": {
+    response: Agent;
+  };
   "GET /api/workflows": {
     response: {
       data: Workflow[];
@@ -1745,6 +1798,12 @@ export interface ApiOperations {
   };
   "GET /api/workflows/{id}/versions/{version}": {
     response: WorkflowVersion;
+  };
+  "GET /api/workflows/{id}/versions/{a}/diff/{b}": {
+    response: WorkflowDiff;
+  };
+  "POST /api/workflows/{id}/versions/{version}/restore": {
+    response: Workflow;
   };
   "GET /api/workflows/{id}/schedules": {
     response: ScheduleList;
