@@ -12,7 +12,7 @@ export function AppSecret({ app, initialSecret }: { app: App; initialSecret: str
       <p className="muted">
         Your server signs its users' tokens with this secret (HS256 JWTs with <code>sub</code> and{" "}
         <code>exp</code>), so the app knows which of your customers is talking. It ends in{" "}
-        <code data-testid="secret-hint">…{app.end_user_secret_hint}</code>.
+        <code data-testid="secret-hint">{app.end_user_secret_hint}</code>.
       </p>
       {revealed ? (
         <SecretOnce

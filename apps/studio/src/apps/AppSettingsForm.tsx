@@ -100,11 +100,13 @@ export function AppSettingsForm({ app }: { app: App }) {
           <input
             name="color"
             type="color"
+            className="color-input"
             value={draft.color}
             onChange={(e) => set("color", e.target.value)}
           />
         </Field>
-        <label className="checkbox-line">
+        <code className="align-end">{draft.color}</code>
+        <label className="checkbox-line align-end">
           <input
             name="dark"
             type="checkbox"

@@ -11,7 +11,9 @@ export function ConversationMessages({ conversationId }: { conversationId: strin
       <QueryError query={messages} />
       {messages.isPending ? <Loading what="messages" /> : null}
       {messages.data?.length === 0 ? <EmptyState title="No messages" /> : null}
-      {messages.data?.map((message) => (
+      {/* The API pages newest first; "Load more" brings earlier messages, shown above. */}
+      <LoadMore query={messages} what="earlier messages" />
+      {[...(messages.data ?? [])].reverse().map((message) => (
         <div
           key={message.id}
           className={`bubble bubble-${message.role}`}
@@ -23,7 +25,6 @@ export function ConversationMessages({ conversationId }: { conversationId: strin
           ))}
         </div>
       ))}
-      <LoadMore query={messages} what="messages" />
     </div>
   );
 }
