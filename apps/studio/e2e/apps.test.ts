@@ -217,6 +217,7 @@ describe("apps in the studio", () => {
     expect(await feedback.textContent()).toContain("End user");
     expect(await feedback.textContent()).toContain(COMPLAINT);
     expect(await conversations.getByTestId("app-message-user").textContent()).toContain("Where is my order?");
+    await feedback.scrollIntoViewIfNeeded();
     await screenshot(page, "apps-conversations", { isDoc: true });
 
     await rating.getByText("Liked", { exact: true }).click();

@@ -61,12 +61,21 @@ function WidgetHost({ app, onLoaded }: { app: App; onLoaded: (loaded: Loaded) =>
     let script: HTMLScriptElement | null = null;
     onLoaded({ state: "loading" });
     // Asked first: a server without the widget answers the studio's HTML page for /embed.js,
-    // which a script tag would run and fail on with nothing said.
-    fetch(scriptUrl, { signal: controller.signal })
-      .then((response) => {
-        if (!response.ok) return fail(`the widget's script answered ${response.status}`);
-        if (!(response.headers.get("content-type") ?? "").includes("javascript"))
-          return fail("this server does not serve the widget's script yet");
+    // which a script tag would run and fail on with nothing said. A script on another origin (the
+    // dev server's studio, PUBLIC_URL elsewhere) cannot be read without CORS: its tag's error says it.
+    const isSameOrigin = new URL(scriptUrl, window.location.href).origin === window.location.origin;
+    const checked = isSameOrigin
+      ? fetch(scriptUrl, { signal: controller.signal }).then((response) => {
+          if (!response.ok) return `the widget's script answered ${response.status}`;
+          if (!(response.headers.get("content-type") ?? "").includes("javascript"))
+            return "this server does not serve the widget's script yet";
+          return null;
+        })
+      : Promise.resolve(null);
+    checked
+      .then((problem) => {
+        if (controller.signal.aborted) return;
+        if (problem) return fail(problem);
         script = document.createElement("script");
         script.src = scriptUrl;
         script.async = true;
