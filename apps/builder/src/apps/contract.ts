@@ -154,6 +154,21 @@ export const createAppKeyBody = z
   .object({ name: z.string().trim().min(1).max(100) })
   .openapi("CreateAppKeyRequest");
 
+export const listAppsQuery = listQuerySchema.extend({
+  agent_id: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: "agent_id", in: "query" }, description: "Only the apps of this agent" }),
+  workflow_id: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: "workflow_id", in: "query" }, description: "Only the apps of this workflow" }),
+});
+
+export type ListAppsQuery = z.infer<typeof listAppsQuery>;
+
 export const appConversationsQuery = listQuerySchema.extend({
   end_user: z
     .string()

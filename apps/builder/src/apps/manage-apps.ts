@@ -1,9 +1,9 @@
 import type { Clock } from "@app/core";
-import { isUniqueViolation, newestFirst, type PageRequest } from "@app/db";
+import { isUniqueViolation, newestFirst } from "@app/db";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { nextRevision, revisionCondition } from "../versions/revisions.ts";
-import type { UpdateAppInput } from "./contract.ts";
+import type { ListAppsQuery, UpdateAppInput } from "./contract.ts";
 import { newEndUserSecret } from "./end-user-secret.ts";
 import { AppErrors } from "./errors.ts";
 import { type AppRow, apps } from "./schema.ts";
@@ -34,16 +34,23 @@ export async function findAppBySlug(db: BuilderDb, slug: string): Promise<AppRow
 }
 
 /**
- * A page of the workspace's apps, newest first (`limit + 1` rows).
+ * A page of the workspace's apps, newest first (`limit + 1` rows), optionally only one agent's or workflow's.
  *
  * @example const rows = await listApps(db, workspaceId, { limit: 20 });
  */
-export function listApps(db: BuilderDb, workspaceId: string, page: PageRequest): Promise<AppRow[]> {
-  const newest = newestFirst(apps.id, page);
+export function listApps(db: BuilderDb, workspaceId: string, query: ListAppsQuery): Promise<AppRow[]> {
+  const newest = newestFirst(apps.id, query);
   return db
     .select()
     .from(apps)
-    .where(and(eq(apps.workspaceId, workspaceId), newest.olderThanCursor))
+    .where(
+      and(
+        eq(apps.workspaceId, workspaceId),
+        query.agent_id === undefined ? undefined : eq(apps.agentId, query.agent_id),
+        query.workflow_id === undefined ? undefined : eq(apps.workflowId, query.workflow_id),
+        newest.olderThanCursor,
+      ),
+    )
     .orderBy(newest.order)
     .limit(newest.limit);
 }

@@ -97,7 +97,7 @@ const routes = {
           "text/event-stream": { schema: chatEventStreamSchema },
         },
       },
-      ...errorResponses(401, 402, 403, 404, 429, 502, 504),
+      ...errorResponses(401, 402, 403, 404, 424, 429, 502, 504),
     },
   }),
   conversations: createRoute({

@@ -26,6 +26,7 @@ import {
   createAppBody,
   createAppKeyBody,
   createdAppKeySchema,
+  listAppsQuery,
   updateAppBody,
 } from "./contract.ts";
 import { createApp } from "./create-app.ts";
@@ -50,9 +51,9 @@ const appConversationSchema = conversationSchema
 
 const routes = {
   list: resource.list({
-    summary: "List the workspace's apps, newest first",
+    summary: "List the workspace's apps, newest first; filter by agent_id or workflow_id",
     description: "A page of apps",
-    query: listQuerySchema,
+    query: listAppsQuery,
     page: listOf(appSchema).openapi("AppList"),
   }),
   create: createRoute({
