@@ -23,18 +23,13 @@ export function useAppList() {
   return usePagedList<App>(["apps", "pages"], "/api/apps");
 }
 
-/**
- * The apps publishing one agent or workflow (the Publish panel's "Open app"). The API has no filter
- * by target, so this reads every app of the workspace; a workspace has few.
- */
+/** The apps publishing one agent or workflow (the Publish panel's "Open app"). */
 export function useAppsOf(target: AppTarget) {
+  const filter = `${target.kind === "agent" ? "agent_id" : "workflow_id"}=${encodeURIComponent(target.id)}`;
   return useQuery({
-    queryKey: ["apps", "all"],
-    queryFn: () => allPages<App>("/api/apps"),
-    select: (page) =>
-      page.data.filter((app) =>
-        target.kind === "agent" ? app.agent_id === target.id : app.workflow_id === target.id,
-      ),
+    queryKey: ["apps", "of", target.kind, target.id],
+    queryFn: () => allPages<App>(`/api/apps?${filter}`),
+    select: (page) => page.data,
   });
 }
 
