@@ -216,6 +216,7 @@ function createRoutes(
   app.route("/api/replicate", generation.replicateRoutes);
   app.route("/api/generations", generation.generationRoutes);
   app.route("/api/files", generation.fileRoutes);
+  app.route("/api/public/files", generation.publicFileRoutes);
   app.route("/api/billing", billing);
   app.route("/api/webhooks", webhookRoutes(deps));
   app.route("/api/events", eventRoutes(deps));

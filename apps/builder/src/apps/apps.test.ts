@@ -1,9 +1,15 @@
+import { Readable } from "node:stream";
+import { newId } from "@app/core";
 import { type FakeProvider, startFakeOpenAI } from "@app/testing";
+import { eq } from "drizzle-orm";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentOnFake } from "../../test/agent-support.ts";
 import { startTestBuilder, type TestBuilder } from "../../test/harness.ts";
 import { createWorkflow, edge, node } from "../../test/workflow-support.ts";
+import { storedFiles } from "../files/schema.ts";
+import { createStorage } from "../storage/open-storage.ts";
+import { workspaces } from "../workspaces/schema.ts";
 
 let builder: TestBuilder;
 let openai: FakeProvider;
@@ -476,5 +482,65 @@ describe("workflow apps", () => {
     expect(stored.end_user_id).toMatch(/^eu_/);
     expect((await publicCall(app.slug, "/runs", { token, json: { inputs: {} } })).status).toBe(422);
     expect((await chat(app.slug, token, "hi")).status).toBe(404);
+  });
+
+  it("gives end users signed links to the files a run produced; a forged link or the workspace's own URL does not open", async () => {
+    const carol = await builder.signUp();
+    const bytes = Buffer.from("\x89PNG fake image");
+    const workflowId = await createWorkflow(builder, carol.cookie, {
+      nodes: [
+        node("start", "start", { inputs: [] }),
+        node("done", "end", { outputs: [{ name: "image", value: "pending" }] }),
+      ],
+      edges: [edge("start", "done")],
+    });
+    const [workspace] = await builder.deps.db
+      .select()
+      .from(workspaces)
+      .where(eq(workspaces.ownerUserId, carol.userId));
+    const fileId = newId("file");
+    await createStorage(builder.deps.config.storage).put(`test/${fileId}`, Readable.from([bytes]));
+    await builder.deps.db.insert(storedFiles).values({
+      id: fileId,
+      workspaceId: workspace?.id ?? "",
+      storageKey: `test/${fileId}`,
+      contentType: "image/png",
+      sizeBytes: bytes.length,
+      createdAt: new Date(),
+    });
+    const fileUrl = `${builder.url}/api/files/${fileId}`;
+    await json(
+      await builder.request(`/api/workflows/${workflowId}`, {
+        method: "PATCH",
+        cookie: carol.cookie,
+        json: {
+          graph: {
+            nodes: [
+              node("start", "start", { inputs: [] }),
+              node("done", "end", { outputs: [{ name: "image", value: fileUrl }] }),
+            ],
+            edges: [edge("start", "done")],
+          },
+        },
+      }),
+      200,
+    );
+    const app = await createApp({ workflow_id: workflowId }, carol.cookie);
+    const run = await json<{ outputs: { image: string } }>(
+      await publicCall(app.slug, "/runs", { token: await anonymous(app.slug), json: { inputs: {} } }),
+      200,
+    );
+    expect(run.outputs.image).toMatch(
+      new RegExp(`^${builder.url}/api/public/files/${fileId}\\?expires=\\d+&signature=`),
+    );
+    const opened = await fetch(run.outputs.image);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await opened.arrayBuffer())).toEqual(bytes);
+    expect((await fetch(`${run.outputs.image.slice(0, -4)}AAAA`)).status).toBe(404);
+    expect(
+      (await fetch(`${builder.url}/api/public/files/${fileId}?expires=9999999999&signature=x`)).status,
+    ).toBe(404);
+    expect((await fetch(fileUrl)).status).toBe(401);
   });
 });

@@ -14,6 +14,7 @@ import { consumeRateLimit } from "../auth/rate-limit.ts";
 import { requireCredits } from "../billing/meter.ts";
 import { priceOfModelCall } from "../billing/price-table.ts";
 import type { Deps } from "../deps.ts";
+import { withSignedFileUrls } from "../files/signed-file-url.ts";
 import { answerRun } from "../workflows/answer-run.ts";
 import { checkRunnable } from "../workflows/check-runnable.ts";
 import { findWorkflow } from "../workflows/find-workflow.ts";
@@ -220,17 +221,24 @@ function publicMessage(message: {
 }
 
 /** Node events tell an end user which step runs, not what it read or wrote. */
-function publicRunEvent(event: RunStreamEvent): RunStreamEvent | null {
-  if (event.event === "run_finished" || event.event === "run_started") return event;
+function publicRunEvent(deps: Deps, event: RunStreamEvent): RunStreamEvent | null {
+  if (event.event === "run_started") return event;
+  if (event.event === "run_finished") {
+    return {
+      event: event.event,
+      data: { ...event.data, outputs: withSignedFileUrls(deps.config, event.data.outputs, deps.clock.now()) },
+    };
+  }
   const { node_id, node_type, status } = event.data;
   return { event: event.event, data: { node_id, node_type, status } };
 }
 
-function publicRun(result: RunResult) {
+/** A run as an end user sees it: links to generated files signed, since they cannot sign in. */
+function publicRun(deps: Deps, result: RunResult) {
   return {
     id: result.run_id,
     status: result.status,
-    outputs: result.outputs,
+    outputs: withSignedFileUrls(deps.config, result.outputs, deps.clock.now()),
     error: result.error ? { code: result.error.code, message: result.error.message } : null,
     started_at: result.started_at.toISOString(),
     finished_at: result.finished_at.toISOString(),
@@ -442,8 +450,8 @@ export function publicAppRoutes(deps: Deps, runner: WorkflowRunner) {
         version,
         endUser: { appId: app.id, endUserId: endUser.id },
       },
-      publicRun,
-      publicRunEvent,
+      (result) => publicRun(deps, result),
+      (event) => publicRunEvent(deps, event),
       (result) =>
         writeTogether(deps.db, [endUserUsageWrite(deps, endUser, runSpending(deps, workflow, result))]),
     );

@@ -1915,6 +1915,9 @@ export interface ApiOperations {
   "GET /api/files/{id}": {
     response: void;
   };
+  "GET /api/public/files/{id}": {
+    response: void;
+  };
   "GET /api/billing": {
     response: Billing;
   };
