@@ -8,5 +8,5 @@ export {
 } from "./connect.ts";
 export { newestFirst, type PageRequest } from "./pagination.ts";
 export { preparedQuery, queryRows } from "./statements.ts";
-export { writeTogether } from "./write-together.ts";
 export { isUniqueViolation } from "./unique-violation.ts";
+export { writeTogether } from "./write-together.ts";

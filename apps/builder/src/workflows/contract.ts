@@ -105,6 +105,20 @@ export const nodeRunSchema = z.object({
     })
     .nullable()
     .openapi({ description: "What a Code node's program printed, failed runs too; null for other nodes" }),
+  attempts: z
+    .array(
+      z.object({
+        attempt: z.number().int(),
+        error: z.object({ code: z.string(), message: z.string() }).nullable(),
+        started_at: z.string(),
+        elapsed_ms: z.number(),
+      }),
+    )
+    .nullable()
+    .openapi({
+      description:
+        "Each attempt with its error (null for the one that succeeded), for a node with a `retry`; null otherwise",
+    }),
   tokens: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
@@ -137,6 +151,10 @@ export const runSchema = z
       .openapi({ description: "The workflow version it ran; null for the draft" }),
     app_id: z.string().nullable().openapi({ description: "The app whose end user started it" }),
     end_user_id: z.string().nullable(),
+    replay_of: z
+      .string()
+      .nullable()
+      .openapi({ description: "The run this one replays (POST /api/runs/{id}/replay); null otherwise" }),
     inputs: z.record(z.string(), z.unknown()),
     outputs: z.record(z.string(), z.unknown()).nullable(),
     error: z.object({ code: z.string(), message: z.string(), node_id: z.string().optional() }).nullable(),
