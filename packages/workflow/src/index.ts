@@ -7,6 +7,7 @@ export type {
   NodeExecutors,
   TokenUsage,
 } from "./executors.ts";
+export { type GraphIndex, indexGraph, reachableFrom } from "./graph-index.ts";
 export {
   formatPath,
   type GraphIssue,

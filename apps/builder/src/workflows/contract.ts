@@ -167,6 +167,15 @@ export const runSchema = z
   })
   .openapi("WorkflowRun");
 
+export const replayRunBody = z
+  .object({
+    from_node: z.string().min(1).max(64).optional().openapi({
+      description:
+        "The node to run again, with everything downstream of it; the others keep their recorded outcomes. Default: the node the run failed at",
+    }),
+  })
+  .openapi("ReplayRunRequest");
+
 export const runWorkflowBody = z
   .object({ inputs: z.record(z.string(), z.unknown()).default({}), version: versionSelector })
   .openapi("RunWorkflowRequest");

@@ -137,7 +137,10 @@ export class WorkflowRunner {
    * write at its end; anything a crash could cut off is on record by then.
    */
   async run(request: RunRequest): Promise<RunResult> {
-    const compiled = this.compile(request.workflow, request.version);
+    // A replay runs the graph its original ran, which may be neither the draft nor cached.
+    const compiled = request.replay
+      ? compileWorkflow(request.workflow.graph, { tools: this.tools.outputs() })
+      : this.compile(request.workflow, request.version);
     const { db, clock } = this.deps;
     const startedAt = clock.now();
     const runId = newId("run", startedAt.getTime());
@@ -343,6 +346,7 @@ export class WorkflowRunner {
 class DurableRecorder implements RunRecorder {
   private readonly pending = new Map<string, NodeRunValues>();
   private flushing: Promise<void> = Promise.resolve();
+  private isFlushQueued = false;
 
   constructor(
     private readonly deps: Deps,
@@ -409,7 +413,7 @@ class DurableRecorder implements RunRecorder {
     this.pending.clear();
   }
 
-  private ended(event: NodeFinishedEvent | NodeFailedEvent): Promise<void> {
+  private ended(event: NodeFinishedEvent | NodeFailedEvent): void {
     const usage = event.status === "succeeded" ? (event.usage ?? null) : null;
     this.track({
       runId: this.runId,
@@ -447,19 +451,37 @@ class DurableRecorder implements RunRecorder {
         ...(event.status === "failed" ? { continued: event.continued } : {}),
       },
     });
-    return this.flush();
+    // Not awaited by the engine: the stream and the next nodes go on while the write is under way
+    // (the record is no later for it; docs/workflows.md, "Durability", has the cost).
+    void this.flush();
   }
 
   private track(row: NodeRunValues): void {
     this.pending.set(row.nodeId, row);
   }
 
-  /** Writes the records waiting in memory, once the run row exists; a no-op before. */
+  /**
+   * Writes the records waiting in memory, once the run row exists (a no-op before). One write at a
+   * time: completions that arrive during a write go out together in the next, in completion order.
+   */
   flush(): Promise<void> {
     const persisted = this.runPersisted();
-    if (!persisted || this.pending.size === 0) return this.flushing;
-    const rows = this.takePending();
-    this.flushing = this.flushing.then(() => persisted).then(() => saveNodeRuns(this.deps.db, rows));
+    if (!persisted || this.pending.size === 0 || this.isFlushQueued) return this.flushing;
+    this.isFlushQueued = true;
+    this.flushing = this.flushing.then(async () => {
+      let rows: NodeRunValues[] = [];
+      try {
+        await persisted;
+        this.isFlushQueued = false;
+        rows = this.takePending();
+        await saveNodeRuns(this.deps.db, rows);
+      } catch (error) {
+        this.isFlushQueued = false;
+        // Kept for the run's last write, which records whatever is still pending.
+        for (const row of rows) if (!this.pending.has(row.nodeId)) this.pending.set(row.nodeId, row);
+        this.deps.logger.error({ err: error, run_id: this.runId }, "node records not written");
+      }
+    });
     return this.flushing;
   }
 
