@@ -16,6 +16,8 @@ import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
 import { sandboxCodeRunner } from "./agents/sandbox-code-runner.ts";
+import { appPageRoutes } from "./app-pages/routes.ts";
+import { findAppBySlug } from "./apps/manage-apps.ts";
 import { publicAppRoutes } from "./apps/public-routes.ts";
 import { appRoutes } from "./apps/routes.ts";
 import { createAuth } from "./auth/auth.ts";
@@ -46,6 +48,8 @@ import { HOOK_BODY_LIMIT_BYTES, hookRoutes } from "./workflows/hook-routes.ts";
 import { createNodeServices } from "./workflows/node-services.ts";
 import { workflowRoutes } from "./workflows/routes.ts";
 import { WorkflowRunner } from "./workflows/runs/workflow-runner.ts";
+import { scheduleRoutes } from "./workflows/schedules/routes.ts";
+import { createScheduler, type Scheduler } from "./workflows/schedules/scheduler.ts";
 import { workflowToolRunner } from "./workflows/workflow-tool-runner.ts";
 
 /** JSON bodies of the API; uploads get their own, larger limit on their route. */
@@ -73,6 +77,8 @@ export interface BuilderApp {
   start(): Promise<void>;
   /** Stops background work and aborts what is still running in this process. */
   stop(): Promise<void>;
+  /** Fires workflow schedules; started and stopped with the rest (tests drive a round with `runDue`). */
+  scheduler: Scheduler;
 }
 
 /**
@@ -111,11 +117,13 @@ export function createBuilderApp(input: Deps): BuilderApp {
     },
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
+  const scheduler = createScheduler(deps, runner);
   const knowledge = createKnowledgeFeature(deps);
   const billing = createBillingFeature(deps);
   const app = createRoutes(
     deps,
     runner,
+    scheduler,
     knowledge.routes,
     generation,
     billing.routes,
@@ -124,8 +132,11 @@ export function createBuilderApp(input: Deps): BuilderApp {
   );
   return {
     app,
+    scheduler,
     start: async () => {
       await getRunner().start();
+      // After the runner: its start closes runs a crash left running, which overlap rules read.
+      scheduler.start();
       await knowledge.worker.start();
       await generation.worker.start();
       events.start();
@@ -135,6 +146,8 @@ export function createBuilderApp(input: Deps): BuilderApp {
       await billing.worker.stop();
       await generation.worker.stop();
       await knowledge.worker.stop();
+      // Before the runner, so no tick is claimed that the stopping runner would only abort.
+      await scheduler.stop();
       await getRunner().stop();
       await mcp.stop();
       // Last, so events the workers above committed while stopping still go out.
@@ -146,6 +159,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
 function createRoutes(
   deps: Deps,
   runner: WorkflowRunner,
+  scheduler: Scheduler,
   knowledge: ReturnType<typeof createKnowledgeFeature>["routes"],
   generation: ReturnType<typeof createGenerationFeature>,
   billing: ReturnType<typeof createBillingFeature>["routes"],
@@ -193,6 +207,7 @@ function createRoutes(
   app.route("/api/credentials", credentialRoutes(deps));
   app.route("/api/agents", agentRoutes(deps));
   app.route("/api", workflowRoutes(deps, runner));
+  app.route("/api", scheduleRoutes(deps, runner, scheduler));
   app.route("/api/hooks", hookRoutes(deps, runner));
   app.route("/api/conversations", conversationRoutes(deps));
   app.route("/api/usage", usageRoutes(deps));
@@ -249,6 +264,16 @@ function createRoutes(
     return c.json(document);
   });
   app.route("/api/docs", apiDocs({ specUrl: "/api/openapi.json", title: "Builder API" }));
+  // The widget's script and the web app's pages, before the studio's catch-all.
+  app.route(
+    "/",
+    appPageRoutes({
+      findApp: async (slug) => {
+        const row = await findAppBySlug(deps.db, slug);
+        return row ? { allowedOrigins: row.allowedOrigins, title: row.title } : null;
+      },
+    }),
+  );
   app.route("/", studioRoutes());
 
   return app;

@@ -1,12 +1,23 @@
 import { errorResponses, idParam, jsonContent, listOf } from "@app/http";
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { publishVersionBody, toVersionPage, versionListQuery, versionParams } from "../versions/contract.ts";
+import {
+  diffParams,
+  fieldChangeSchema,
+  lineChangeSchema,
+  publishVersionBody,
+  toVersionPage,
+  versionListQuery,
+  versionParams,
+} from "../versions/contract.ts";
 import { VersionErrors } from "../versions/errors.ts";
+import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
+import { agentSide, diffAgents, restoreAgent } from "./agent-history.ts";
+import { toAgentJson } from "./agent-json.ts";
 import { toAgentVersionJson } from "./agent-version-json.ts";
 import { findAgentVersion, listAgentVersions } from "./agent-versions.ts";
-import { agentVersionSchema } from "./contract.ts";
+import { agentSchema, agentVersionSchema } from "./contract.ts";
 import { AgentErrors } from "./errors.ts";
 import { findAgent } from "./find-agent.ts";
 import { publishAgent } from "./publish-agent.ts";
@@ -52,6 +63,43 @@ const getRoute = createRoute({
   },
 });
 
+const agentDiffSchema = z
+  .object({
+    from: z.union([z.number().int(), z.literal("draft")]),
+    to: z.union([z.number().int(), z.literal("draft")]),
+    fields: z.array(fieldChangeSchema).openapi({ description: "Every field that differs, with both values" }),
+    instructions: z
+      .array(lineChangeSchema)
+      .nullable()
+      .openapi({ description: "The instructions as a line diff, when they changed" }),
+    knowledge_bases: z.object({ added: z.array(z.string()), removed: z.array(z.string()) }),
+  })
+  .openapi("AgentDiff");
+
+const diffRoute = createRoute({
+  method: "get",
+  path: "/{id}/versions/{a}/diff/{b}",
+  tags: ["agents"],
+  summary: "What changed from one version (or the draft) to another",
+  request: { params: diffParams },
+  responses: {
+    200: { description: "The differences", content: jsonContent(agentDiffSchema) },
+    ...errorResponses(401, 404, 422),
+  },
+});
+
+const restoreRoute = createRoute({
+  method: "post",
+  path: "/{id}/versions/{version}/restore",
+  tags: ["agents"],
+  summary: "Make a version's content the draft (the history keeps everything)",
+  request: { params: versionParams, headers: ifMatchHeaders },
+  responses: {
+    200: { description: "The agent with its restored draft", content: jsonContent(agentSchema) },
+    ...errorResponses(401, 404, 412, 422),
+  },
+});
+
 /**
  * Adds publishing and the version history to the agents router (`/api/agents/{id}/versions…`).
  *
@@ -85,5 +133,29 @@ export function registerAgentVersionRoutes(router: OpenAPIHono<AppEnv>, deps: De
       throw VersionErrors.VERSION_NOT_FOUND({ param: "version" });
     }
     return c.json(toAgentVersionJson(row), 200);
+  });
+  router.openapi(diffRoute, async (c) => {
+    const { id, a, b } = c.req.valid("param");
+    const agent = await findAgent(deps.db, c.get("principal").workspaceId, id);
+    if (!agent) throw AgentErrors.AGENT_NOT_FOUND();
+    const [before, after] = await Promise.all([agentSide(deps.db, agent, a), agentSide(deps.db, agent, b)]);
+    if (!before) throw VersionErrors.VERSION_NOT_FOUND({ param: "a" });
+    if (!after) throw VersionErrors.VERSION_NOT_FOUND({ param: "b" });
+    return c.json({ from: a, to: b, ...diffAgents(before, after) }, 200);
+  });
+  router.openapi(restoreRoute, async (c) => {
+    const { id, version } = c.req.valid("param");
+    const workspaceId = c.get("principal").workspaceId;
+    const row = await findAgentVersion(deps.db, workspaceId, id, version);
+    if (!row) {
+      if (!(await findAgent(deps.db, workspaceId, id))) throw AgentErrors.AGENT_NOT_FOUND();
+      throw VersionErrors.VERSION_NOT_FOUND({ param: "version" });
+    }
+    const expected = expectedRevisions(c.req.header("if-match"));
+    const restored = await restoreAgent(deps, workspaceId, id, row.snapshot, expected);
+    if (!restored)
+      throw await refusedWrite(() => findAgent(deps.db, workspaceId, id), AgentErrors.AGENT_NOT_FOUND);
+    c.header("ETag", etagOf(restored));
+    return c.json(toAgentJson(restored), 200);
   });
 }

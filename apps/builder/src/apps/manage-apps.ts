@@ -2,6 +2,7 @@ import type { Clock } from "@app/core";
 import { isUniqueViolation, newestFirst, type PageRequest } from "@app/db";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
+import { nextRevision, revisionCondition } from "../versions/revisions.ts";
 import type { UpdateAppInput } from "./contract.ts";
 import { newEndUserSecret } from "./end-user-secret.ts";
 import { AppErrors } from "./errors.ts";
@@ -57,6 +58,7 @@ export async function updateApp(
   workspaceId: string,
   id: string,
   input: UpdateAppInput,
+  expected?: Date[],
 ): Promise<AppRow | undefined> {
   try {
     const [row] = await db
@@ -73,9 +75,11 @@ export async function updateApp(
         ...(input.end_user_credit_limit === undefined
           ? {}
           : { endUserCreditLimit: input.end_user_credit_limit }),
-        updatedAt: clock.now(),
+        updatedAt: nextRevision(apps.updatedAt, clock.now()),
       })
-      .where(and(eq(apps.id, id), eq(apps.workspaceId, workspaceId)))
+      .where(
+        and(eq(apps.id, id), eq(apps.workspaceId, workspaceId), revisionCondition(apps.updatedAt, expected)),
+      )
       .returning();
     return row;
   } catch (error) {
@@ -111,7 +115,11 @@ export async function rotateEndUserSecret(
   const secret = newEndUserSecret(deps.config.secretKey, { workspaceId, id });
   const [row] = await deps.db
     .update(apps)
-    .set({ endUserSecretSealed: secret.sealed, endUserSecretHint: secret.hint, updatedAt: deps.clock.now() })
+    .set({
+      endUserSecretSealed: secret.sealed,
+      endUserSecretHint: secret.hint,
+      updatedAt: nextRevision(apps.updatedAt, deps.clock.now()),
+    })
     .where(and(eq(apps.id, id), eq(apps.workspaceId, workspaceId)))
     .returning();
   return row ? { row, endUserSecret: secret.secret } : undefined;

@@ -15,6 +15,7 @@ import { conversationSchema } from "../agents/chat-contract.ts";
 import { toConversationJson } from "../agents/conversation-json.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
 import { toAppJson, toAppKeyJson } from "./app-json.ts";
 import { createAppKey, listAppKeys, revokeAppKey } from "./app-keys.ts";
 import {
@@ -72,7 +73,8 @@ const routes = {
     summary: "Change an app's settings",
     description: "The updated app",
     body: updateAppBody,
-    errors: [400, 401, 404, 409, 422],
+    errors: [400, 401, 404, 409, 412, 422],
+    headers: ifMatchHeaders,
   }),
   remove: resource.delete({ summary: "Delete an app (its conversations and runs stay in the history)" }),
   rotateSecret: createRoute({
@@ -164,16 +166,16 @@ export function appRoutes(deps: Deps) {
   });
   router.openapi(routes.get, async (c) => {
     const app = await ownApp(c.get("principal").workspaceId, c.req.valid("param").id);
+    c.header("ETag", etagOf(app));
     return c.json(toAppJson(app, urls), 200);
   });
   router.openapi(routes.update, async (c) => {
-    const row = await updateApp(
-      deps,
-      c.get("principal").workspaceId,
-      c.req.valid("param").id,
-      c.req.valid("json"),
-    );
-    if (!row) throw AppErrors.APP_NOT_FOUND();
+    const workspaceId = c.get("principal").workspaceId;
+    const { id } = c.req.valid("param");
+    const expected = expectedRevisions(c.req.header("if-match"));
+    const row = await updateApp(deps, workspaceId, id, c.req.valid("json"), expected);
+    if (!row) throw await refusedWrite(() => findApp(deps.db, workspaceId, id), AppErrors.APP_NOT_FOUND);
+    c.header("ETag", etagOf(row));
     return c.json(toAppJson(row, urls), 200);
   });
   router.openapi(routes.remove, async (c) => {

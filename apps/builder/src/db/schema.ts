@@ -12,5 +12,6 @@ export * from "../keys/schema.ts";
 export * from "../knowledge/schema.ts";
 export * from "../mcp/schema.ts";
 export * from "../usage/schema.ts";
+export * from "../workflows/schedules/schema.ts";
 export * from "../workflows/schema.ts";
 export * from "../workspaces/schema.ts";

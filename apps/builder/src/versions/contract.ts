@@ -114,3 +114,24 @@ export function versionToRun(
   if (selector === "published") return row.publishedVersion ?? undefined;
   return selector;
 }
+
+/** `{a}` and `{b}` of a diff: a version number or `draft`. */
+export const diffParams = z.object({
+  id: pathId("id"),
+  a: z
+    .union([z.literal("draft"), versionNumber])
+    .openapi({ param: { name: "a", in: "path" }, description: "A version number, or draft", example: 1 }),
+  b: z.union([z.literal("draft"), versionNumber]).openapi({
+    param: { name: "b", in: "path" },
+    description: "A version number, or draft",
+    example: "draft",
+  }),
+});
+
+export const fieldChangeSchema = z
+  .object({ field: z.string(), before: z.unknown(), after: z.unknown() })
+  .openapi("FieldChange");
+
+export const lineChangeSchema = z
+  .object({ op: z.enum(["equal", "add", "remove"]), text: z.string() })
+  .openapi("LineChange");

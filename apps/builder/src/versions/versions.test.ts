@@ -230,3 +230,281 @@ describe("workflow versions", () => {
     );
   });
 });
+
+describe("history", () => {
+  const twoStepGraph = {
+    nodes: [
+      node("start", "start", { inputs: [] }),
+      node("shout", "end", { outputs: [{ name: "answer", value: "HI" }] }),
+    ],
+    edges: [edge("start", "shout")],
+  };
+
+  it("diffs workflow versions and the draft: nodes and edges added, removed and changed, with fields before and after", async () => {
+    const workflowId = await createWorkflow(builder, alice, answerGraph("one"));
+    await json(
+      await builder.request(`/api/workflows/${workflowId}/versions`, { method: "POST", cookie: alice }),
+      201,
+    );
+    const changed = {
+      nodes: [
+        node("start", "start", { inputs: [] }),
+        node("done", "end", { outputs: [{ name: "answer", value: "two" }] }),
+        node("extra", "end", { outputs: [{ name: "answer", value: "three" }] }),
+      ],
+      edges: [edge("start", "extra")],
+    };
+    await json(
+      await builder.request(`/api/workflows/${workflowId}`, {
+        method: "PATCH",
+        cookie: alice,
+        json: {
+          name: "Renamed",
+          graph: { ...changed, edges: [edge("start", "done"), edge("start", "extra")] },
+        },
+      }),
+      200,
+    );
+    type Diff = {
+      from: number | string;
+      to: number | string;
+      fields: { field: string; before: unknown; after: unknown }[];
+      nodes: {
+        added: { id: string }[];
+        removed: { id: string }[];
+        changed: { id: string; changes: { field: string; before: unknown; after: unknown }[] }[];
+      };
+      edges: { added: { id: string }[]; removed: { id: string }[] };
+    };
+    const diff = await json<Diff>(
+      await builder.request(`/api/workflows/${workflowId}/versions/1/diff/draft`, { cookie: alice }),
+      200,
+    );
+    expect(diff).toMatchObject({ from: 1, to: "draft" });
+    expect(diff.fields).toEqual([{ field: "name", before: "test workflow", after: "Renamed" }]);
+    expect(diff.nodes.added.map((added) => added.id)).toEqual(["extra"]);
+    expect(diff.nodes.removed).toEqual([]);
+    expect(diff.nodes.changed).toEqual([
+      {
+        id: "done",
+        changes: [
+          {
+            field: "data.outputs",
+            before: [{ name: "answer", value: "one" }],
+            after: [{ name: "answer", value: "two" }],
+          },
+        ],
+      },
+    ]);
+    expect(diff.edges.added.map((added) => added.id)).toEqual(["start-extra"]);
+
+    await json(
+      await builder.request(`/api/workflows/${workflowId}/versions`, { method: "POST", cookie: alice }),
+      201,
+    );
+    await json(
+      await builder.request(`/api/workflows/${workflowId}`, {
+        method: "PATCH",
+        cookie: alice,
+        json: { graph: twoStepGraph },
+      }),
+      200,
+    );
+    const removal = await json<Diff>(
+      await builder.request(`/api/workflows/${workflowId}/versions/2/diff/draft`, { cookie: alice }),
+      200,
+    );
+    expect(removal.nodes.removed.map((removed) => removed.id)).toEqual(["done", "extra"]);
+    expect(removal.nodes.added.map((added) => added.id)).toEqual(["shout"]);
+    expect(removal.edges.removed.map((removed) => removed.id).sort()).toEqual(["start-done", "start-extra"]);
+    const between = await json<Diff>(
+      await builder.request(`/api/workflows/${workflowId}/versions/1/diff/2`, { cookie: alice }),
+      200,
+    );
+    expect(between.nodes.added.map((added) => added.id)).toEqual(["extra"]);
+    const missing = await builder.request(`/api/workflows/${workflowId}/versions/9/diff/draft`, {
+      cookie: alice,
+    });
+    expect(await json(missing, 404)).toMatchObject({ error: { code: "version_not_found", param: "a" } });
+    expect(
+      (await builder.request(`/api/workflows/${workflowId}/versions/1/diff/draft`, { cookie: bob })).status,
+    ).toBe(404);
+  });
+
+  it("diffs agent versions: each changed field, the instructions line by line, knowledge bases added and removed", async () => {
+    const agentId = await createAgentOnFake(builder, alice, openai, KEY, {
+      instructions: "Greet.\nBe brief.\n",
+    });
+    await json(
+      await builder.request(`/api/agents/${agentId}/versions`, { method: "POST", cookie: alice }),
+      201,
+    );
+    await json(
+      await builder.request(`/api/agents/${agentId}`, {
+        method: "PATCH",
+        cookie: alice,
+        json: {
+          instructions: "Greet.\nBe thorough.\n",
+          model: "llama3.3",
+          temperature: 0.5,
+          tools: [{ type: "knowledge_search" }],
+        },
+      }),
+      200,
+    );
+    type Diff = {
+      fields: { field: string; before: unknown; after: unknown }[];
+      instructions: { op: string; text: string }[] | null;
+    };
+    const diff = await json<Diff>(
+      await builder.request(`/api/agents/${agentId}/versions/1/diff/draft`, { cookie: alice }),
+      200,
+    );
+    expect(diff.fields.map((change) => change.field)).toEqual([
+      "model",
+      "instructions",
+      "temperature",
+      "tools",
+    ]);
+    expect(diff.fields[0]).toEqual({ field: "model", before: "llama3.2", after: "llama3.3" });
+    expect(diff.instructions).toEqual([
+      { op: "equal", text: "Greet.\n" },
+      { op: "remove", text: "Be brief.\n" },
+      { op: "add", text: "Be thorough.\n" },
+    ]);
+    const same = await json<Diff>(
+      await builder.request(`/api/agents/${agentId}/versions/1/diff/1`, { cookie: alice }),
+      200,
+    );
+    expect(same).toMatchObject({ fields: [], instructions: null });
+  });
+
+  it("restores a version into the draft; publishing it then gives a version equal to the restored one", async () => {
+    const workflowId = await createWorkflow(builder, alice, answerGraph("one"));
+    const v1 = await json<{ graph: unknown; name: string }>(
+      await builder.request(`/api/workflows/${workflowId}/versions`, { method: "POST", cookie: alice }),
+      201,
+    );
+    await json(
+      await builder.request(`/api/workflows/${workflowId}`, {
+        method: "PATCH",
+        cookie: alice,
+        json: { graph: answerGraph("two") },
+      }),
+      200,
+    );
+    const restored = await json<{ graph: unknown; has_unpublished_changes: boolean }>(
+      await builder.request(`/api/workflows/${workflowId}/versions/1/restore`, {
+        method: "POST",
+        cookie: alice,
+      }),
+      200,
+    );
+    expect(restored.graph).toEqual(v1.graph);
+    expect(restored.has_unpublished_changes).toBe(true);
+    const v2 = await json<{ version: number; graph: unknown; name: string }>(
+      await builder.request(`/api/workflows/${workflowId}/versions`, { method: "POST", cookie: alice }),
+      201,
+    );
+    expect(v2).toMatchObject({ version: 2, graph: v1.graph, name: v1.name });
+    const diff = await json<{ nodes: { added: unknown[]; removed: unknown[]; changed: unknown[] } }>(
+      await builder.request(`/api/workflows/${workflowId}/versions/1/diff/2`, { cookie: alice }),
+      200,
+    );
+    expect(diff.nodes).toEqual({ added: [], removed: [], changed: [] });
+
+    const agentId = await createAgentOnFake(builder, alice, openai, KEY, { instructions: "First." });
+    await json(
+      await builder.request(`/api/agents/${agentId}/versions`, { method: "POST", cookie: alice }),
+      201,
+    );
+    await json(
+      await builder.request(`/api/agents/${agentId}`, {
+        method: "PATCH",
+        cookie: alice,
+        json: { instructions: "Second." },
+      }),
+      200,
+    );
+    const agent = await json<{ instructions: string }>(
+      await builder.request(`/api/agents/${agentId}/versions/1/restore`, { method: "POST", cookie: alice }),
+      200,
+    );
+    expect(agent.instructions).toBe("First.");
+    expect(
+      (await builder.request(`/api/agents/${agentId}/versions/5/restore`, { method: "POST", cookie: alice }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await builder.request(`/api/agents/${agentId}/versions/1/restore`, { method: "POST", cookie: bob }))
+        .status,
+    ).toBe(404);
+  });
+});
+
+describe("edit conflicts", () => {
+  it("answers an ETag on every read and write; a write based on a stale revision is refused with 412 naming the current one", async () => {
+    const workflowId = await createWorkflow(builder, alice, answerGraph("one"));
+    const read = await builder.request(`/api/workflows/${workflowId}`, { cookie: alice });
+    const loaded = read.headers.get("etag") ?? "";
+    expect(loaded).toMatch(/^"[0-9a-z]+"$/);
+    const patch = (ifMatch: string | undefined, answer: string) =>
+      builder.request(`/api/workflows/${workflowId}`, {
+        method: "PATCH",
+        cookie: alice,
+        json: { graph: answerGraph(answer) },
+        ...(ifMatch ? { headers: { "if-match": ifMatch } } : {}),
+      });
+    const first = await patch(loaded, "tab one");
+    expect(first.status).toBe(200);
+    const current = first.headers.get("etag") ?? "";
+    expect(current).not.toBe(loaded);
+    const stale = await patch(loaded, "tab two");
+    expect(await json(stale, 412)).toMatchObject({ error: { code: "edit_conflict", param: "If-Match" } });
+    expect(stale.headers.get("etag")).toBe(current);
+    const kept = await json<{ graph: unknown }>(
+      await builder.request(`/api/workflows/${workflowId}`, { cookie: alice }),
+      200,
+    );
+    expect(kept.graph).toEqual(answerGraph("tab one"));
+    expect((await patch(current, "tab two, after reloading")).status).toBe(200);
+    expect((await patch("*", "any revision")).status).toBe(200);
+    expect((await patch(undefined, "no condition, as before")).status).toBe(200);
+    expect((await patch('W/"weak"', "weak tags never match")).status).toBe(412);
+  });
+
+  it("lets exactly one of two writers with the same revision through", async () => {
+    const agentId = await createAgentOnFake(builder, alice, openai, KEY);
+    const loaded =
+      (await builder.request(`/api/agents/${agentId}`, { cookie: alice })).headers.get("etag") ?? "";
+    const answers = await Promise.all(
+      ["Tab A.", "Tab B."].map((instructions) =>
+        builder.request(`/api/agents/${agentId}`, {
+          method: "PATCH",
+          cookie: alice,
+          headers: { "if-match": loaded },
+          json: { instructions },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 412]);
+
+    const app = await json<{ id: string }>(
+      await builder.request("/api/apps", { method: "POST", cookie: alice, json: { agent_id: agentId } }),
+      201,
+    );
+    const appTag =
+      (await builder.request(`/api/apps/${app.id}`, { cookie: alice })).headers.get("etag") ?? "";
+    const appAnswers = await Promise.all(
+      ["One", "Two"].map((title) =>
+        builder.request(`/api/apps/${app.id}`, {
+          method: "PATCH",
+          cookie: alice,
+          headers: { "if-match": appTag },
+          json: { title },
+        }),
+      ),
+    );
+    expect(appAnswers.map((answer) => answer.status).sort()).toEqual([200, 412]);
+  });
+});

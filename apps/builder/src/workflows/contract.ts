@@ -143,7 +143,7 @@ export const runSchema = z
     id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
     workflow_id: z.string(),
     status: z.enum(RUN_STATUSES),
-    trigger: z.enum(["api", "hook", "tool", "mcp", "app"]),
+    trigger: z.enum(["api", "hook", "tool", "mcp", "app", "schedule"]),
     version: z
       .number()
       .int()
@@ -155,6 +155,14 @@ export const runSchema = z
       .string()
       .nullable()
       .openapi({ description: "The run this one replays (POST /api/runs/{id}/replay); null otherwise" }),
+    schedule_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The schedule that fired the run (`trigger: "schedule"`), else null' }),
+    scheduled_for: z.string().nullable().openapi({
+      description: "The schedule's tick this run fired for (ISO 8601, UTC), else null",
+      example: "2026-03-29T01:00:00.000Z",
+    }),
     inputs: z.record(z.string(), z.unknown()),
     outputs: z.record(z.string(), z.unknown()).nullable(),
     error: z.object({ code: z.string(), message: z.string(), node_id: z.string().optional() }).nullable(),

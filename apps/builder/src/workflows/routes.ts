@@ -1,7 +1,6 @@
 import {
   createRouter,
   errorResponses,
-  eventStream,
   idParam,
   jsonContent,
   listOf,
@@ -16,6 +15,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { VersionSelector } from "../versions/contract.ts";
 import { VersionErrors } from "../versions/errors.ts";
+import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
 import { answerRun } from "./answer-run.ts";
 import { checkGraphReferences } from "./check-graph-references.ts";
 import { checkRunnable } from "./check-runnable.ts";
@@ -43,7 +43,7 @@ import { rotateTrigger } from "./rotate-trigger.ts";
 import { planReplay } from "./runs/replay-run.ts";
 import { finishedRunJson, runJson } from "./runs/run-json.ts";
 import { findNodeRuns, findRun, listRuns, requestCancel } from "./runs/run-store.ts";
-import type { RunStreamEvent, WorkflowRunner } from "./runs/workflow-runner.ts";
+import type { WorkflowRunner } from "./runs/workflow-runner.ts";
 import { updateWorkflow } from "./update-workflow.ts";
 import { registerWorkflowVersionRoutes } from "./version-routes.ts";
 import { toWorkflowJson } from "./workflow-json.ts";
@@ -122,10 +122,14 @@ const routes = {
     path: "/workflows/{id}",
     tags: ["workflows"],
     summary: "Change a workflow's name, description or graph",
-    request: { params: idParam, body: { required: true, content: jsonContent(updateWorkflowBody) } },
+    request: {
+      params: idParam,
+      headers: ifMatchHeaders,
+      body: { required: true, content: jsonContent(updateWorkflowBody) },
+    },
     responses: {
       200: { description: "Updated", content: jsonContent(workflowSchema) },
-      ...errorResponses(400, 401, 404, 422),
+      ...errorResponses(400, 401, 404, 412, 422),
     },
   }),
   remove: createRoute({
@@ -276,14 +280,30 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     const row = await createWorkflow(deps, c.get("principal").workspaceId, body);
     return c.json(toWorkflowJson(row, urls), 201);
   });
-  router.openapi(routes.get, async (c) =>
-    c.json(toWorkflowJson(await ownWorkflow(c, c.req.valid("param").id), urls), 200),
-  );
+  router.openapi(routes.get, async (c) => {
+    const row = await ownWorkflow(c, c.req.valid("param").id);
+    c.header("ETag", etagOf(row));
+    return c.json(toWorkflowJson(row, urls), 200);
+  });
   router.openapi(routes.update, async (c) => {
     const body = c.req.valid("json");
     if (body.graph) await checkGraph(c, body.graph);
-    const row = await updateWorkflow(deps, c.get("principal").workspaceId, c.req.valid("param").id, body);
-    if (!row) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
+    const workspaceId = c.get("principal").workspaceId;
+    const { id } = c.req.valid("param");
+    const row = await updateWorkflow(
+      deps,
+      workspaceId,
+      id,
+      body,
+      expectedRevisions(c.req.header("if-match")),
+    );
+    if (!row) {
+      throw await refusedWrite(
+        () => findWorkflow(deps.db, workspaceId, id),
+        WorkflowErrors.WORKFLOW_NOT_FOUND,
+      );
+    }
+    c.header("ETag", etagOf(row));
     if (row.mcpExposed || body.mcp_exposed !== undefined) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toWorkflowJson(row, urls), 200);
   });

@@ -1,4 +1,5 @@
 import type { NodeError, NodeLogs, RunError, WorkflowGraph } from "@app/workflow";
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { workspaces } from "../workspaces/schema.ts";
 
@@ -54,7 +55,7 @@ export interface NodeAttemptJson {
   elapsed_ms: number;
 }
 
-export type RunTrigger = "api" | "hook" | "tool" | "mcp" | "app";
+export type RunTrigger = "api" | "hook" | "tool" | "mcp" | "app" | "schedule";
 
 export const workflowRuns = pgTable(
   "workflow_runs",
@@ -92,6 +93,10 @@ export const workflowRuns = pgTable(
     resumes: integer("resumes").notNull().default(0),
     /** The run this one replays (POST /api/runs/{id}/replay); null otherwise. */
     replayOf: text("replay_of"),
+    /** The schedule that fired this run (no foreign key: a deleted schedule's runs stay readable). */
+    scheduleId: text("schedule_id"),
+    /** The tick this run fired for (the schedule's time, not when it started). */
+    scheduledFor: timestamp("scheduled_for", { withTimezone: true }),
   },
   (table) => [
     index("workflow_runs_workflow_idx").on(table.workflowId, table.id),
@@ -99,6 +104,14 @@ export const workflowRuns = pgTable(
     index("workflow_runs_workflow_status_idx").on(table.workflowId, table.status, table.id),
     index("workflow_runs_running_idx").on(table.status, table.heartbeatAt),
     index("workflow_runs_end_user_idx").on(table.appId, table.endUserId, table.id),
+    // A schedule's last run (its status in the schedule's answer).
+    index("workflow_runs_schedule_idx")
+      .on(table.scheduleId, table.scheduledFor)
+      .where(sql`${table.scheduleId} is not null`),
+    // Whether a schedule's previous run is still going (overlap "skip" and "queue"), at each tick.
+    index("workflow_runs_schedule_running_idx")
+      .on(table.scheduleId)
+      .where(sql`${table.scheduleId} is not null and ${table.status} = 'running'`),
   ],
 );
 

@@ -1,13 +1,23 @@
 import { errorResponses, idParam, jsonContent, listOf } from "@app/http";
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { publishVersionBody, toVersionPage, versionListQuery, versionParams } from "../versions/contract.ts";
+import {
+  diffParams,
+  fieldChangeSchema,
+  publishVersionBody,
+  toVersionPage,
+  versionListQuery,
+  versionParams,
+} from "../versions/contract.ts";
 import { VersionErrors } from "../versions/errors.ts";
-import { workflowVersionSchema } from "./contract.ts";
+import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
+import { workflowSchema, workflowVersionSchema } from "./contract.ts";
 import { WorkflowErrors } from "./errors.ts";
 import { findWorkflow } from "./find-workflow.ts";
 import { publishWorkflow } from "./publish-workflow.ts";
+import { diffWorkflows, restoreWorkflow, workflowSide } from "./workflow-history.ts";
+import { toWorkflowJson } from "./workflow-json.ts";
 import { toWorkflowVersionJson } from "./workflow-version-json.ts";
 import { findWorkflowVersion, listWorkflowVersions } from "./workflow-versions.ts";
 
@@ -52,12 +62,56 @@ const getRoute = createRoute({
   },
 });
 
+const workflowDiffSchema = z
+  .object({
+    from: z.union([z.number().int(), z.literal("draft")]),
+    to: z.union([z.number().int(), z.literal("draft")]),
+    fields: z.array(fieldChangeSchema).openapi({ description: "Name and description, when they differ" }),
+    nodes: z.object({
+      added: z.array(z.unknown()),
+      removed: z.array(z.unknown()),
+      changed: z.array(z.object({ id: z.string(), changes: z.array(fieldChangeSchema) })),
+    }),
+    edges: z.object({
+      added: z.array(z.unknown()),
+      removed: z.array(z.unknown()),
+      changed: z.array(z.object({ id: z.string(), changes: z.array(fieldChangeSchema) })),
+    }),
+  })
+  .openapi("WorkflowDiff");
+
+const diffRoute = createRoute({
+  method: "get",
+  path: "/workflows/{id}/versions/{a}/diff/{b}",
+  tags: ["workflows"],
+  summary:
+    "What changed from one version (or the draft) to another: nodes and edges added, removed and changed",
+  request: { params: diffParams },
+  responses: {
+    200: { description: "The differences", content: jsonContent(workflowDiffSchema) },
+    ...errorResponses(401, 404, 422),
+  },
+});
+
+const restoreRoute = createRoute({
+  method: "post",
+  path: "/workflows/{id}/versions/{version}/restore",
+  tags: ["workflows"],
+  summary: "Make a version's content the draft (the history keeps everything)",
+  request: { params: versionParams, headers: ifMatchHeaders },
+  responses: {
+    200: { description: "The workflow with its restored draft", content: jsonContent(workflowSchema) },
+    ...errorResponses(401, 404, 412, 422),
+  },
+});
+
 /**
  * Adds publishing and the version history to the workflows router (`/api/workflows/{id}/versions…`).
  *
  * @example registerWorkflowVersionRoutes(router, deps);
  */
 export function registerWorkflowVersionRoutes(router: OpenAPIHono<AppEnv>, deps: Deps): void {
+  const urls = { publicUrl: deps.config.publicUrl, secretKey: deps.config.secretKey };
   router.openapi(publishRoute, async (c) => {
     const principal = c.get("principal");
     const body = (c.req.valid("json") as { notes?: string } | undefined) ?? {};
@@ -85,5 +139,36 @@ export function registerWorkflowVersionRoutes(router: OpenAPIHono<AppEnv>, deps:
       throw VersionErrors.VERSION_NOT_FOUND({ param: "version" });
     }
     return c.json(toWorkflowVersionJson(row), 200);
+  });
+  router.openapi(diffRoute, async (c) => {
+    const { id, a, b } = c.req.valid("param");
+    const workflow = await findWorkflow(deps.db, c.get("principal").workspaceId, id);
+    if (!workflow) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
+    const [before, after] = await Promise.all([
+      workflowSide(deps.db, workflow, a),
+      workflowSide(deps.db, workflow, b),
+    ]);
+    if (!before) throw VersionErrors.VERSION_NOT_FOUND({ param: "a" });
+    if (!after) throw VersionErrors.VERSION_NOT_FOUND({ param: "b" });
+    return c.json({ from: a, to: b, ...diffWorkflows(before, after) }, 200);
+  });
+  router.openapi(restoreRoute, async (c) => {
+    const { id, version } = c.req.valid("param");
+    const workspaceId = c.get("principal").workspaceId;
+    const row = await findWorkflowVersion(deps.db, workspaceId, id, version);
+    if (!row) {
+      if (!(await findWorkflow(deps.db, workspaceId, id))) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
+      throw VersionErrors.VERSION_NOT_FOUND({ param: "version" });
+    }
+    const expected = expectedRevisions(c.req.header("if-match"));
+    const restored = await restoreWorkflow(deps, workspaceId, id, row, expected);
+    if (!restored) {
+      throw await refusedWrite(
+        () => findWorkflow(deps.db, workspaceId, id),
+        WorkflowErrors.WORKFLOW_NOT_FOUND,
+      );
+    }
+    c.header("ETag", etagOf(restored));
+    return c.json(toWorkflowJson(restored, urls), 200);
   });
 }

@@ -362,6 +362,30 @@ export type AgentVersionList = {
   next_cursor: string | null;
 };
 
+export type AgentDiff = {
+  from: number | "draft";
+  to: number | "draft";
+  /** Every field that differs, with both values */
+  fields: FieldChange[];
+  /** The instructions as a line diff, when they changed */
+  instructions: LineChange[] | null;
+  knowledge_bases: {
+    added: string[];
+    removed: string[];
+  };
+};
+
+export type FieldChange = {
+  field: string;
+  before?: unknown;
+  after?: unknown;
+};
+
+export type LineChange = {
+  op: "equal" | "add" | "remove";
+  text: string;
+};
+
 export type Workflow = {
   id: string;
   name: string;
@@ -659,7 +683,7 @@ export type WorkflowRun = {
   id: string;
   workflow_id: string;
   status: "running" | "succeeded" | "failed" | "cancelled";
-  trigger: "api" | "hook" | "tool" | "mcp" | "app";
+  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule";
   /** The workflow version it ran; null for the draft */
   version: number | null;
   /** The app whose end user started it */
@@ -667,6 +691,10 @@ export type WorkflowRun = {
   end_user_id: string | null;
   /** The run this one replays (POST /api/runs/{id}/replay); null otherwise */
   replay_of: string | null;
+  /** The schedule that fired the run (`trigger: "schedule"`), else null */
+  schedule_id: string | null;
+  /** The schedule's tick this run fired for (ISO 8601, UTC), else null */
+  scheduled_for: string | null;
   inputs: Record<string, unknown>;
   outputs: Record<string, unknown> | null;
   error: {
@@ -747,6 +775,90 @@ export type WorkflowVersionList = {
   data: WorkflowVersion[];
   has_more: boolean;
   next_cursor: string | null;
+};
+
+export type WorkflowDiff = {
+  from: number | "draft";
+  to: number | "draft";
+  /** Name and description, when they differ */
+  fields: FieldChange[];
+  nodes: {
+    added: unknown[];
+    removed: unknown[];
+    changed: {
+      id: string;
+      changes: FieldChange[];
+    }[];
+  };
+  edges: {
+    added: unknown[];
+    removed: unknown[];
+    changed: {
+      id: string;
+      changes: FieldChange[];
+    }[];
+  };
+};
+
+export type Schedule = {
+  id: string;
+  workflow_id: string;
+  cron: string;
+  timezone: string;
+  inputs: Record<string, unknown>;
+  overlap: "skip" | "queue" | "allow";
+  catch_up: "none" | "latest" | "all";
+  enabled: boolean;
+  /** The next 5 ticks, ISO 8601 with the zone's offset then; empty while paused */
+  next_runs: string[];
+  /** Ticks waiting for the running run (overlap queue) */
+  queued_ticks: number;
+  /** Ticks skipped because the previous run was still going, or the queue was full */
+  skipped_ticks: number;
+  last_skipped_for: string | null;
+  /** The schedule's latest run (GET /api/runs/{id} has the rest) */
+  last_run: {
+    id: string;
+    status: "running" | "succeeded" | "failed" | "cancelled";
+    scheduled_for: string | null;
+  } | null;
+  created_at: string;
+  updated_at: string;
+};
+
+export type CreateScheduleRequest = {
+  /** Five fields (minute hour day-of-month month day-of-week), or six with seconds first; `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly` too. Read in `timezone`, with Vixie cron's DST rules (docs/workflows.md, Schedules). */
+  cron: string;
+  /** An IANA time zone the cron is read in */
+  timezone?: string;
+  /** The run's inputs, checked against the workflow's Start node when saved */
+  inputs?: Record<string, unknown>;
+  /** A tick while this schedule's previous run is still going: `skip` it (counted in `skipped_ticks`), `queue` it (it starts when the run ends; at most 100 wait), or `allow` it to run alongside */
+  overlap?: "skip" | "queue" | "allow";
+  /** Ticks missed while no builder ran (reached more than 60 s late): `none` drops them, `latest` fires once for the most recent, `all` fires each (the last 100) */
+  catch_up?: "none" | "latest" | "all";
+  enabled?: boolean;
+};
+
+export type ScheduleList = {
+  data: Schedule[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type UpdateScheduleRequest = {
+  /** Five fields (minute hour day-of-month month day-of-week), or six with seconds first; `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly` too. Read in `timezone`, with Vixie cron's DST rules (docs/workflows.md, Schedules). */
+  cron?: string;
+  /** An IANA time zone the cron is read in */
+  timezone?: string;
+  /** The run's inputs, checked against the workflow's Start node when saved */
+  inputs?: Record<string, unknown>;
+  /** A tick while this schedule's previous run is still going: `skip` it (counted in `skipped_ticks`), `queue` it (it starts when the run ends; at most 100 wait), or `allow` it to run alongside */
+  overlap?: "skip" | "queue" | "allow";
+  /** Ticks missed while no builder ran (reached more than 60 s late): `none` drops them, `latest` fires once for the most recent, `all` fires each (the last 100) */
+  catch_up?: "none" | "latest" | "all";
+  /** false pauses the schedule; true resumes from now on */
+  enabled?: boolean;
 };
 
 export type MessageList = {
@@ -1666,6 +1778,12 @@ export interface ApiOperations {
   "GET /api/agents/{id}/versions/{version}": {
     response: AgentVersion;
   };
+  "GET /api/agents/{id}/versions/{a}/diff/{b}": {
+    response: AgentDiff;
+  };
+  "POST /api/agents/{id}/versions/{version}/restore": {
+    response: Agent;
+  };
   "GET /api/workflows": {
     response: {
       data: Workflow[];
@@ -1742,6 +1860,29 @@ export interface ApiOperations {
   };
   "GET /api/workflows/{id}/versions/{version}": {
     response: WorkflowVersion;
+  };
+  "GET /api/workflows/{id}/versions/{a}/diff/{b}": {
+    response: WorkflowDiff;
+  };
+  "POST /api/workflows/{id}/versions/{version}/restore": {
+    response: Workflow;
+  };
+  "GET /api/workflows/{id}/schedules": {
+    response: ScheduleList;
+  };
+  "POST /api/workflows/{id}/schedules": {
+    body: CreateScheduleRequest;
+    response: Schedule;
+  };
+  "GET /api/schedules/{id}": {
+    response: Schedule;
+  };
+  "PATCH /api/schedules/{id}": {
+    body: UpdateScheduleRequest;
+    response: Schedule;
+  };
+  "DELETE /api/schedules/{id}": {
+    response: void;
   };
   "POST /api/hooks/{token}": {
     body: Record<string, unknown>;

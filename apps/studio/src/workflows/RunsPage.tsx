@@ -70,13 +70,16 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
         </EmptyState>
       ) : null}
       {shown.length > 0 ? (
-        <DataTable label="Runs" columns={["Started", "Status", "Duration", "Inputs", ACTIONS]}>
+        <DataTable label="Runs" columns={["Started", "Status", "Trigger", "Duration", "Inputs", ACTIONS]}>
           {shown.map((run) => (
             <Fragment key={run.id}>
-              <tr data-testid="run-row" data-status={run.status}>
+              <tr data-testid="run-row" data-status={run.status} data-trigger={run.trigger}>
                 <td>{formatDate(run.started_at)}</td>
                 <td>
                   <StatusBadge tone={RUN_TONE[run.status] ?? "neutral"}>{run.status}</StatusBadge>
+                </td>
+                <td title={run.scheduled_for ? `Scheduled for ${formatDate(run.scheduled_for)}` : undefined}>
+                  {run.trigger}
                 </td>
                 <td>{run.elapsed_ms !== null ? `${run.elapsed_ms} ms` : "—"}</td>
                 <td className="run-inputs">
@@ -104,7 +107,7 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
               </tr>
               {openId === run.id ? (
                 <tr>
-                  <td colSpan={5}>
+                  <td colSpan={6}>
                     <RunDetail
                       runId={run.id}
                       onReplayed={(created) => {

@@ -34,6 +34,7 @@ import { droppedNodeType, NodePalette } from "./NodePalette.tsx";
 import { NodeRunInspector } from "./NodeRunInspector.tsx";
 import { useExposeWorkflow, useSaveWorkflow, useTools, useWorkflow, type Workflow } from "./queries.ts";
 import { type NodeRunView, RunPanel } from "./RunPanel.tsx";
+import { SchedulePanel } from "./SchedulePanel.tsx";
 import { StepNode } from "./StepNode.tsx";
 import { useClipboard } from "./useClipboard.ts";
 import { useEditorGraph } from "./useEditorGraph.ts";
@@ -337,6 +338,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
             onSelectNode={setSelectedId}
             initialRunId={initialRunId}
           />
+          <SchedulePanel workflowId={workflow.id} />
         </div>
       </div>
     </div>

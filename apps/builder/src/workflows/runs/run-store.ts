@@ -24,20 +24,32 @@ export interface NewRun {
   /** An app's end user who started it. */
   appId: string | null;
   endUserId: string | null;
-  /** The run it replays. */
-  replayOf: string | null;
-  /** Takeovers after a dead process so far (0 for a new run). */
-  resumes: number;
+  /** The run it replays; null or absent otherwise. */
+  replayOf?: string | null;
+  /** Takeovers after a dead process so far (0, or absent, for a new run). */
+  resumes?: number;
+  /** The schedule whose tick fired the run, and that tick; null for other triggers. */
+  scheduleId: string | null;
+  scheduledFor: Date | null;
 }
 
-export async function insertRun(db: BuilderDb, values: NewRun): Promise<void> {
+/**
+ * Writes a run row in status `running`; a schedule's claim writes several in its transaction (`db`
+ * is then the transaction), so each tick's run and the schedule's advance commit together.
+ *
+ * @example await insertRuns(db, [run]);
+ */
+export async function insertRuns(db: BuilderDb, runs: NewRun[]): Promise<void> {
+  if (runs.length === 0) return;
   // Inputs may come from a model (an agent's workflow tool), past the HTTP input guard.
-  await db.insert(workflowRuns).values({
-    ...values,
-    inputs: toStorable(values.inputs),
-    status: "running",
-    heartbeatAt: values.startedAt,
-  });
+  await db.insert(workflowRuns).values(
+    runs.map((values) => ({
+      ...values,
+      inputs: toStorable(values.inputs),
+      status: "running" as const,
+      heartbeatAt: values.startedAt,
+    })),
+  );
 }
 
 type RunStoreDeps = { db: BuilderDb; clock: Clock };
@@ -57,6 +69,8 @@ export async function recordRunEnd(
 ): Promise<number> {
   const row: RunRow = {
     ...run,
+    replayOf: run.replayOf ?? null,
+    resumes: run.resumes ?? 0,
     ...finishedColumns(finished),
     heartbeatAt: finished.finished_at,
     isCancelRequested: false,
@@ -107,7 +121,7 @@ function finishedColumns(finished: RunFinishedEvent) {
 
 /**
  * A run row as one JSON parameter, keyed by column, for `jsonb_populate_record`: one bound value
- * instead of seventeen, on the write every run makes.
+ * instead of nineteen, on the write every run makes.
  */
 function runRecord(row: RunRow): string {
   return storableJson({
@@ -133,6 +147,8 @@ function runRecord(row: RunRow): string {
     is_cancel_requested: row.isCancelRequested,
     resumes: row.resumes,
     replay_of: row.replayOf,
+    schedule_id: row.scheduleId,
+    scheduled_for: row.scheduledFor,
   });
 }
 

@@ -11,6 +11,7 @@ import {
   type RunResult,
   runWorkflow,
   type ToolOutputs,
+  WorkflowGraphError,
 } from "@app/workflow";
 import type { Deps } from "../../deps.ts";
 import type { NodeRunRow, RunRow, RunTrigger, WorkflowRow } from "../schema.ts";
@@ -22,7 +23,7 @@ import {
   failRun,
   findNodeRuns,
   heartbeat,
-  insertRun,
+  insertRuns,
   type NewRun,
   type NodeRunValues,
   recordRunEnd,
@@ -54,6 +55,16 @@ export interface RunRequest {
   onRunCreated?: (runId: string) => void;
   /** A replay: the run it replays and the outcomes it keeps from it (they are not executed again). */
   replay?: { of: string; recorded: ReadonlyMap<string, RecordedNode> } | undefined;
+  /** A run row already written in `running` (a schedule's tick, claimed with it): executed, not inserted. */
+  claimed?: ClaimedRun;
+}
+
+/** A run row a schedule's claim wrote, with the tick it fired for. */
+export interface ClaimedRun {
+  id: string;
+  startedAt: Date;
+  scheduleId: string;
+  scheduledFor: Date;
 }
 
 /** What the runner needs from the rest of the builder to execute nodes. */
@@ -137,13 +148,10 @@ export class WorkflowRunner {
    * write at its end; anything a crash could cut off is on record by then.
    */
   async run(request: RunRequest): Promise<RunResult> {
-    // A replay runs the graph its original ran, which may be neither the draft nor cached.
-    const compiled = request.replay
-      ? compileWorkflow(request.workflow.graph, { tools: this.tools.outputs() })
-      : this.compile(request.workflow, request.version);
     const { db, clock } = this.deps;
-    const startedAt = clock.now();
-    const runId = newId("run", startedAt.getTime());
+    const { claimed } = request;
+    const startedAt = claimed?.startedAt ?? clock.now();
+    const runId = claimed?.id ?? newId("run", startedAt.getTime());
     annotateSpan({ "run.id": runId, "workspace.id": request.workspaceId });
     const row: NewRun = {
       id: runId,
@@ -156,9 +164,23 @@ export class WorkflowRunner {
       version: request.version ?? null,
       appId: request.endUser?.appId ?? null,
       endUserId: request.endUser?.endUserId ?? null,
+      scheduleId: claimed?.scheduleId ?? null,
+      scheduledFor: claimed?.scheduledFor ?? null,
       replayOf: request.replay?.of ?? null,
       resumes: 0,
     };
+    let compiled: CompiledWorkflow;
+    try {
+      // A replay runs the graph its original ran, which may be neither the draft nor cached.
+      compiled = request.replay
+        ? compileWorkflow(request.workflow.graph, { tools: this.tools.outputs() })
+        : this.compile(request.workflow, request.version);
+    } catch (error) {
+      // Other triggers refuse before a run exists (checkRunnable); a claimed tick's run is on record
+      // already and must end, with the reason.
+      if (!claimed || !(error instanceof WorkflowGraphError)) throw error;
+      return this.failClaimed(row, { code: error.code, message: error.message });
+    }
     const recorder = new DurableRecorder(
       this.deps,
       runId,
@@ -172,16 +194,16 @@ export class WorkflowRunner {
       depth: request.depth ?? 0,
       recorded: request.replay?.recorded,
       onEvent: request.onEvent,
-      persisted: undefined,
+      persisted: claimed ? Promise.resolve() : undefined,
       persist: () => {
-        execution.persisted ??= insertRun(db, row);
+        execution.persisted ??= insertRuns(db, [row]);
         return execution.persisted;
       },
     };
     if (request.persistAtStart) {
       await execution.persist();
       request.onRunCreated?.(runId);
-    } else {
+    } else if (!claimed) {
       execution.timer = setTimeout(() => {
         void execution
           .persist()
@@ -253,7 +275,7 @@ export class WorkflowRunner {
       );
       // A resumed run keeps the start its first process gave it.
       const result =
-        row.resumes > 0
+        (row.resumes ?? 0) > 0
           ? {
               ...engineResult,
               started_at: row.startedAt,
@@ -276,6 +298,26 @@ export class WorkflowRunner {
       recorder.close();
       this.active.delete(runId);
     }
+  }
+
+  /** Ends a claimed run that cannot start (its graph no longer compiles) as failed, with its event. */
+  private async failClaimed(row: NewRun, error: { code: string; message: string }): Promise<RunResult> {
+    const finishedAt = this.deps.clock.now();
+    const result: RunResult = {
+      run_id: row.id,
+      status: "failed",
+      started_at: row.startedAt,
+      finished_at: finishedAt,
+      elapsed_ms: finishedAt.getTime() - row.startedAt.getTime(),
+      steps: 0,
+      outputs: null,
+      error,
+      usage: { total_tokens: 0 },
+      nodes: [],
+    };
+    const deliveries = await recordRunEnd(this.deps, row, result, [], { rowExists: true });
+    if (deliveries > 0) this.deps.deliveries?.wake();
+    return result;
   }
 
   /** Cancels a run running in this process; answers false when it is not here. */
