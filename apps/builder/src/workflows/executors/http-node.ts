@@ -98,6 +98,8 @@ export async function sendHttpRequest(
  * The node executor over `sendHttpRequest`: one attempt per call (the engine retries under the
  * node's `retry`), each with `Idempotency-Key: <run id>:<node id>`, the same on every attempt and on
  * a resumed run.
+ *
+ * @example const executors = { http: httpNodeExecutor(fetch, secrets, clock), … };
  */
 export function httpNodeExecutor(fetch: FetchFunction, secrets: CredentialSecrets, clock: Clock) {
   return async ({ inputs, signal, runId, node, attempt, maxAttempts }: ExecutorContext<"http">) => {

@@ -97,7 +97,11 @@ export function finishedRunJson(
   };
 }
 
-/** An attempt as stored and answered. */
+/**
+ * An attempt as stored and answered.
+ *
+ * @example attemptJson({ attempt: 1, error: null, started_at: new Date(), elapsed_ms: 12.4 }) // { …, started_at: "2026-…Z", elapsed_ms: 12 }
+ */
 export function attemptJson(attempt: NodeAttempt): NodeAttemptJson {
   return {
     attempt: attempt.attempt,

@@ -317,6 +317,8 @@ const interrupted: RunError = {
  * Marks runs whose process stopped (no heartbeat after `staleBefore`) and that cannot resume as
  * failed, so no run stays "running" forever after a crash, each with its `workflow.run.failed`
  * event. Answers how many it closed.
+ *
+ * @example const closed = await failInterruptedRuns(deps, new Date(Date.now() - 60_000));
  */
 export function failInterruptedRuns(deps: RunStoreDeps, staleBefore: Date): Promise<number> {
   return failRunsWhere(

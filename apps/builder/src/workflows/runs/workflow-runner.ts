@@ -545,7 +545,12 @@ export function runFinishedData(result: RunResult): Record<string, unknown> {
   };
 }
 
-/** The outcomes a run recorded that a resumed execution or a replay keeps, by node id. */
+/**
+ * The outcomes a run recorded that a resumed execution or a replay keeps, by node id: succeeded
+ * nodes, and failed ones whose outputs let the run go on.
+ *
+ * @example const recorded = recordedNodes(await findNodeRuns(db, run.id));
+ */
 export function recordedNodes(rows: NodeRunRow[]): Map<string, RecordedNode> {
   const recorded = new Map<string, RecordedNode>();
   for (const row of rows) {
