@@ -54,7 +54,7 @@ function answer(request: SeenRequest, res: ServerResponse): void {
     hanging.push(res);
     return;
   }
-  if (request.path === "/drop") {
+  if (request.path === "/drop" || request.path === "/drop-branch") {
     res.socket?.destroy();
     return;
   }
@@ -300,7 +300,7 @@ describe("HTTP node against a real server", () => {
     const graph = {
       nodes: [
         node("start", "start", { inputs: [] }),
-        { ...node("call", "http", { method: "GET", url: `${targetUrl}/drop` }), on_error: "branch" },
+        { ...node("call", "http", { method: "GET", url: `${targetUrl}/drop-branch` }), on_error: "branch" },
         node("fine", "end", { outputs: [{ name: "status", value: "{{call.status}}" }] }),
         node("fallback", "end", { outputs: [{ name: "why", value: "{{call.error.code}}" }] }),
       ],
