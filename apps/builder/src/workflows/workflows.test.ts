@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../test/harness.ts";
 import { createBuilderApp } from "../app.ts";
+import { claimInterruptedRuns, failRun } from "./runs/run-store.ts";
 import { workflowRuns, workflows } from "./schema.ts";
 
 let builder: TestBuilder;
@@ -531,6 +532,21 @@ describe("running workflows", () => {
     expect(row).toMatchObject({ status: "succeeded", outputs: { size: "big 500" }, resumes: 1 });
     // A nested run is not resumed: its caller's node runs again and starts a new one.
     expect(await runRow(nested)).toMatchObject({ status: "failed", error: { code: "run_interrupted" } });
+  });
+
+  it("lets only one of several processes sweeping at once claim a dead process's run", async () => {
+    const workflow = await createWorkflow(alice, branchingGraph());
+    const stale = new Date(Date.now() - 10 * 60_000);
+    const id = await insertRunningRun(workflow.id, stale);
+    const staleBefore = new Date(Date.now() - 60_000);
+    // On PostgreSQL each claim runs on its own pooled connection, so the updates really race.
+    const claims = await Promise.all(
+      Array.from({ length: 4 }, () => claimInterruptedRuns(builder.deps, staleBefore, 10)),
+    );
+    const winners = claims.filter((claimed) => claimed.some((run) => run.id === id));
+    expect(winners).toHaveLength(1);
+    expect(await runRow(id)).toMatchObject({ status: "running", resumes: 1 });
+    await failRun(builder.deps, id, { code: "run_interrupted", message: "closed by the test" });
   });
 
   it("resumes a run cut off just before a restart at once when the process is its database's only one", async () => {
