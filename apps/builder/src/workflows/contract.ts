@@ -105,6 +105,20 @@ export const nodeRunSchema = z.object({
     })
     .nullable()
     .openapi({ description: "What a Code node's program printed, failed runs too; null for other nodes" }),
+  attempts: z
+    .array(
+      z.object({
+        attempt: z.number().int(),
+        error: z.object({ code: z.string(), message: z.string() }).nullable(),
+        started_at: z.string(),
+        elapsed_ms: z.number(),
+      }),
+    )
+    .nullable()
+    .openapi({
+      description:
+        "Each attempt with its error (null for the one that succeeded), for a node with a `retry`; null otherwise",
+    }),
   tokens: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
@@ -137,6 +151,10 @@ export const runSchema = z
       .openapi({ description: "The workflow version it ran; null for the draft" }),
     app_id: z.string().nullable().openapi({ description: "The app whose end user started it" }),
     end_user_id: z.string().nullable(),
+    replay_of: z
+      .string()
+      .nullable()
+      .openapi({ description: "The run this one replays (POST /api/runs/{id}/replay); null otherwise" }),
     schedule_id: z
       .string()
       .nullable()
@@ -156,6 +174,15 @@ export const runSchema = z
     nodes: z.array(nodeRunSchema).optional(),
   })
   .openapi("WorkflowRun");
+
+export const replayRunBody = z
+  .object({
+    from_node: z.string().min(1).max(64).optional().openapi({
+      description:
+        "The node to run again, with everything downstream of it; the others keep their recorded outcomes. Default: the node the run failed at",
+    }),
+  })
+  .openapi("ReplayRunRequest");
 
 export const runWorkflowBody = z
   .object({ inputs: z.record(z.string(), z.unknown()).default({}), version: versionSelector })

@@ -24,6 +24,7 @@ import {
   graphIssueSchema,
   graphSchema,
   listRunsQuery,
+  replayRunBody,
   runSchema,
   runWorkflowBody,
   toolSchema,
@@ -39,6 +40,7 @@ import { graphError, WorkflowErrors } from "./errors.ts";
 import { findWorkflow } from "./find-workflow.ts";
 import { listWorkflows } from "./list-workflows.ts";
 import { rotateTrigger } from "./rotate-trigger.ts";
+import { planReplay } from "./runs/replay-run.ts";
 import { finishedRunJson, runJson } from "./runs/run-json.ts";
 import { findNodeRuns, findRun, listRuns, requestCancel } from "./runs/run-store.ts";
 import type { WorkflowRunner } from "./runs/workflow-runner.ts";
@@ -200,6 +202,20 @@ const routes = {
       ...errorResponses(401, 404),
     },
   }),
+  replayRun: createRoute({
+    method: "post",
+    path: "/runs/{id}/replay",
+    tags: ["workflows"],
+    summary: "Run a finished run again from one node, keeping the recorded outputs of the nodes before it",
+    description:
+      "A new run with the same inputs, version and graph (`replay_of` names the original). The nodes that are neither " +
+      "`from_node` nor downstream of it are not executed: their recorded outputs feed the rest. Answers the finished run.",
+    request: { params: idParam, body: { content: jsonContent(replayRunBody), required: false } },
+    responses: {
+      201: { description: "The replay, finished", content: jsonContent(runSchema) },
+      ...errorResponses(401, 402, 404, 409, 422),
+    },
+  }),
   cancelRun: createRoute({
     method: "post",
     path: "/runs/{id}/cancel",
@@ -346,6 +362,32 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     const row = await findRun(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
     if (!row) throw WorkflowErrors.RUN_NOT_FOUND();
     return c.json(runJson(row, await findNodeRuns(deps.db, row.id)), 200);
+  });
+  router.openapi(routes.replayRun, async (c) => {
+    const workspaceId = c.get("principal").workspaceId;
+    const body = c.req.valid("json") as { from_node?: string } | undefined;
+    const plan = await planReplay(deps.db, workspaceId, c.req.valid("param").id, body?.from_node);
+    await requireCredits(deps, workspaceId, { work: "This workflow run" });
+    const { original, workflow, recorded } = plan;
+    const version = original.version ?? undefined;
+    const result = await runner.run({
+      workspaceId,
+      workflow,
+      version,
+      inputs: original.inputs,
+      trigger: "api",
+      replay: { of: original.id, recorded },
+    });
+    return c.json(
+      finishedRunJson(result, {
+        workflowId: workflow.id,
+        trigger: "api",
+        inputs: original.inputs,
+        version,
+        replayOf: original.id,
+      }),
+      201,
+    );
   });
   router.openapi(routes.cancelRun, async (c) => {
     const workspaceId = c.get("principal").workspaceId;

@@ -1,4 +1,4 @@
-import type { NodeLogs, RunError, WorkflowGraph } from "@app/workflow";
+import type { NodeError, NodeLogs, RunError, WorkflowGraph } from "@app/workflow";
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { workspaces } from "../workspaces/schema.ts";
@@ -47,6 +47,14 @@ export const workflowVersions = pgTable(
 
 export type WorkflowVersionRow = typeof workflowVersions.$inferSelect;
 
+/** One attempt of a node as stored and answered (`NodeAttempt` with its time as ISO 8601). */
+export interface NodeAttemptJson {
+  attempt: number;
+  error: NodeError | null;
+  started_at: string;
+  elapsed_ms: number;
+}
+
 export type RunTrigger = "api" | "hook" | "tool" | "mcp" | "app" | "schedule";
 
 export const workflowRuns = pgTable(
@@ -81,6 +89,10 @@ export const workflowRuns = pgTable(
     heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }).notNull(),
     /** Set by a cancel request that reached another process than the one running the run. */
     isCancelRequested: boolean("is_cancel_requested").notNull().default(false),
+    /** How many times a live process took the run over after its process died (resumed it). */
+    resumes: integer("resumes").notNull().default(0),
+    /** The run this one replays (POST /api/runs/{id}/replay); null otherwise. */
+    replayOf: text("replay_of"),
     /** The schedule that fired this run (no foreign key: a deleted schedule's runs stay readable). */
     scheduleId: text("schedule_id"),
     /** The tick this run fired for (the schedule's time, not when it started). */
@@ -118,6 +130,8 @@ export const workflowNodeRuns = pgTable(
     error: jsonb("error").$type<{ code: string; message: string }>(),
     /** A Code node's stdout and stderr, each cut to NODE_LOG_LIMIT characters; null for other nodes. */
     logs: jsonb("logs").$type<NodeLogs>(),
+    /** Each attempt with its error, for a node under a retry policy; null otherwise. */
+    attempts: jsonb("attempts").$type<NodeAttemptJson[]>(),
     inputTokens: integer("input_tokens").notNull().default(0),
     outputTokens: integer("output_tokens").notNull().default(0),
     startedAt: timestamp("started_at", { withTimezone: true }),

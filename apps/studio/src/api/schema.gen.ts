@@ -449,8 +449,18 @@ export type WorkflowGraph = {
       x: number;
       y: number;
     };
-    /** fail (default) ends the run; continue goes on with default_output plus `error` */
-    on_error?: "fail" | "continue";
+    /** fail (default) ends the run; continue goes on with default_output plus `error`; branch follows the node's edges with source_handle `error` (its other edges are skipped), its outputs being `error` */
+    on_error?: "fail" | "continue" | "branch";
+    /** Retries of a failing node; each attempt is recorded on the node's run */
+    retry?: {
+      /** Attempts in all, the first one included (1 = no retry) */
+      max_attempts: number;
+      backoff?: "fixed" | "exponential";
+      /** Delay before the second attempt */
+      initial_ms?: number;
+      /** Longest delay between two attempts, Retry-After included */
+      max_ms?: number;
+    };
     /** Outputs used when the node fails under on_error: continue */
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
@@ -477,8 +487,18 @@ export type WorkflowGraph = {
       x: number;
       y: number;
     };
-    /** fail (default) ends the run; continue goes on with default_output plus `error` */
-    on_error?: "fail" | "continue";
+    /** fail (default) ends the run; continue goes on with default_output plus `error`; branch follows the node's edges with source_handle `error` (its other edges are skipped), its outputs being `error` */
+    on_error?: "fail" | "continue" | "branch";
+    /** Retries of a failing node; each attempt is recorded on the node's run */
+    retry?: {
+      /** Attempts in all, the first one included (1 = no retry) */
+      max_attempts: number;
+      backoff?: "fixed" | "exponential";
+      /** Delay before the second attempt */
+      initial_ms?: number;
+      /** Longest delay between two attempts, Retry-After included */
+      max_ms?: number;
+    };
     /** Outputs used when the node fails under on_error: continue */
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
@@ -507,8 +527,18 @@ export type WorkflowGraph = {
       x: number;
       y: number;
     };
-    /** fail (default) ends the run; continue goes on with default_output plus `error` */
-    on_error?: "fail" | "continue";
+    /** fail (default) ends the run; continue goes on with default_output plus `error`; branch follows the node's edges with source_handle `error` (its other edges are skipped), its outputs being `error` */
+    on_error?: "fail" | "continue" | "branch";
+    /** Retries of a failing node; each attempt is recorded on the node's run */
+    retry?: {
+      /** Attempts in all, the first one included (1 = no retry) */
+      max_attempts: number;
+      backoff?: "fixed" | "exponential";
+      /** Delay before the second attempt */
+      initial_ms?: number;
+      /** Longest delay between two attempts, Retry-After included */
+      max_ms?: number;
+    };
     /** Outputs used when the node fails under on_error: continue */
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
@@ -545,6 +575,7 @@ export type WorkflowGraph = {
       };
       /** Per request attempt */
       timeout_ms?: number;
+      /** Deprecated: the node's `retry` instead. Read as retry: { max_attempts: retries + 1, backoff: exponential, initial_ms: 250 } */
       retries?: number;
     };
   } | {
@@ -578,8 +609,18 @@ export type WorkflowGraph = {
       x: number;
       y: number;
     };
-    /** fail (default) ends the run; continue goes on with default_output plus `error` */
-    on_error?: "fail" | "continue";
+    /** fail (default) ends the run; continue goes on with default_output plus `error`; branch follows the node's edges with source_handle `error` (its other edges are skipped), its outputs being `error` */
+    on_error?: "fail" | "continue" | "branch";
+    /** Retries of a failing node; each attempt is recorded on the node's run */
+    retry?: {
+      /** Attempts in all, the first one included (1 = no retry) */
+      max_attempts: number;
+      backoff?: "fixed" | "exponential";
+      /** Delay before the second attempt */
+      initial_ms?: number;
+      /** Longest delay between two attempts, Retry-After included */
+      max_ms?: number;
+    };
     /** Outputs used when the node fails under on_error: continue */
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
@@ -597,7 +638,7 @@ export type WorkflowGraph = {
     id: string;
     source: string;
     target: string;
-    /** Out of a condition node: the case id or `else`; absent otherwise */
+    /** Out of a condition node: the case id or `else`; out of a node with on_error: branch, `error` for its error branch; absent otherwise */
     source_handle?: string | null;
   }[];
 };
@@ -648,6 +689,8 @@ export type WorkflowRun = {
   /** The app whose end user started it */
   app_id: string | null;
   end_user_id: string | null;
+  /** The run this one replays (POST /api/runs/{id}/replay); null otherwise */
+  replay_of: string | null;
   /** The schedule that fired the run (`trigger: "schedule"`), else null */
   schedule_id: string | null;
   /** The schedule's tick this run fired for (ISO 8601, UTC), else null */
@@ -685,6 +728,16 @@ export type WorkflowRun = {
       /** Cut: by the sandbox's output limit, or here, each stream to 16,384 characters (start and end kept) */
       truncated: boolean;
     } | null;
+    /** Each attempt with its error (null for the one that succeeded), for a node with a `retry`; null otherwise */
+    attempts: ({
+      attempt: number;
+      error: {
+        code: string;
+        message: string;
+      } | null;
+      started_at: string;
+      elapsed_ms: number;
+    }[]) | null;
     tokens: {
       input_tokens: number;
       output_tokens: number;
@@ -699,6 +752,11 @@ export type RunWorkflowRequest = {
   inputs?: Record<string, unknown>;
   /** Run a published version: its number, or "published" for the newest (the draft when never published). Absent: the draft. */
   version?: number | "published";
+};
+
+export type ReplayRunRequest = {
+  /** The node to run again, with everything downstream of it; the others keep their recorded outcomes. Default: the node the run failed at */
+  from_node?: string;
 };
 
 /** An immutable published version of a workflow */
@@ -1784,6 +1842,10 @@ export interface ApiOperations {
     response: WorkflowRun;
   };
   "GET /api/runs/{id}": {
+    response: WorkflowRun;
+  };
+  "POST /api/runs/{id}/replay": {
+    body: ReplayRunRequest;
     response: WorkflowRun;
   };
   "POST /api/runs/{id}/cancel": {

@@ -108,7 +108,13 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
               {openId === run.id ? (
                 <tr>
                   <td colSpan={6}>
-                    <RunDetail runId={run.id} />
+                    <RunDetail
+                      runId={run.id}
+                      onReplayed={(created) => {
+                        setOpenId(created.id);
+                        void client.invalidateQueries({ queryKey: ["runs", workflowId] });
+                      }}
+                    />
                   </td>
                 </tr>
               ) : null}
@@ -121,15 +127,26 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
   );
 }
 
-function RunDetail({ runId }: { runId: string }) {
+function RunDetail({ runId, onReplayed }: { runId: string; onReplayed: (created: Run) => void }) {
   const run = useQuery({ queryKey: ["run", runId], queryFn: () => api<Run>(`/api/runs/${runId}`) });
   const [nodeId, setNodeId] = useState<string | null>(null);
+  const replay = useMutation({
+    mutationFn: (fromNode: string) =>
+      api<Run>(`/api/runs/${runId}/replay`, { json: { from_node: fromNode } }),
+    onSuccess: onReplayed,
+  });
   const nodes = run.data?.nodes ?? [];
   const chosen =
     nodes.find((node) => node.node_id === nodeId) ?? nodes.find((node) => node.status === "failed");
   return (
     <div className="run-detail" data-testid="run-detail">
       <QueryError query={run} />
+      <ErrorBox error={replay.error} />
+      {run.data?.replay_of ? (
+        <p className="muted">
+          Replay of <code>{run.data.replay_of}</code>
+        </p>
+      ) : null}
       {run.isPending ? <Loading what="the run" /> : null}
       {run.data ? (
         <div className="run-detail-grid">
@@ -159,7 +176,15 @@ function RunDetail({ runId }: { runId: string }) {
             </ol>
           </div>
           {chosen ? (
-            <NodeRunInspector nodeId={chosen.node_id} state={chosen} />
+            <NodeRunInspector
+              nodeId={chosen.node_id}
+              state={chosen}
+              replay={
+                run.data.status === "running"
+                  ? undefined
+                  : { onReplay: () => replay.mutate(chosen.node_id), isReplaying: replay.isPending }
+              }
+            />
           ) : (
             <p className="muted">Pick a node.</p>
           )}
