@@ -397,6 +397,48 @@ def main(inputs):
     expect(JSON.stringify(output.environments)).toContain("PATH=");
   });
 
+  it("shows neither bwrap's init nor the program anything of the service's environment (no PWD, HOME or any variable of it), in Python and JavaScript", async () => {
+    const readEnvirons = {
+      python: `
+import os
+def entries(path):
+    try:
+        with open(path, "rb") as handle:
+            return [entry.decode() for entry in handle.read().split(b"\\0") if entry]
+    except PermissionError:
+        return []
+def main(inputs):
+    # The zygote's forks are not dumpable, so their own /proc/self/environ may be closed to them.
+    own = ["%s=%s" % item for item in os.environ.items()]
+    return {"init": entries("/proc/1/environ"), "self": entries("/proc/self/environ") + own}
+`,
+      javascript: `
+const fs = require("node:fs");
+const entries = (path) => fs.readFileSync(path, "latin1").split("\\0").filter(Boolean);
+function main() {
+  return { init: entries("/proc/1/environ"), self: entries("/proc/self/environ") };
+}
+`,
+    };
+    // What the sandbox sets itself (bwrapArgs and the languages' env), whatever the service has.
+    const sandboxOwn = new Set(["LANG=C.UTF-8", "NODE_ENV=production", "PYTHONIOENCODING=utf-8"]);
+    const serviceEntries = Object.entries(process.env).map(([name, value]) => `${name}=${value}`);
+    for (const language of ["python", "javascript"] as const) {
+      const result = await sandbox.run({ language, code: readEnvirons[language], input: {} });
+      expect(result.error, language).toBeNull();
+      const { init, self } = result.output as { init: string[]; self: string[] };
+      expect(init, language).toEqual(["PATH=/usr/local/bin:/usr/bin:/bin"]);
+      for (const entries of [init, self]) {
+        expect(entries, language).not.toContain(`PWD=${process.cwd()}`);
+        expect(entries, language).not.toContain(`HOME=${process.env.HOME}`);
+        expect(
+          entries.filter((entry) => serviceEntries.includes(entry) && !sandboxOwn.has(entry)),
+          language,
+        ).toEqual([]);
+      }
+    }
+  });
+
   it("writes only to its private /tmp and /dev/shm, both sized and gone after the run", async () => {
     const result = await python(
       `
