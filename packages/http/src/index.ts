@@ -31,6 +31,7 @@ export {
   errorResponses,
   ID_PATTERN,
   idParam,
+  idPattern,
   jsonContent,
   listOf,
   listQuerySchema,
