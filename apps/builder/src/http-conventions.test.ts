@@ -198,6 +198,47 @@ describe("input PostgreSQL cannot store, bytes that are not UTF-8, and integers 
     expect(((await agent.json()) as ErrorJson).error).toMatchObject({ param: "name" });
   });
 
+  it("a number JSON cannot carry exactly (1e400, a 400-digit integer, 2^53+1) in run inputs or a sandbox run's input → 422 naming it and saying why", async () => {
+    const created = await builder.request("/api/workflows", {
+      method: "POST",
+      cookie,
+      json: {
+        name: "numbers",
+        graph: {
+          ...echoGraph,
+          nodes: echoGraph.nodes.map((node) =>
+            node.type === "start" ? { ...node, data: { inputs: [{ name: "q", type: "number" }] } } : node,
+          ),
+        },
+      },
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const workflow = (await created.json()) as { id: string };
+    const tooBig = `1${"0".repeat(399)}`;
+    for (const [token, reason] of [
+      ["1e400", /out of range/],
+      ["-1e400", /out of range/],
+      [tooBig, /out of range/],
+      ["9007199254740993", /cannot carry exactly \(it would become 9007199254740992\)/],
+    ] as const) {
+      const run = await rawPost(`/api/workflows/${workflow.id}/runs`, `{"inputs":{"q":${token}}}`);
+      expect(run.status, token).toBe(422);
+      const error = ((await run.json()) as ErrorJson & { error: { message: string } }).error;
+      expect(error, token).toMatchObject({ code: "validation_failed", param: "inputs.q" });
+      expect(error.message, token).toMatch(reason);
+      const sandboxBody = JSON.stringify({
+        language: "python",
+        code: "def main(inputs):\n    return inputs\n",
+        input: { big: ["TOKEN"] },
+      });
+      const sandbox = await rawPost("/api/sandbox/run", sandboxBody.replace('"TOKEN"', token));
+      expect(sandbox.status, token).toBe(422);
+      expect(((await sandbox.json()) as ErrorJson).error, token).toMatchObject({ param: "input.big[0]" });
+    }
+    const fine = await rawPost(`/api/workflows/${workflow.id}/runs`, '{"inputs":{"q":9007199254740991}}');
+    expect(fine.status).toBe(200);
+  });
+
   it("a NUL in a path id → 422 naming it; a body that is not UTF-8 → 400", async () => {
     const path = await builder.request("/api/agents/agt_%00x", { cookie });
     expect(path.status).toBe(422);
