@@ -38,6 +38,57 @@ describe("one error shape with a Request-Id everywhere", () => {
     expect(body.error.details).toContainEqual({ path: "provider", message: "is required" });
   });
 
+  it("answers an unknown field with 422 naming it, at the top level and deep in a graph or a tool, instead of dropping it", async () => {
+    type ErrorJson = { error: { param: string; details: { path: string; message: string }[] } };
+    const start = { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [] } };
+    const end = { id: "done", type: "end", position: { x: 0, y: 0 }, data: { outputs: [] } };
+    const code = {
+      id: "code",
+      type: "code",
+      position: { x: 0, y: 0 },
+      // timeout_ms is the node's, not its data's: dropped, the node would run with the default.
+      data: { language: "python", code: "def main(inputs):\n    return {}\n", timeout_ms: 5000 },
+    };
+    const graph = {
+      nodes: [start, code, end],
+      edges: [
+        { id: "a", source: "start", target: "code" },
+        { id: "b", source: "code", target: "done" },
+      ],
+    };
+    const cases: [string, string, Record<string, unknown>, string][] = [
+      ["POST", "/api/workflows", { name: "w", graph }, "graph.nodes[1].data.timeout_ms"],
+      [
+        "POST",
+        "/api/workflows",
+        { name: "w", graph: { ...graph, nodes: [start, { ...end, colour: "red" }] }, edges: [] },
+        "graph.nodes[1].colour",
+      ],
+      ["POST", "/api/agents", { name: "a", provider: "openai", model: "m", temprature: 0.2 }, "temprature"],
+      [
+        "POST",
+        "/api/agents",
+        {
+          name: "a",
+          provider: "openai",
+          model: "m",
+          tools: [{ type: "knowledge_search", top_k: 3, knowledge_base_ids: ["kb_x"] }],
+        },
+        "tools[0].knowledge_base_ids",
+      ],
+      ["POST", "/api/sandbox/run", { language: "python", code: "x", input: {}, timeout: 5 }, "timeout"],
+    ];
+    for (const [method, path, json, param] of cases) {
+      const response = await builder.request(path, { method, cookie, json });
+      expect(response.status, `${path} ${param}`).toBe(422);
+      const body = (await response.json()) as ErrorJson;
+      expect(body.error.param, path).toBe(param);
+      expect(body.error.details, path).toContainEqual({ path: param, message: "is not a known field" });
+      if (param === "graph.nodes[1].colour")
+        expect(body.error.details).toContainEqual({ path: "edges", message: "is not a known field" });
+    }
+  });
+
   it("answers an unknown route with 404 route_not_found", async () => {
     const response = await builder.request("/api/no-such-thing", { cookie });
     expect(response.status).toBe(404);

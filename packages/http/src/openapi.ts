@@ -13,14 +13,15 @@ export function pathId(name: string) {
 }
 
 /**
- * A PATCH body: every field optional, but at least one known field present (a body whose fields
- * are all unknown, or empty, would change nothing and answer 200 as if it had).
+ * A PATCH body: every field optional, no unknown field, and at least one field present (an empty
+ * body would change nothing and answer 200 as if it had).
  *
  * @example export const updateAgentBody = patchBody(z.object({ name: z.string() }).partial()).openapi("UpdateAgentRequest");
  */
-export function patchBody<T extends z.ZodObject>(schema: T) {
+export function patchBody<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>) {
   const fields = Object.keys(schema.shape).join(", ");
   return schema
+    .strict()
     .refine((body) => Object.keys(body).length > 0, { message: `must set at least one of ${fields}` })
     .openapi({ minProperties: 1 });
 }

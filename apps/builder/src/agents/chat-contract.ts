@@ -9,6 +9,7 @@ export const chatBody = z
       .optional()
       .openapi({ description: "Continue this conversation (its last `memory_turns` turns are sent along)" }),
   })
+  .strict()
   .openapi("ChatRequest");
 
 const usageSchema = z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() });

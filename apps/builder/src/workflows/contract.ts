@@ -16,6 +16,7 @@ export const createWorkflowBody = z
       description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
     }),
   })
+  .strict()
   .openapi("CreateWorkflowRequest");
 
 export const updateWorkflowBody = patchBody(
@@ -53,6 +54,7 @@ export const workflowExportSchema = z
     description: z.string().max(5000).default(""),
     graph: graphSchema,
   })
+  .strict()
   .openapi("WorkflowExport");
 
 export const graphIssueSchema = z
@@ -72,7 +74,7 @@ export const validationResultSchema = z
 export type CreateWorkflowInput = z.infer<typeof createWorkflowBody>;
 export type UpdateWorkflowInput = z.infer<typeof updateWorkflowBody>;
 
-export const validateGraphBody = z.object({ graph: z.unknown() });
+export const validateGraphBody = z.object({ graph: z.unknown() }).strict();
 
 export const nodeRunSchema = z.object({
   node_id: z.string(),
@@ -132,6 +134,7 @@ export const runSchema = z
 
 export const runWorkflowBody = z
   .object({ inputs: z.record(z.string(), z.unknown()).default({}) })
+  .strict()
   .openapi("RunWorkflowRequest");
 
 export const toolSchema = z.object({
