@@ -89,6 +89,19 @@ describe("one error shape with a Request-Id everywhere", () => {
     }
   });
 
+  it("compresses a JSON answer above 1 KiB for a client that accepts brotli or gzip", async () => {
+    for (const encoding of ["br", "gzip"]) {
+      const response = await builder.request("/api/openapi.json", {
+        headers: { "accept-encoding": encoding },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-encoding"), encoding).toBe(encoding);
+      expect(((await response.json()) as { openapi: string }).openapi).toMatch(/^3\.1/);
+    }
+    const plain = await builder.request("/api/openapi.json", { headers: { "accept-encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+  });
+
   it("answers an unknown route with 404 route_not_found", async () => {
     const response = await builder.request("/api/no-such-thing", { cookie });
     expect(response.status).toBe(404);
