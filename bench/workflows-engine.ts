@@ -109,6 +109,8 @@ async function baselineRun(n: number): Promise<unknown> {
     inputs: { ...double.data, inputs: [{ name: "n", value: n }] },
     signal,
     runId,
+    attempt: 1,
+    maxAttempts: 1,
   });
   const result = doubled.outputs.result;
   const labelled = await executors.tool({
@@ -116,6 +118,8 @@ async function baselineRun(n: number): Promise<unknown> {
     inputs: { ...label.data, args: { text: `n is ${result}`, n: result } },
     signal,
     runId,
+    attempt: 1,
+    maxAttempts: 1,
   });
   const added = await executors.code({
     node: add,
@@ -128,12 +132,16 @@ async function baselineRun(n: number): Promise<unknown> {
     },
     signal,
     runId,
+    attempt: 1,
+    maxAttempts: 1,
   });
   const packed = await executors.tool({
     node: pack,
     inputs: { ...pack.data, args: { sum: added.outputs.result, label: labelled.outputs.result } },
     signal,
     runId,
+    attempt: 1,
+    maxAttempts: 1,
   });
   return { sum: added.outputs.result, packed: packed.outputs.result };
 }

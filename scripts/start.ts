@@ -13,7 +13,14 @@ import { setPriority } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { newSecretToken, readOrCreateSecretFile } from "@app/core";
-import { buildIfStale, compiledEntry, root, SERVICE_ENTRIES, type ServiceName } from "./build.ts";
+import {
+  buildIfStale,
+  buildWidgetIfStale,
+  compiledEntry,
+  root,
+  SERVICE_ENTRIES,
+  type ServiceName,
+} from "./build.ts";
 import { untilListening } from "./listening.ts";
 import { type ServiceProcess, Supervisor } from "./supervisor.ts";
 
@@ -59,7 +66,7 @@ function seedDatabases(): Promise<void> | undefined {
 
 try {
   // A first start's initdb runs while the bundles build: neither needs the other.
-  await Promise.all([isDev ? undefined : buildIfStale(), seedDatabases()]);
+  await Promise.all([isDev ? buildWidgetIfStale() : buildIfStale(), seedDatabases()]);
 } catch (error) {
   console.error(`The build failed: ${(error as Error).message}`);
   process.exit(1);

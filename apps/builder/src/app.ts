@@ -17,6 +17,10 @@ import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
 import { sandboxCodeRunner } from "./agents/sandbox-code-runner.ts";
+import { appPageRoutes } from "./app-pages/routes.ts";
+import { findAppBySlug } from "./apps/manage-apps.ts";
+import { publicAppRoutes } from "./apps/public-routes.ts";
+import { appRoutes } from "./apps/routes.ts";
 import { createAuth } from "./auth/auth.ts";
 import { PrincipalCache } from "./auth/principal-cache.ts";
 import { requireAuth } from "./auth/require-auth.ts";
@@ -45,6 +49,8 @@ import { HOOK_BODY_LIMIT_BYTES, hookRoutes } from "./workflows/hook-routes.ts";
 import { createNodeServices } from "./workflows/node-services.ts";
 import { workflowRoutes } from "./workflows/routes.ts";
 import { WorkflowRunner } from "./workflows/runs/workflow-runner.ts";
+import { scheduleRoutes } from "./workflows/schedules/routes.ts";
+import { createScheduler, type Scheduler } from "./workflows/schedules/scheduler.ts";
 import { workflowToolRunner } from "./workflows/workflow-tool-runner.ts";
 
 /** JSON bodies of the API; uploads get their own, larger limit on their route. */
@@ -62,6 +68,8 @@ const PUBLIC_API_PATHS = [
   BILLING_WEBHOOK_PATH,
   // An MCP server's authorization server sends the person back here; the state proves the right.
   OAUTH_CALLBACK_PATH,
+  // Apps' end users: each route checks the end user's own token or the app key itself.
+  "/api/public/",
 ] as const;
 
 export interface BuilderApp {
@@ -70,6 +78,8 @@ export interface BuilderApp {
   start(): Promise<void>;
   /** Stops background work and aborts what is still running in this process. */
   stop(): Promise<void>;
+  /** Fires workflow schedules; started and stopped with the rest (tests drive a round with `runDue`). */
+  scheduler: Scheduler;
 }
 
 /**
@@ -108,11 +118,13 @@ export function createBuilderApp(input: Deps): BuilderApp {
     },
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
+  const scheduler = createScheduler(deps, runner);
   const knowledge = createKnowledgeFeature(deps);
   const billing = createBillingFeature(deps);
   const app = createRoutes(
     deps,
     runner,
+    scheduler,
     knowledge.routes,
     generation,
     billing.routes,
@@ -121,8 +133,11 @@ export function createBuilderApp(input: Deps): BuilderApp {
   );
   return {
     app,
+    scheduler,
     start: async () => {
       await getRunner().start();
+      // After the runner: its start closes runs a crash left running, which overlap rules read.
+      scheduler.start();
       await knowledge.worker.start();
       await generation.worker.start();
       events.start();
@@ -132,6 +147,8 @@ export function createBuilderApp(input: Deps): BuilderApp {
       await billing.worker.stop();
       await generation.worker.stop();
       await knowledge.worker.stop();
+      // Before the runner, so no tick is claimed that the stopping runner would only abort.
+      await scheduler.stop();
       await getRunner().stop();
       await mcp.stop();
       // Last, so events the workers above committed while stopping still go out.
@@ -143,6 +160,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
 function createRoutes(
   deps: Deps,
   runner: WorkflowRunner,
+  scheduler: Scheduler,
   knowledge: ReturnType<typeof createKnowledgeFeature>["routes"],
   generation: ReturnType<typeof createGenerationFeature>,
   billing: ReturnType<typeof createBillingFeature>["routes"],
@@ -191,6 +209,7 @@ function createRoutes(
   app.route("/api/credentials", credentialRoutes(deps));
   app.route("/api/agents", agentRoutes(deps));
   app.route("/api", workflowRoutes(deps, runner));
+  app.route("/api", scheduleRoutes(deps, runner, scheduler));
   app.route("/api/hooks", hookRoutes(deps, runner));
   app.route("/api/conversations", conversationRoutes(deps));
   app.route("/api/usage", usageRoutes(deps));
@@ -199,10 +218,13 @@ function createRoutes(
   app.route("/api/replicate", generation.replicateRoutes);
   app.route("/api/generations", generation.generationRoutes);
   app.route("/api/files", generation.fileRoutes);
+  app.route("/api/public/files", generation.publicFileRoutes);
   app.route("/api/billing", billing);
   app.route("/api/webhooks", webhookRoutes(deps));
   app.route("/api/events", eventRoutes(deps));
   app.route("/api/mcp-servers", mcpServers);
+  app.route("/api/apps", appRoutes(deps));
+  app.route("/api/public/apps", publicAppRoutes(deps, runner));
   app.on(["GET", "POST", "DELETE"], MCP_ENDPOINT_PATH, (c) => mcpEndpoint.handle(c));
   registerMcpEndpointDocs(app.openAPIRegistry);
 
@@ -210,6 +232,12 @@ function createRoutes(
     type: "http",
     scheme: "bearer",
     description: "An API key from POST /api/keys",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "endUserToken", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "An app's end user: a token from POST /api/public/apps/{slug}/session, a JWT (HS256) signed with the app's end-user secret, or an app key with X-End-User",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "cookieAuth", {
     type: "apiKey",
@@ -239,6 +267,16 @@ function createRoutes(
     return c.json(document);
   });
   app.route("/api/docs", apiDocs({ specUrl: "/api/openapi.json", title: "Builder API" }));
+  // The widget's script and the web app's pages, before the studio's catch-all.
+  app.route(
+    "/",
+    appPageRoutes({
+      findApp: async (slug) => {
+        const row = await findAppBySlug(deps.db, slug);
+        return row ? { allowedOrigins: row.allowedOrigins, title: row.title } : null;
+      },
+    }),
+  );
   app.route("/", studioRoutes());
 
   return app;

@@ -144,6 +144,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
+  /** A workflow run whose process has not refreshed its heartbeat for this long is taken over and resumed. */
+  WORKFLOW_RUN_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
   ...s3Variables.shape,
 });
@@ -166,6 +168,8 @@ export type BuilderConfig = {
   /** Whether `PUBLIC_URL` was set, i.e. outside services (Replicate's webhooks) can reach `publicUrl`. */
   hasPublicUrl: boolean;
   allowPrivateUrls: boolean;
+  /** How long a workflow run's heartbeat may be silent before another process takes the run over. */
+  workflowRunLeaseMs: number;
   paymentsUrl: string;
   paymentsSecretKey: string | undefined;
   replicate: { apiToken: string | undefined; baseUrl: string | undefined };
@@ -228,6 +232,7 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
     hasPublicUrl: e.PUBLIC_URL !== undefined,
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
+    workflowRunLeaseMs: e.WORKFLOW_RUN_LEASE_SECONDS * 1000,
     paymentsUrl: (e.PAYMENTS_URL ?? `http://127.0.0.1:${e.PAYMENTS_PORT}`).replace(/\/$/, ""),
     paymentsSecretKey: e.PAYMENTS_SECRET_KEY,
     replicate: { apiToken: e.REPLICATE_API_TOKEN, baseUrl: e.REPLICATE_BASE_URL },

@@ -6,7 +6,7 @@ import { createTestDatabase } from "@app/db/testing";
 import { createLogger, type Logger, listen } from "@app/http";
 import { type OpenApiDocument, openApiConformance } from "@app/http/testing";
 import { freePort } from "@app/testing";
-import { createBuilderApp } from "../src/app.ts";
+import { type BuilderApp, createBuilderApp } from "../src/app.ts";
 import { type BuilderConfig, loadConfig } from "../src/config.ts";
 import { builderMigrationsFolder, schema } from "../src/db/index.ts";
 import type { Deps } from "../src/deps.ts";
@@ -18,6 +18,10 @@ export interface TestBuilder {
   deps: Deps;
   /** Whether the database has pgvector (PGlite does; the CI PostgreSQL does not). */
   hasVector: boolean;
+  /** The PostgreSQL database's URL under TEST_DATABASE_URL (another process can connect), else undefined. */
+  databaseUrl: string | undefined;
+  /** The running app's scheduler: tests move a manual clock and call `runDue()`. */
+  readonly scheduler: BuilderApp["scheduler"];
   /** fetch against the running builder, with JSON and the studio's Origin header filled in. */
   request(
     path: string,
@@ -95,7 +99,7 @@ export async function startTestBuilder(
   let conformance: Promise<ReturnType<typeof openApiConformance>> | undefined;
   const request: TestBuilder["request"] = async (path, init = {}) => {
     const headers = new Headers(init.headers);
-    headers.set("origin", server.url);
+    if (!headers.has("origin")) headers.set("origin", server.url);
     if (init.cookie) headers.set("cookie", init.cookie);
     if (init.bearer) headers.set("authorization", `Bearer ${init.bearer}`);
     let body = init.body;
@@ -117,6 +121,10 @@ export async function startTestBuilder(
     url: server.url,
     deps,
     hasVector: database.hasVector,
+    databaseUrl: database.url,
+    get scheduler() {
+      return builder.scheduler;
+    },
     request,
     async signUp(email, password = "correct horse battery") {
       counter += 1;

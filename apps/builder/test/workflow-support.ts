@@ -14,7 +14,7 @@ export const edge = (source: string, target: string) => ({ id: `${source}-${targ
 
 /** start (with the given inputs, all required) → one node → end, the end returning the given templates. */
 export function singleNodeGraph(
-  middle: ReturnType<typeof node>,
+  middle: ReturnType<typeof node> & Record<string, unknown>,
   outputs: Record<string, string>,
   inputs: { name: string; type: string }[] = [],
 ) {

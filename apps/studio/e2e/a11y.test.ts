@@ -34,6 +34,7 @@ beforeAll(async () => {
     embedding: { provider: "local", model: "feature-hashing-v1" },
   });
   ids.workflow = await create("/api/workflows", { name: "Shout", graph: codeWorkflowGraph("code_1") });
+  ids.app = await create("/api/apps", { agent_id: ids.agent, title: "Support desk" });
 });
 afterAll(async () => {
   await browser?.close();
@@ -66,6 +67,16 @@ const SCREENS: { name: string; path: () => string; ready: (page: Page) => Promis
     name: "runs",
     path: () => `/workflows/${ids.workflow}/runs`,
     ready: (p) => p.getByText("No runs yet").waitFor(),
+  },
+  { name: "apps", path: () => "/apps", ready: (p) => p.getByRole("table", { name: "Apps" }).waitFor() },
+  {
+    name: "app",
+    path: () => `/apps/${ids.app}`,
+    ready: async (p) => {
+      await p.getByRole("form", { name: "App settings" }).waitFor();
+      await p.getByText("No conversations yet").waitFor();
+      await p.getByText("No app keys").waitFor();
+    },
   },
   { name: "knowledge", path: () => "/knowledge", ready: (p) => p.getByText("Handbook").waitFor() },
   {

@@ -30,6 +30,8 @@ const GenerationPage = lazy(() =>
 );
 const BillingPage = lazy(() => import("./billing/BillingPage.tsx").then((m) => ({ default: m.BillingPage })));
 const UsagePage = lazy(() => import("./usage/UsagePage.tsx").then((m) => ({ default: m.UsagePage })));
+const AppsPage = lazy(() => import("./apps/AppsPage.tsx").then((m) => ({ default: m.AppsPage })));
+const AppPage = lazy(() => import("./apps/AppPage.tsx").then((m) => ({ default: m.AppPage })));
 const SettingsPage = lazy(() =>
   import("./settings/SettingsPage.tsx").then((m) => ({ default: m.SettingsPage })),
 );
@@ -96,6 +98,9 @@ function route(path: string) {
     return lazyPage(<RunsPage key={workflowRuns.id} workflowId={workflowRuns.id} />, "runs");
   const workflow = match("/workflows/:id", path);
   if (workflow?.id) return lazyPage(<WorkflowEditor key={workflow.id} id={workflow.id} />, "the editor");
+  if (path === "/apps") return lazyPage(<AppsPage />, "apps");
+  const app = match("/apps/:id", path);
+  if (app?.id) return lazyPage(<AppPage key={app.id} id={app.id} />, "the app");
   if (path === "/knowledge") return lazyPage(<KnowledgePage />, "knowledge bases");
   const base = match("/knowledge/:id", path);
   if (base?.id) return lazyPage(<KnowledgeBasePage key={base.id} id={base.id} />, "the knowledge base");

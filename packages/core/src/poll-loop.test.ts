@@ -81,6 +81,30 @@ describe("pollLoop", () => {
     expect(rounds).toEqual([1, 2]);
   });
 
+  it("sleeps for the time a round names, capped at maxIdleMs, instead of the backoff", async () => {
+    const startedAt: number[] = [];
+    const third = deferred();
+    const loop = pollLoop({
+      work: async () => {
+        startedAt.push(performance.now());
+        if (startedAt.length === 3) third.resolve();
+        // The first round asks for 20 ms, the second for an hour: the cap (60 ms) applies.
+        return { idleMs: startedAt.length === 1 ? 20 : HOUR };
+      },
+      minIdleMs: HOUR,
+      maxIdleMs: 60,
+      onError: () => {},
+    });
+    loop.start();
+    await third.promise;
+    await loop.stop();
+    const [first = 0, second = 0, last = 0] = startedAt;
+    // Were the backoff used, the second round would come an hour later.
+    expect(second - first).toBeGreaterThanOrEqual(19);
+    expect(last - second).toBeGreaterThanOrEqual(59);
+    expect(last - first).toBeLessThan(HOUR);
+  });
+
   it("reports a round that throws and goes on after its idle sleep", async () => {
     const errors: unknown[] = [];
     const recovered = deferred();

@@ -1,5 +1,8 @@
-/** What one round of a poll loop's work found: more may be waiting, or nothing was there. */
-export type PollOutcome = "busy" | "idle";
+/**
+ * What one round of a poll loop's work found: more may be waiting, nothing was there, or nothing is
+ * due before a known time (`{ idleMs }`: sleep that long, at most `maxIdleMs`, with no backoff).
+ */
+export type PollOutcome = "busy" | "idle" | { idleMs: number };
 
 export interface PollLoopOptions {
   /** One round: claim and handle work. "busy" runs the next round at once, "idle" sleeps first. */
@@ -22,7 +25,8 @@ export interface PollLoop {
 }
 
 /**
- * The one polling primitive of the workers (generation polling, ingestion, webhook delivery):
+ * The one polling primitive of the workers (generation polling, ingestion, webhook delivery,
+ * workflow schedules):
  * rounds of `work` with an idle backoff, woken early by `wake()`. A wake that arrives while a round
  * is claiming is kept, so work committed during a claim never waits for the next poll.
  *
@@ -64,6 +68,12 @@ export function pollLoop(options: PollLoopOptions): PollLoop {
         continue;
       }
       if (isWakeRequested || !isRunning) continue;
+      if (typeof outcome === "object") {
+        // Work known to be due at a time (a schedule's next tick): wake then, not on the backoff.
+        idleMs = options.minIdleMs;
+        await sleep(Math.max(0, Math.min(outcome.idleMs, maxIdleMs)));
+        continue;
+      }
       await sleep(idleMs);
       idleMs = Math.min(maxIdleMs, idleMs * 2);
     }

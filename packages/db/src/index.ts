@@ -8,4 +8,5 @@ export {
 } from "./connect.ts";
 export { newestFirst, type PageRequest } from "./pagination.ts";
 export { preparedQuery, queryRows } from "./statements.ts";
+export { isUniqueViolation } from "./unique-violation.ts";
 export { writeTogether } from "./write-together.ts";

@@ -64,14 +64,24 @@ export function resourceRoutes<T extends z.ZodType>(resource: { tag: string; sch
       });
     },
 
-    /** `PATCH /{id}`: changes some fields and answers the resource. */
-    update<B extends z.ZodType>(route: { summary: string; description: string; body: B; errors: number[] }) {
+    /** `PATCH /{id}`: changes some fields and answers the resource; `headers` documents request headers such as If-Match. */
+    update<B extends z.ZodType, H extends z.ZodObject = z.ZodObject>(route: {
+      summary: string;
+      description: string;
+      body: B;
+      errors: number[];
+      headers?: H;
+    }) {
       return createRoute({
         method: "patch",
         path: "/{id}",
         tags: [resource.tag],
         summary: route.summary,
-        request: { params: idParam, body: { required: true, content: jsonContent(route.body) } },
+        request: {
+          params: idParam,
+          ...(route.headers ? { headers: route.headers } : {}),
+          body: { required: true, content: jsonContent(route.body) },
+        },
         responses: {
           200: { description: route.description, content: jsonContent(resource.schema) },
           ...errorResponses(...route.errors),

@@ -16,6 +16,10 @@ export interface ExecutorContext<T extends ExecutedNodeType> {
   /** Aborted on the node's timeout, the run's time limit, cancellation, or another node failing the run. */
   signal: AbortSignal;
   runId: string;
+  /** 1 for the first attempt, then 2, 3… under the node's `retry`. */
+  attempt: number;
+  /** The attempts the node may make; an executor may answer differently on its last one. */
+  maxAttempts: number;
 }
 
 export interface ExecutorResult {

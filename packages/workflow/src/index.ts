@@ -7,6 +7,7 @@ export type {
   NodeExecutors,
   TokenUsage,
 } from "./executors.ts";
+export { type GraphIndex, indexGraph, reachableFrom } from "./graph-index.ts";
 export {
   formatPath,
   type GraphIssue,
@@ -19,12 +20,14 @@ export { type NodeError, NodeExecutionError, type NodeLogs } from "./node-error.
 export { type NodeInputsByType, resolveNodeInputs, TEMPLATE_FIELDS } from "./node-inputs.ts";
 export { declaredOutputs, ERROR_OUTPUT_FIELD, type ToolOutputs } from "./node-outputs.ts";
 export { type ParseGraphResult, parseWorkflowGraph } from "./parse-graph.ts";
+export { type NodeAttempt, parseRetryAfter, retryDelayMs, retryPolicyOf } from "./retry.ts";
 export type {
   NodeFailedEvent,
   NodeFinishedEvent,
   NodeRunRecord,
   NodeSkippedEvent,
   NodeStartedEvent,
+  RecordedNode,
   RunError,
   RunFinishedEvent,
   RunRecorder,

@@ -24,11 +24,14 @@ export class NodeExecutionError extends Error {
   readonly code: string;
   /** What the node's program printed before it failed; recorded with the failure. */
   readonly logs: NodeLogs | undefined;
+  /** How long the other side asked to wait before trying again (a 429/5xx answer's Retry-After). */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(code: string, message: string, options: { logs?: NodeLogs } = {}) {
+  constructor(code: string, message: string, options: { logs?: NodeLogs; retryAfterMs?: number } = {}) {
     super(message);
     this.code = code;
     this.logs = options.logs;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

@@ -3,7 +3,7 @@ import type { WorkflowNode } from "./schema.ts";
 /** Output fields of each tool by tool name; tools not listed output `result`. */
 export type ToolOutputs = Readonly<Record<string, readonly string[]>>;
 
-/** Outputs of a node that failed under `on_error: "continue"`, besides its `default_output`. */
+/** Outputs of a node that failed under `on_error: "continue"` (besides its `default_output`) or `"branch"`. */
 export const ERROR_OUTPUT_FIELD = "error";
 
 const LLM_FIELDS = ["text", "usage"] as const;
@@ -19,7 +19,9 @@ const TOOL_DEFAULT_FIELDS = ["result"] as const;
 export function declaredOutputs(node: WorkflowNode, tools?: ToolOutputs): readonly string[] | undefined {
   const own = ownOutputs(node, tools);
   if (own === undefined) return undefined;
-  if ("on_error" in node && node.on_error === "continue") return [...own, ERROR_OUTPUT_FIELD];
+  if ("on_error" in node && (node.on_error === "continue" || node.on_error === "branch")) {
+    return [...own, ERROR_OUTPUT_FIELD];
+  }
   return own;
 }
 

@@ -1,5 +1,6 @@
 import type { TokenUsage } from "./executors.ts";
 import type { NodeError, NodeLogs } from "./node-error.ts";
+import type { NodeAttempt } from "./retry.ts";
 import type { NodeType } from "./schema.ts";
 
 export type RunStatus = "succeeded" | "failed" | "cancelled";
@@ -40,6 +41,10 @@ interface NodeEndedBase extends NodeEventBase {
   finished_at: Date;
   elapsed_ms: number;
   inputs: unknown;
+  /** Each attempt with its error, for a node under a retry policy; null otherwise. */
+  attempts: NodeAttempt[] | null;
+  /** The outcome was recorded by an earlier execution (a resumed or replayed run): the node did not run again. */
+  reused: boolean;
 }
 
 export interface NodeFinishedEvent extends NodeEndedBase {
@@ -53,7 +58,10 @@ export interface NodeFinishedEvent extends NodeEndedBase {
 export interface NodeFailedEvent extends NodeEndedBase {
   status: "failed";
   error: NodeError;
-  /** True when `on_error: "continue"` let the run go on with `outputs` (the default output plus `error`). */
+  /**
+   * True when `on_error: "continue"` let the run go on with `outputs` (the default output plus `error`),
+   * or `on_error: "branch"` took the node's error edges (outputs `{ error }`).
+   */
   continued: boolean;
   outputs: Record<string, unknown> | null;
   logs?: NodeLogs;
@@ -108,7 +116,26 @@ export interface NodeRunRecord {
   error: NodeError | null;
   continued: boolean;
   logs: NodeLogs | null;
+  attempts: NodeAttempt[] | null;
 }
+
+/**
+ * A node whose outcome an earlier execution of the run recorded: a succeeded node, or a failed one
+ * that let the run go on (`on_error` continue or branch, so `outputs` is set).
+ */
+export type RecordedNode = Pick<
+  NodeRunRecord,
+  | "status"
+  | "started_at"
+  | "finished_at"
+  | "elapsed_ms"
+  | "inputs"
+  | "outputs"
+  | "usage"
+  | "error"
+  | "logs"
+  | "attempts"
+>;
 
 /**
  * What `runWorkflow` resolves with: the run's final event plus a record of every node that ran or was

@@ -926,6 +926,8 @@ describe("runWorkflow: inputs, outputs and records", () => {
         inputs,
         outputs: { text: "Say hi", usage: { total_tokens: 7 } },
         usage: { input_tokens: 5, output_tokens: 2, total_tokens: 7 },
+        attempts: null,
+        reused: false,
       },
     ]);
     expect(result).toMatchObject({

@@ -1,3 +1,4 @@
+import { setTimeout as sleepFor } from "node:timers/promises";
 import { type Clock, systemClock, toStorable } from "@app/core";
 import type { CompiledWorkflow } from "./compile-workflow.ts";
 import { selectCase } from "./condition.ts";
@@ -8,15 +9,24 @@ import { type NodeInputsByType, resolveNodeInputs } from "./node-inputs.ts";
 import { type RunStop, withNodeLimits } from "./node-limits.ts";
 import { ERROR_OUTPUT_FIELD } from "./node-outputs.ts";
 import { orderedDelivery } from "./ordered-delivery.ts";
+import { type NodeAttempt, retryDelayMs, retryPolicyOf } from "./retry.ts";
 import type {
   NodeRunRecord,
+  RecordedNode,
   RunError,
   RunFinishedEvent,
   RunRecorder,
   RunResult,
   RunStatus,
 } from "./run-events.ts";
-import type { ExecutedNodeType, NodeOfType, NodeType, WorkflowEdge, WorkflowNode } from "./schema.ts";
+import {
+  ERROR_HANDLE,
+  type ExecutedNodeType,
+  type NodeOfType,
+  type NodeType,
+  type WorkflowEdge,
+  type WorkflowNode,
+} from "./schema.ts";
 import { resolveStartInputs } from "./start-inputs.ts";
 import type { ResolveOptions } from "./template.ts";
 
@@ -53,6 +63,18 @@ export interface RunWorkflowOptions {
    * resolves empty. References to skipped nodes always resolve empty, so joins can read either branch.
    */
   missingValues?: "error" | "empty";
+  /**
+   * Waits between the attempts of a node under `retry` and rejects when `signal` aborts (the run
+   * stopping); a timer by default. Tests pass one that moves a manual clock.
+   */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Outcomes an earlier execution of this run recorded (a run resumed after its process died, or the
+   * nodes a replay keeps), by node id. Such a node is not executed again: when the run reaches it, its
+   * recorded outputs feed the nodes after it. Only succeeded nodes and failed ones that let the run go
+   * on (`on_error` continue or branch) are reused; any other node runs.
+   */
+  recorded?: ReadonlyMap<string, RecordedNode>;
 }
 
 /**
@@ -96,6 +118,8 @@ class WorkflowRun {
   private readonly skipped = new Set<string>();
   private readonly waiting = new Map<string, { unresolved: number; hasTaken: boolean }>();
   private readonly records = new Map<string, NodeRunRecord>();
+  /** Attempts of the nodes under a retry policy (nodes tried once allocate nothing). */
+  private readonly attempts = new Map<string, NodeAttempt[]>();
   private readonly resolveOptions: ResolveOptions;
   private readonly usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
   private steps = 0;
@@ -149,6 +173,11 @@ class WorkflowRun {
       return;
     }
     this.steps += 1;
+    const recorded = this.options.recorded?.get(node.id);
+    if (recorded !== undefined && isReusable(node, recorded)) {
+      this.reuse(node, this.steps, recorded);
+      return;
+    }
     this.inFlight += 1;
     this.runNode(node, this.steps).catch((error: unknown) => {
       this.stop("failed", {
@@ -227,6 +256,7 @@ class WorkflowRun {
       error: null,
       continued: false,
       logs: logs ?? null,
+      attempts: this.attempts.get(node.id) ?? null,
     });
     this.emit("onNodeFinished", () => ({
       run_id: this.options.runId,
@@ -241,6 +271,8 @@ class WorkflowRun {
       inputs,
       outputs,
       usage,
+      attempts: this.attempts.get(node.id) ?? null,
+      reused: false,
       ...(logs === undefined ? {} : { logs }),
     }));
     this.complete(node, outputs, result.handle);
@@ -285,24 +317,82 @@ class WorkflowRun {
       }
       case "llm": {
         const { node, inputs } = prepared;
-        return this.callExecutor(node, (signal) => executors.llm({ node, inputs, signal, runId }));
+        return this.callExecutor(node, (signal, attempt, maxAttempts) =>
+          executors.llm({ node, inputs, signal, runId, attempt, maxAttempts }),
+        );
       }
       case "code": {
         const { node, inputs } = prepared;
-        return this.callExecutor(node, (signal) => executors.code({ node, inputs, signal, runId }));
+        return this.callExecutor(node, (signal, attempt, maxAttempts) =>
+          executors.code({ node, inputs, signal, runId, attempt, maxAttempts }),
+        );
       }
       case "http": {
         const { node, inputs } = prepared;
-        return this.callExecutor(node, (signal) => executors.http({ node, inputs, signal, runId }));
+        return this.callExecutor(node, (signal, attempt, maxAttempts) =>
+          executors.http({ node, inputs, signal, runId, attempt, maxAttempts }),
+        );
       }
       case "tool": {
         const { node, inputs } = prepared;
-        return this.callExecutor(node, (signal) => executors.tool({ node, inputs, signal, runId }));
+        return this.callExecutor(node, (signal, attempt, maxAttempts) =>
+          executors.tool({ node, inputs, signal, runId, attempt, maxAttempts }),
+        );
       }
     }
   }
 
+  /**
+   * Calls a node's executor, again after a delay while it fails under a retry policy. `timeout_ms`
+   * limits each attempt; the run's own limits and cancellation end the waits too.
+   */
   private async callExecutor(
+    node: NodeOfType<ExecutedNodeType>,
+    call: (signal: AbortSignal, attempt: number, maxAttempts: number) => Promise<ExecutorResult>,
+  ): Promise<ExecutorResult> {
+    const policy = retryPolicyOf(node);
+    if (policy === undefined) return this.attempt(node, (signal) => call(signal, 1, 1));
+    const attempts: NodeAttempt[] = [];
+    this.attempts.set(node.id, attempts);
+    for (let attempt = 1; ; attempt += 1) {
+      const startedAt = this.clock.now();
+      const elapsed = () => this.clock.now().getTime() - startedAt.getTime();
+      try {
+        const result = await this.attempt(node, (signal) => call(signal, attempt, policy.max_attempts));
+        attempts.push({ attempt, error: null, started_at: startedAt, elapsed_ms: elapsed() });
+        return result;
+      } catch (error) {
+        attempts.push({
+          attempt,
+          error: toStorable(toNodeError(error)),
+          started_at: startedAt,
+          elapsed_ms: elapsed(),
+        });
+        const isRunStop = this.running.reason !== undefined && error === this.running.reason;
+        if (isRunStop || attempt >= policy.max_attempts) throw error;
+        const retryAfterMs = error instanceof NodeExecutionError ? error.retryAfterMs : undefined;
+        await this.wait(retryDelayMs(policy, attempt, retryAfterMs));
+      }
+    }
+  }
+
+  /** Waits before a retry; the run stopping ends the wait with the run's reason. */
+  private async wait(ms: number): Promise<void> {
+    if (this.running.reason !== undefined) throw this.running.reason;
+    const controller = new AbortController();
+    const stop = (reason: unknown) => controller.abort(reason);
+    this.running.hooks.add(stop);
+    try {
+      await (this.options.sleep ?? defaultSleep)(ms, controller.signal);
+    } catch (error) {
+      throw this.running.reason ?? error;
+    } finally {
+      this.running.hooks.delete(stop);
+    }
+    if (this.running.reason !== undefined) throw this.running.reason;
+  }
+
+  private async attempt(
     node: NodeOfType<ExecutedNodeType>,
     call: (signal: AbortSignal) => Promise<ExecutorResult>,
   ): Promise<ExecutorResult> {
@@ -323,9 +413,15 @@ class WorkflowRun {
     const logs = thrown instanceof NodeExecutionError && thrown.logs ? toStorable(thrown.logs) : undefined;
     // A node interrupted because the run is stopping did not fail on its own: no policy applies.
     const isRunStop = this.running.reason !== undefined && thrown === this.running.reason;
-    const continuing = !isRunStop && "on_error" in node && node.on_error === "continue" ? node : undefined;
-    const outputs = continuing ? { ...continuing.default_output, [ERROR_OUTPUT_FIELD]: error } : null;
-    const continued = continuing !== undefined;
+    const policy = !isRunStop && "on_error" in node ? node.on_error : undefined;
+    const defaults = "default_output" in node ? node.default_output : undefined;
+    const outputs =
+      policy === "continue"
+        ? { ...defaults, [ERROR_OUTPUT_FIELD]: error }
+        : policy === "branch"
+          ? { [ERROR_OUTPUT_FIELD]: error }
+          : null;
+    const continued = outputs !== null;
     this.records.set(node.id, {
       node_id: node.id,
       node_type: node.type,
@@ -341,6 +437,7 @@ class WorkflowRun {
       error,
       continued,
       logs: logs ?? null,
+      attempts: this.attempts.get(node.id) ?? null,
     });
     this.emit("onNodeFailed", () => ({
       run_id: this.options.runId,
@@ -356,10 +453,12 @@ class WorkflowRun {
       error,
       continued,
       outputs,
+      attempts: this.attempts.get(node.id) ?? null,
+      reused: false,
       ...(logs === undefined ? {} : { logs }),
     }));
     if (outputs !== null) {
-      this.complete(node, outputs, undefined);
+      this.complete(node, outputs, policy === "branch" ? ERROR_HANDLE : undefined);
       return;
     }
     if (!isRunStop) {
@@ -371,12 +470,80 @@ class WorkflowRun {
     }
   }
 
+  /**
+   * Passes a node's outputs on. Out of a condition only the chosen case's edges are taken; out of
+   * any other node the error edges are taken when it failed under `on_error: "branch"` (`handle` is
+   * `error`), its other edges otherwise.
+   */
   private complete(node: WorkflowNode, outputs: Record<string, unknown>, handle: string | undefined): void {
     this.scope[node.id] = outputs;
     if (this.outcome !== undefined) return;
     const isCondition = node.type === "condition";
-    for (const edge of this.outgoing(node.id))
-      this.resolveEdge(edge, !isCondition || edge.source_handle === handle);
+    const isFailedBranch = handle === ERROR_HANDLE;
+    for (const edge of this.outgoing(node.id)) {
+      const isTaken = isCondition
+        ? edge.source_handle === handle
+        : (edge.source_handle === ERROR_HANDLE) === isFailedBranch;
+      this.resolveEdge(edge, isTaken);
+    }
+  }
+
+  /** A node an earlier execution completed: its record comes back and its outputs go on, without running it. */
+  private reuse(node: WorkflowNode, step: number, recorded: RecordedNode): void {
+    const outputs = recorded.outputs ?? {};
+    const now = this.clock.now();
+    const started_at = recorded.started_at ?? now;
+    const finished_at = recorded.finished_at ?? now;
+    const elapsed_ms = recorded.elapsed_ms ?? 0;
+    const { inputs, logs, attempts } = recorded;
+    const base = {
+      run_id: this.options.runId,
+      node_id: node.id,
+      node_type: node.type,
+      title: node.data.title,
+      step,
+      started_at,
+      finished_at,
+      elapsed_ms,
+      inputs,
+      outputs,
+      attempts,
+      reused: true,
+      ...(logs === null ? {} : { logs }),
+    };
+    const isSucceeded = recorded.status === "succeeded";
+    this.records.set(node.id, {
+      node_id: node.id,
+      node_type: node.type,
+      title: node.data.title,
+      status: isSucceeded ? "succeeded" : "failed",
+      step,
+      started_at,
+      finished_at,
+      elapsed_ms,
+      inputs,
+      outputs,
+      usage: recorded.usage,
+      error: recorded.error,
+      continued: !isSucceeded,
+      logs,
+      attempts,
+    });
+    if (isSucceeded) {
+      this.addUsage(recorded.usage ?? undefined);
+      this.emit("onNodeFinished", () => ({
+        ...base,
+        status: "succeeded",
+        usage: recorded.usage ?? undefined,
+      }));
+      const handle = node.type === "condition" ? String(outputs.matched_case) : undefined;
+      this.complete(node, outputs, handle);
+      return;
+    }
+    const error = recorded.error ?? { code: "executor_failed", message: "The node failed." };
+    this.emit("onNodeFailed", () => ({ ...base, status: "failed", error, continued: true }));
+    const isBranch = "on_error" in node && node.on_error === "branch";
+    this.complete(node, outputs, isBranch ? ERROR_HANDLE : undefined);
   }
 
   private resolveEdge(edge: WorkflowEdge, isTaken: boolean): void {
@@ -416,6 +583,7 @@ class WorkflowRun {
       error: null,
       continued: false,
       logs: null,
+      attempts: null,
     });
     this.emit("onNodeSkipped", () => ({
       run_id: this.options.runId,
@@ -484,6 +652,19 @@ class WorkflowRun {
     this.delivery.push(() => (listener as (event: unknown) => void | Promise<void>).call(recorder, event));
   }
 }
+
+/** A recorded outcome the run can go on from: a success, or a failure its node's `on_error` let through. */
+function isReusable(node: WorkflowNode, recorded: RecordedNode): boolean {
+  if (recorded.outputs === null) return false;
+  if (recorded.status === "succeeded") return true;
+  return (
+    recorded.status === "failed" &&
+    "on_error" in node &&
+    (node.on_error === "continue" || node.on_error === "branch")
+  );
+}
+
+const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> => sleepFor(ms, undefined, { signal });
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

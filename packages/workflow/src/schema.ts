@@ -162,7 +162,15 @@ export const httpDataSchema = z.strictObject({
   body: z.unknown().optional().describe("A string, or JSON whose strings may hold templates"),
   auth: httpAuthSchema.optional(),
   timeout_ms: z.number().int().min(1).max(600_000).optional().describe("Per request attempt"),
-  retries: z.number().int().min(0).max(10).optional(),
+  retries: z
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .optional()
+    .describe(
+      "Deprecated: the node's `retry` instead. Read as retry: { max_attempts: retries + 1, backoff: exponential, initial_ms: 250 }",
+    ),
 });
 
 export const conditionOperatorSchema = z.enum([
@@ -211,12 +219,50 @@ export const toolDataSchema = z.strictObject({
 
 const positionSchema = z.strictObject({ x: z.number(), y: z.number() });
 
+/** The most attempts a node's `retry` may ask for (the first one included). */
+export const MAX_NODE_ATTEMPTS = 10;
+
+/**
+ * How a failed attempt of a node is tried again: the delay before attempt n+1 is `initial_ms`
+ * (fixed) or `initial_ms * 2^(n-1)` (exponential), or what a 429/5xx answer's `Retry-After` asks
+ * for, never more than `max_ms`.
+ */
+export const retryPolicySchema = z
+  .object({
+    max_attempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_NODE_ATTEMPTS)
+      .describe("Attempts in all, the first one included (1 = no retry)"),
+    backoff: z.enum(["fixed", "exponential"]).default("exponential"),
+    initial_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(600_000)
+      .default(1_000)
+      .describe("Delay before the second attempt"),
+    max_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(3_600_000)
+      .default(60_000)
+      .describe("Longest delay between two attempts, Retry-After included"),
+  })
+  .describe("Retries of a failing node; each attempt is recorded on the node's run");
+
 /** What the engine does when a node's executor fails, times out or a template cannot be resolved. */
 export const errorPolicySchema = {
   on_error: z
-    .enum(["fail", "continue"])
+    .enum(["fail", "continue", "branch"])
     .optional()
-    .describe("fail (default) ends the run; continue goes on with default_output plus `error`"),
+    .describe(
+      "fail (default) ends the run; continue goes on with default_output plus `error`; branch follows the " +
+        "node's edges with source_handle `error` (its other edges are skipped), its outputs being `error`",
+    ),
+  retry: retryPolicySchema.optional(),
   default_output: z
     .record(z.string(), z.unknown())
     .optional()
@@ -280,7 +326,10 @@ export const workflowEdgeSchema = z.strictObject({
     .string()
     .max(64)
     .nullish()
-    .describe("Out of a condition node: the case id or `else`; absent otherwise"),
+    .describe(
+      "Out of a condition node: the case id or `else`; out of a node with on_error: branch, `error` for its error " +
+        "branch; absent otherwise",
+    ),
 });
 
 /** The most nodes a workflow may have: the studio's editor stays usable at this size (bench/studio.ts). */
@@ -321,3 +370,8 @@ export const NODE_TYPES: readonly NodeType[] = ["start", "end", "llm", "code", "
 
 /** The case id an edge out of a condition node uses when no declared case matched. */
 export const ELSE_HANDLE = "else";
+
+/** The handle of the edges a node with `on_error: "branch"` follows when it failed. */
+export const ERROR_HANDLE = "error";
+
+export type RetryPolicy = z.infer<typeof retryPolicySchema>;

@@ -17,9 +17,10 @@ type Distribute<T> = T extends unknown
 export type NodeDraft = Distribute<NodeInput>;
 type ValueType = "string" | "number" | "boolean" | "object" | "array";
 export type PolicyFields = {
-  on_error?: "fail" | "continue";
+  on_error?: "fail" | "continue" | "branch";
   default_output?: Record<string, unknown>;
   timeout_ms?: number;
+  retry?: { max_attempts: number; backoff?: "fixed" | "exponential"; initial_ms?: number; max_ms?: number };
 };
 
 /** A schema-parsed graph (defaults applied) from nodes without positions. */

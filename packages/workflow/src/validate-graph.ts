@@ -3,7 +3,7 @@ import { formatPath, type GraphIssue } from "./graph-issue.ts";
 import { patternProblem } from "./guarded-regex.ts";
 import { TEMPLATE_FIELDS } from "./node-inputs.ts";
 import { declaredOutputs, type ToolOutputs } from "./node-outputs.ts";
-import { ELSE_HANDLE, type WorkflowGraph, type WorkflowNode } from "./schema.ts";
+import { ELSE_HANDLE, ERROR_HANDLE, type WorkflowGraph, type WorkflowNode } from "./schema.ts";
 import { matchesValueType } from "./start-inputs.ts";
 import { parseTemplate } from "./template.ts";
 
@@ -146,9 +146,19 @@ function handleProblem(
 ): Pick<GraphIssue, "code" | "message"> | undefined {
   if (source.type !== "condition") {
     if (handle === undefined) return undefined;
+    const isBranching = "on_error" in source && source.on_error === "branch";
+    if (handle === ERROR_HANDLE && isBranching) return undefined;
+    if (handle === ERROR_HANDLE) {
+      return {
+        code: "unexpected_handle",
+        message: `Edge ${edgeId} leaves the error handle of ${source.id}, which has no error branch; set its on_error to "branch".`,
+      };
+    }
     return {
       code: "unexpected_handle",
-      message: `Edge ${edgeId} has source_handle "${handle}", but only condition nodes have handles (${source.id} is ${source.type}).`,
+      message: isBranching
+        ? `Edge ${edgeId} has source_handle "${handle}"; out of ${source.id} only "${ERROR_HANDLE}" (its error branch) or none is allowed.`
+        : `Edge ${edgeId} has source_handle "${handle}", but only condition nodes and nodes with on_error: "branch" have handles (${source.id} is ${source.type}).`,
     };
   }
   const declared = [...source.data.cases.map((entry) => entry.id), ELSE_HANDLE];

@@ -1,3 +1,4 @@
+import { toPublishingJson } from "../versions/contract.ts";
 import type { AgentTool } from "./contract.ts";
 import type { AgentRow } from "./schema.ts";
 
@@ -14,6 +15,7 @@ export function toAgentJson(row: AgentRow) {
     knowledge_base_ids: row.knowledgeBaseIds,
     memory_turns: row.memoryTurns,
     mcp_exposed: row.mcpExposed,
+    ...toPublishingJson(row),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { versionSelector } from "../versions/contract.ts";
 
 export const chatBody = z
   .object({
@@ -8,6 +9,7 @@ export const chatBody = z
       .max(64)
       .optional()
       .openapi({ description: "Continue this conversation (its last `memory_turns` turns are sent along)" }),
+    version: versionSelector,
   })
   .strict()
   .openapi("ChatRequest");
@@ -58,8 +60,26 @@ export const messageSchema = z
     provider: z.string().nullable(),
     model: z.string().nullable(),
     finish_reason: z.string().nullable(),
+    version: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The agent version that answered; null for the draft" }),
     usage: usageSchema.nullable(),
     created_at: z.string(),
+    feedback: z
+      .array(
+        z.object({
+          source: z.enum(["user", "team"]),
+          rating: z.enum(["like", "dislike"]),
+          comment: z.string().nullable(),
+          updated_at: z.string(),
+        }),
+      )
+      .optional()
+      .openapi({
+        description: "Ratings of the answer: its end user's (an app's) and the team's; in message lists",
+      }),
   })
   .openapi("Message");
 
@@ -68,6 +88,16 @@ export const conversationSchema = z
     id: z.string().openapi({ example: "conv_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
     agent_id: z.string(),
     title: z.string(),
+    version: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The agent version of its first turn; null for the draft" }),
+    app_id: z
+      .string()
+      .nullable()
+      .openapi({ description: "The app whose end user holds it; null for the workspace's own" }),
+    end_user_id: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
   })

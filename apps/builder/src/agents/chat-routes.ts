@@ -1,12 +1,8 @@
 import {
-  ApiError,
-  CommonErrors,
   createRouter,
   errorResponses,
-  eventStream,
   idParam,
   jsonContent,
-  type Logger,
   listOf,
   listQuerySchema,
   toPage,
@@ -14,6 +10,8 @@ import {
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { VersionErrors } from "../versions/errors.ts";
+import { answerTurn } from "./answer-turn.ts";
 import {
   chatAnswerSchema,
   chatBody,
@@ -28,12 +26,8 @@ import { findAgent } from "./find-agent.ts";
 import { findConversation } from "./find-conversation.ts";
 import { findTurnContext } from "./find-turn-context.ts";
 import { listConversations } from "./list-conversations.ts";
-import { listMessages } from "./list-messages.ts";
+import { listMessagesWithFeedback } from "./message-feedback.ts";
 import { prepareAgentTurn } from "./prepare-agent-turn.ts";
-import { type ChatEvent, runAgentTurn, TurnAbortedError, type TurnResult } from "./run-agent-turn.ts";
-
-/** Not a real status: nobody is left to read it, but the request log shows what happened. */
-const CLIENT_CLOSED_REQUEST = 499;
 
 const chatRoute = createRoute({
   method: "post",
@@ -78,51 +72,12 @@ export function registerChatRoutes(router: OpenAPIHono<AppEnv>, deps: Deps): voi
     const context = await findTurnContext(deps.db, workspaceId, {
       agentId: c.req.valid("param").id,
       conversationId: body.conversation_id,
+      version: body.version,
     });
     if (!context) throw AgentErrors.AGENT_NOT_FOUND();
+    if (context === "version_not_found") throw VersionErrors.VERSION_NOT_FOUND({ param: "version" });
     const prepared = await prepareAgentTurn(deps, workspaceId, context, body);
-    const events = runAgentTurn(deps, prepared, c.req.raw.signal);
-    const isStreaming = (c.req.header("accept") ?? "").includes("text/event-stream");
-    try {
-      if (!isStreaming) {
-        let next = await events.next();
-        while (!next.done) next = await events.next();
-        return c.json(next.value, 200);
-      }
-      // Wait for the model's first event before answering 200: a refused key or a rate limit
-      // then still gets its own HTTP status, and the first token is not delayed by it.
-      const buffered: ChatEvent[] = [];
-      let next = await events.next();
-      while (!next.done && next.value.event === "conversation") {
-        buffered.push(next.value);
-        next = await events.next();
-      }
-      const first = next;
-      const requestId = c.get("requestId");
-      return eventStream(
-        c,
-        async (sse, signal) => {
-          try {
-            // The headers, the conversation and the first model event go out in one write.
-            for (const event of buffered) void sse.send(event.event, event.data);
-            let current = first;
-            while (!current.done) {
-              await sse.send(current.value.event, current.value.data);
-              current = await events.next();
-            }
-            await sse.send("finish", finishData(current.value));
-          } catch (error) {
-            if (error instanceof TurnAbortedError || signal.aborted) return;
-            const apiError = asApiError(error, deps.logger, requestId);
-            await sse.send("error", { status: apiError.status, ...apiError.toBody() });
-          }
-        },
-        (error) => deps.logger.error({ request_id: requestId, err: error }, "chat stream failed"),
-      );
-    } catch (error) {
-      if (error instanceof TurnAbortedError) return c.body(null, CLIENT_CLOSED_REQUEST as 200);
-      throw error;
-    }
+    return answerTurn(c, deps, prepared);
   });
 
   router.openapi(listConversationsRoute, async (c) => {
@@ -188,8 +143,19 @@ export function conversationRoutes(deps: Deps) {
     const conversation = await findConversation(deps.db, workspaceId, c.req.valid("param").id);
     if (!conversation) throw AgentErrors.CONVERSATION_NOT_FOUND();
     const query = c.req.valid("query");
-    const rows = await listMessages(deps.db, workspaceId, conversation.id, query);
-    return c.json(toPage(rows, query.limit, toMessageJson), 200);
+    const rows = await listMessagesWithFeedback(deps.db, workspaceId, conversation.id, query);
+    return c.json(
+      toPage(rows, query.limit, (row) => ({
+        ...toMessageJson(row),
+        feedback: row.feedback.map((rating) => ({
+          source: rating.source,
+          rating: rating.rating,
+          comment: rating.comment,
+          updated_at: rating.updatedAt.toISOString(),
+        })),
+      })),
+      200,
+    );
   });
   router.openapi(deleteConversationRoute, async (c) => {
     const isDeleted = await deleteConversation(
@@ -201,22 +167,4 @@ export function conversationRoutes(deps: Deps) {
     return c.body(null, 204);
   });
   return router;
-}
-
-function finishData(result: TurnResult) {
-  return {
-    conversation_id: result.conversation_id,
-    message_id: result.message.id,
-    finish_reason: result.finish_reason,
-    steps: result.steps,
-    usage: result.usage,
-    citations: result.message.citations,
-  };
-}
-
-/** Errors after the stream began become an `error` event; unexpected ones are logged and kept vague. */
-function asApiError(error: unknown, logger: Logger, requestId: string): ApiError {
-  if (error instanceof ApiError) return error;
-  logger.error({ request_id: requestId, err: error }, "chat stream failed");
-  return CommonErrors.INTERNAL();
 }

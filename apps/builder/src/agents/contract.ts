@@ -2,6 +2,7 @@ import { patchBody } from "@app/http";
 import { CODE_ENTRY_POINTS } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
 import { PROVIDER_IDS } from "../providers/catalogue.ts";
+import { publishingFields, versionFields } from "../versions/contract.ts";
 
 const toolName = z
   .string()
@@ -143,10 +144,27 @@ export const agentSchema = z
     knowledge_base_ids: z.array(z.string()),
     memory_turns: z.number().int(),
     mcp_exposed: z.boolean(),
+    ...publishingFields,
     created_at: z.string(),
     updated_at: z.string(),
   })
   .openapi("Agent");
+
+export const agentVersionSchema = z
+  .object({
+    agent_id: z.string(),
+    ...versionFields,
+    name: z.string(),
+    description: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    instructions: z.string(),
+    temperature: z.number().nullable(),
+    tools: z.array(agentToolSchema),
+    knowledge_base_ids: z.array(z.string()),
+    memory_turns: z.number().int(),
+  })
+  .openapi("AgentVersion", { description: "An immutable published version of an agent" });
 
 export type CreateAgentInput = z.infer<typeof createAgentBody>;
 export type UpdateAgentInput = z.infer<typeof updateAgentBody>;

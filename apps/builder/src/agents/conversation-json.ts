@@ -69,6 +69,9 @@ export function toConversationJson(row: ConversationRow) {
     id: row.id,
     agent_id: row.agentId,
     title: row.title,
+    version: row.version,
+    app_id: row.appId,
+    end_user_id: row.endUserId,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -86,6 +89,7 @@ export function toMessageJson(row: MessageRow) {
     provider: row.provider,
     model: row.model,
     finish_reason: row.finishReason,
+    version: row.version,
     usage:
       row.inputTokens === null || row.outputTokens === null
         ? null

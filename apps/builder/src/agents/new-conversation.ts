@@ -3,6 +3,18 @@ import type { ConversationRow } from "./schema.ts";
 
 const TITLE_LENGTH = 80;
 
+/** An app's end user holding a conversation. */
+export interface EndUserRef {
+  appId: string;
+  endUserId: string;
+}
+
+/** Where a conversation comes from: the agent version of its first turn, and an app's end user. */
+export interface ConversationOrigin {
+  version?: number | null | undefined;
+  endUser?: EndUserRef | undefined;
+}
+
 /**
  * A new conversation with an agent, titled after its first message. It is not written here: the
  * turn stores it with its messages in one statement (`saveTurn`), or alone with the model calls of
@@ -15,6 +27,7 @@ export function newConversation(
   workspaceId: string,
   agentId: string,
   firstMessage: string,
+  origin: ConversationOrigin = {},
 ): ConversationRow {
   const now = clock.now();
   const oneLine = firstMessage.replace(/\s+/g, " ").trim();
@@ -24,6 +37,9 @@ export function newConversation(
     workspaceId,
     agentId,
     title: title || "New conversation",
+    version: origin.version ?? null,
+    appId: origin.endUser?.appId ?? null,
+    endUserId: origin.endUser?.endUserId ?? null,
     createdAt: now,
     updatedAt: now,
   };

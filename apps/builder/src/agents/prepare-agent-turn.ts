@@ -1,10 +1,11 @@
 import type { ModelMessage } from "ai";
+import type { SQLWrapper } from "drizzle-orm";
 import { requireCredits } from "../billing/meter.ts";
 import { accessFromCredential, type ResolvedAccess } from "../credentials/resolve-provider-access.ts";
 import type { Deps } from "../deps.ts";
 import { AgentErrors } from "./errors.ts";
 import type { TurnContext } from "./find-turn-context.ts";
-import { newConversation } from "./new-conversation.ts";
+import { type EndUserRef, newConversation } from "./new-conversation.ts";
 import type { AgentRow, ConversationRow } from "./schema.ts";
 
 export interface PreparedTurn {
@@ -20,6 +21,23 @@ export interface PreparedTurn {
   message: string;
   /** 0 for a chat turn; the nesting depth when a workflow's run_agent tool asked for it. */
   depth: number;
+  /** The agent version the turn runs; null for the draft. */
+  version: number | null;
+  /** Writes stored with the turn's model calls, given what the turn spent (an app's per-end-user usage). */
+  spentWrites?: ((spent: TurnSpending) => SQLWrapper[]) | undefined;
+}
+
+/** What a turn's model calls cost: the credits booked and the tokens. */
+export interface TurnSpending {
+  credits: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Who is asking, beyond the workspace: an app's end user, and writes to store with what they spent. */
+export interface TurnRequester {
+  endUser?: EndUserRef | undefined;
+  spentWrites?: ((spent: TurnSpending) => SQLWrapper[]) | undefined;
 }
 
 /**
@@ -32,14 +50,22 @@ export interface PreparedTurn {
 export async function prepareAgentTurn(
   deps: Pick<Deps, "db" | "clock" | "config">,
   workspaceId: string,
-  { agent, credential, continued }: TurnContext,
+  { agent, version: agentVersion, credential, continued }: TurnContext,
   request: { message: string; conversation_id?: string | undefined },
   depth = 0,
+  requester: TurnRequester = {},
 ): Promise<PreparedTurn> {
   await requireCredits(deps, workspaceId, { work: "This chat turn" });
   const access = await accessFromCredential(deps, agent.provider, credential);
+  const version = agentVersion?.version ?? null;
+  const { endUser, spentWrites } = requester;
   if (request.conversation_id) {
-    if (continued?.conversation.id !== request.conversation_id) {
+    // An end user continues only their own conversations of this app; anything else is not found.
+    const isOwn =
+      !endUser ||
+      (continued?.conversation.appId === endUser.appId &&
+        continued.conversation.endUserId === endUser.endUserId);
+    if (continued?.conversation.id !== request.conversation_id || !isOwn) {
       throw AgentErrors.CONVERSATION_NOT_FOUND({ param: "conversation_id" });
     }
     const { conversation, history, lastAt } = continued;
@@ -53,9 +79,11 @@ export async function prepareAgentTurn(
       lastAt,
       message: request.message,
       depth,
+      version,
+      spentWrites,
     };
   }
-  const conversation = newConversation(deps, workspaceId, agent.id, request.message);
+  const conversation = newConversation(deps, workspaceId, agent.id, request.message, { version, endUser });
   return {
     workspaceId,
     agent,
@@ -66,5 +94,7 @@ export async function prepareAgentTurn(
     lastAt: null,
     message: request.message,
     depth,
+    version,
+    spentWrites,
   };
 }

@@ -1,6 +1,7 @@
 import { createRouter, listOf, listQuerySchema, resourceRoutes, toPage } from "@app/http";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
 import { toAgentJson } from "./agent-json.ts";
 import { registerChatRoutes } from "./chat-routes.ts";
 import { checkAgentReferences } from "./check-agent-references.ts";
@@ -11,6 +12,7 @@ import { AgentErrors } from "./errors.ts";
 import { findAgent } from "./find-agent.ts";
 import { listAgents } from "./list-agents.ts";
 import { updateAgent } from "./update-agent.ts";
+import { registerAgentVersionRoutes } from "./version-routes.ts";
 
 const routes = resourceRoutes({ tag: "agents", schema: agentSchema });
 
@@ -34,7 +36,8 @@ const updateRoute = routes.update({
   summary: "Change some of an agent's fields",
   description: "The updated agent",
   body: updateAgentBody,
-  errors: [400, 401, 404, 422],
+  errors: [400, 401, 404, 412, 422],
+  headers: ifMatchHeaders,
 });
 
 const deleteRoute = routes.delete({ summary: "Delete an agent" });
@@ -51,19 +54,24 @@ export function agentRoutes(deps: Deps) {
     await checkAgentReferences(deps, c.get("principal").workspaceId, input);
     const row = await createAgent(deps, c.get("principal").workspaceId, input);
     if (row.mcpExposed) deps.mcpExposure?.changed(row.workspaceId);
+    c.header("ETag", etagOf(row));
     return c.json(toAgentJson(row), 201);
   });
   router.openapi(getRoute, async (c) => {
     const row = await findAgent(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
     if (!row) throw AgentErrors.AGENT_NOT_FOUND();
+    c.header("ETag", etagOf(row));
     return c.json(toAgentJson(row), 200);
   });
   router.openapi(updateRoute, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     await checkAgentReferences(deps, c.get("principal").workspaceId, body);
-    const row = await updateAgent(deps, c.get("principal").workspaceId, id, body);
-    if (!row) throw AgentErrors.AGENT_NOT_FOUND();
+    const workspaceId = c.get("principal").workspaceId;
+    const row = await updateAgent(deps, workspaceId, id, body, expectedRevisions(c.req.header("if-match")));
+    if (!row)
+      throw await refusedWrite(() => findAgent(deps.db, workspaceId, id), AgentErrors.AGENT_NOT_FOUND);
+    c.header("ETag", etagOf(row));
     if (row.mcpExposed || body.mcp_exposed !== undefined) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toAgentJson(row), 200);
   });
@@ -74,5 +82,6 @@ export function agentRoutes(deps: Deps) {
     return c.body(null, 204);
   });
   registerChatRoutes(router, deps);
+  registerAgentVersionRoutes(router, deps);
   return router;
 }

@@ -9,6 +9,7 @@ import {
   streamText,
   type ToolSet,
 } from "ai";
+import type { SQLWrapper } from "drizzle-orm";
 import type { Deps } from "../deps.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { ProviderErrors, providerApiError } from "../providers/errors.ts";
@@ -18,7 +19,7 @@ import { modelCallWrites } from "../usage/record-model-calls.ts";
 import { buildAgentTools } from "./agent-tools.ts";
 import type { AgentTool } from "./contract.ts";
 import { type ToolCallSummary, toConversationJson, toMessageJson } from "./conversation-json.ts";
-import type { PreparedTurn } from "./prepare-agent-turn.ts";
+import type { PreparedTurn, TurnSpending } from "./prepare-agent-turn.ts";
 import { conversationWrite, saveTurn } from "./save-turn.ts";
 
 /** What a streaming client receives, in order; `finish` and `error` are added by the route. */
@@ -188,9 +189,10 @@ export async function* runAgentTurn(
         inputTokens: usage.inputTokens ?? 0,
         outputTokens: usage.outputTokens ?? 0,
         finishReason: finish,
+        version: turn.version,
         createdAt: assistantAt,
       },
-      usageWrites.writes,
+      [...usageWrites.writes, ...spentWrites(turn, usageWrites.spent)],
     );
     usageWrites.countCommitted();
     isUsageRecorded = true;
@@ -231,6 +233,7 @@ export async function* runAgentTurn(
           ? [conversationWrite(deps.db, conversation, true, conversation.updatedAt)]
           : []),
         ...usageWrites.writes,
+        ...spentWrites(turn, usageWrites.spent),
       ];
       await writeTogether(deps.db, writes).then(usageWrites.countCommitted, (error: unknown) => {
         deps.logger.error(
@@ -240,6 +243,10 @@ export async function* runAgentTurn(
       });
     }
   }
+}
+
+function spentWrites(turn: PreparedTurn, spent: TurnSpending): SQLWrapper[] {
+  return turn.spentWrites?.(spent) ?? [];
 }
 
 /** A time strictly after `previous`, so ids (which start with the time) keep turn order. */

@@ -65,6 +65,7 @@ function storedMessage(message: NewMessage): MessageRow {
     inputTokens: message.inputTokens ?? null,
     outputTokens: message.outputTokens ?? null,
     finishReason: message.finishReason ?? null,
+    version: message.version ?? null,
     createdAt: message.createdAt,
   };
 }

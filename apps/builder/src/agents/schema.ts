@@ -5,6 +5,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
 } from "drizzle-orm/pg-core";
@@ -28,10 +29,43 @@ export const agents = pgTable(
     memoryTurns: integer("memory_turns").notNull().default(10),
     /** Served as a tool of the workspace's MCP endpoint (/api/mcp). */
     mcpExposed: boolean("mcp_exposed").notNull().default(false),
+    /** The newest published version; null while never published (outsiders then reach the draft). */
+    publishedVersion: integer("published_version"),
+    publishedAt: timestamp("published_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index("agents_workspace_idx").on(table.workspaceId, table.id)],
+);
+
+/** What an agent version fixes: everything a turn reads from the agent. */
+export interface AgentSnapshot {
+  name: string;
+  description: string;
+  provider: string;
+  model: string;
+  instructions: string;
+  temperature: number | null;
+  tools: unknown[];
+  knowledgeBaseIds: string[];
+  memoryTurns: number;
+}
+
+/** An immutable published version of an agent; numbered 1, 2, 3… per agent. */
+export const agentVersions = pgTable(
+  "agent_versions",
+  {
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    notes: text("notes").notNull().default(""),
+    snapshot: jsonb("snapshot").$type<AgentSnapshot>().notNull(),
+    createdBy: text("created_by"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.agentId, table.version] })],
 );
 
 /** A chat with an agent; its messages are the agent's memory. */
@@ -46,10 +80,19 @@ export const conversations = pgTable(
       .notNull()
       .references(() => agents.id, { onDelete: "cascade" }),
     title: text("title").notNull(),
+    /** The agent version its first turn ran; null for the draft. */
+    version: integer("version"),
+    /** Set when an app's end user holds the conversation (the apps feature's ids, kept as text). */
+    appId: text("app_id"),
+    endUserId: text("end_user_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull(),
   },
-  (table) => [index("conversations_agent_idx").on(table.workspaceId, table.agentId, table.id)],
+  (table) => [
+    index("conversations_agent_idx").on(table.workspaceId, table.agentId, table.id),
+    // An end user's own list: the public API's conversations page.
+    index("conversations_end_user_idx").on(table.appId, table.endUserId, table.id),
+  ],
 );
 
 /**
@@ -73,13 +116,36 @@ export const messages = pgTable(
     inputTokens: integer("input_tokens"),
     outputTokens: integer("output_tokens"),
     finishReason: text("finish_reason"),
+    /** The agent version that answered (assistant messages); null for the draft. */
+    version: integer("version"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
   },
   (table) => [index("messages_conversation_idx").on(table.conversationId, table.id)],
 );
+
+/** A rating of an answer: one per message and source (the end user's, the team's). */
+export const messageFeedback = pgTable(
+  "message_feedback",
+  {
+    messageId: text("message_id")
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    source: text("source").$type<"user" | "team">().notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    rating: text("rating").$type<"like" | "dislike">().notNull(),
+    comment: text("comment"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.messageId, table.source] })],
+);
+
+export type MessageFeedbackRow = typeof messageFeedback.$inferSelect;
 
 export type ConversationRow = typeof conversations.$inferSelect;
 
 export type MessageRow = typeof messages.$inferSelect;
 
 export type AgentRow = typeof agents.$inferSelect;
+
+export type AgentVersionRow = typeof agentVersions.$inferSelect;

@@ -1,6 +1,7 @@
 import type { Clock } from "@app/core";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
+import { nextRevision, revisionCondition } from "../versions/revisions.ts";
 import type { UpdateAgentInput } from "./contract.ts";
 import type { AgentRow } from "./schema.ts";
 import { agents } from "./schema.ts";
@@ -10,6 +11,7 @@ export async function updateAgent(
   workspaceId: string,
   id: string,
   input: UpdateAgentInput,
+  expected?: Date[],
 ): Promise<AgentRow | undefined> {
   const [row] = await db
     .update(agents)
@@ -24,9 +26,15 @@ export async function updateAgent(
       ...(input.knowledge_base_ids === undefined ? {} : { knowledgeBaseIds: input.knowledge_base_ids }),
       ...(input.memory_turns === undefined ? {} : { memoryTurns: input.memory_turns }),
       ...(input.mcp_exposed === undefined ? {} : { mcpExposed: input.mcp_exposed }),
-      updatedAt: clock.now(),
+      updatedAt: nextRevision(agents.updatedAt, clock.now()),
     })
-    .where(and(eq(agents.id, id), eq(agents.workspaceId, workspaceId)))
+    .where(
+      and(
+        eq(agents.id, id),
+        eq(agents.workspaceId, workspaceId),
+        revisionCondition(agents.updatedAt, expected),
+      ),
+    )
     .returning();
   return row;
 }

@@ -7,3 +7,20 @@ export const fileBytes = z.string().openapi({ type: "string", format: "binary" }
 export const rangeHeaders = z.object({
   range: z.string().max(200).optional().openapi({ example: "bytes=0-1023" }),
 });
+
+/** The query of a signed link to a stored file. */
+export const signedFileQuery = z.object({
+  expires: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(99_999_999_999)
+    .openapi({
+      param: { name: "expires", in: "query" },
+      description: "Unix seconds after which the link stops working",
+    }),
+  signature: z
+    .string()
+    .max(100)
+    .openapi({ param: { name: "signature", in: "query" } }),
+});

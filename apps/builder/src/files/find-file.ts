@@ -20,3 +20,16 @@ export async function findFile(
     .limit(1);
   return row;
 }
+
+/**
+ * A stored file by id alone: only for a signed link, whose signature proves the right to it.
+ *
+ * @example const file = await findFileById({ db }, "file_1");
+ */
+export async function findFileById(
+  { db }: { db: BuilderDb },
+  id: string,
+): Promise<StoredFileRow | undefined> {
+  const [row] = await db.select().from(storedFiles).where(eq(storedFiles.id, id)).limit(1);
+  return row;
+}

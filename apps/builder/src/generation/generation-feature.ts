@@ -1,5 +1,5 @@
 import type { Deps } from "../deps.ts";
-import { fileRoutes } from "../files/routes.ts";
+import { fileRoutes, publicFileRoutes } from "../files/routes.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { builderStorage } from "../storage/open-storage.ts";
 import type { GenerationCapability } from "../workflows/capabilities.ts";
@@ -27,6 +27,7 @@ export function createGenerationFeature(deps: Deps): {
   replicateRoutes: ReturnType<typeof replicateRoutes>;
   generationRoutes: ReturnType<typeof generationRoutes>;
   fileRoutes: ReturnType<typeof fileRoutes>;
+  publicFileRoutes: ReturnType<typeof publicFileRoutes>;
   worker: GenerationWorker;
   capability: GenerationCapability;
 } {
@@ -48,6 +49,7 @@ export function createGenerationFeature(deps: Deps): {
     replicateRoutes: replicateRoutes(context, new TtlCache<ModelList>(deps.clock, settings.cacheTtlMs)),
     generationRoutes: generationRoutes(context),
     fileRoutes: fileRoutes(deps, storage),
+    publicFileRoutes: publicFileRoutes(deps, storage),
     worker: createGenerationWorker(context),
     capability: {
       async generate({ workspaceId, kind, model, input, signal }) {

@@ -3,6 +3,7 @@ import { Readable, Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { type Clock, newId } from "@app/core";
+import { isUniqueViolation } from "@app/db";
 import { CommonErrors, validationError } from "@app/http";
 import Busboy from "busboy";
 import { and, eq } from "drizzle-orm";
@@ -264,12 +265,4 @@ function duplicate(existingId: string | undefined) {
 function formatMegabytes(bytes: number): string {
   const megabytes = bytes / (1024 * 1024);
   return `${Number.isInteger(megabytes) ? megabytes : megabytes.toFixed(2)} MB`;
-}
-
-/** PostgreSQL's unique_violation, whichever driver (and drizzle wrapper) reports it. */
-export function isUniqueViolation(error: unknown): boolean {
-  for (let current: unknown = error; current; current = (current as { cause?: unknown }).cause) {
-    if ((current as { code?: unknown }).code === "23505") return true;
-  }
-  return false;
 }

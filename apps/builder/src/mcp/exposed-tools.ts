@@ -10,6 +10,7 @@ import { checkRunnable } from "../workflows/check-runnable.ts";
 import { findWorkflow } from "../workflows/find-workflow.ts";
 import { listExposedWorkflows } from "../workflows/list-exposed-workflows.ts";
 import type { WorkflowRunner } from "../workflows/runs/workflow-runner.ts";
+import { workflowToRun } from "../workflows/workflow-versions.ts";
 
 export interface ExposedTool {
   name: string;
@@ -106,8 +107,13 @@ async function askAgent(
   if (!message || message.length > 32_000)
     return toolError("message must be a non-empty string of at most 32000 characters.");
   const conversationId = typeof args.conversation_id === "string" ? args.conversation_id : undefined;
-  const context = await findTurnContext(deps.db, workspaceId, { agentId, conversationId });
-  if (!context) return toolError("This agent no longer exists.");
+  // An outside caller: the newest published version, or the draft of an agent never published.
+  const context = await findTurnContext(deps.db, workspaceId, {
+    agentId,
+    conversationId,
+    version: "published",
+  });
+  if (!context || context === "version_not_found") return toolError("This agent no longer exists.");
   const turn = await prepareAgentTurn(deps, workspaceId, context, {
     message,
     conversation_id: conversationId,
@@ -133,9 +139,13 @@ async function runExposedWorkflow(
   args: Record<string, unknown>,
   options: { report?: ((message: string, total?: number) => void) | undefined },
 ): Promise<CallToolResult> {
-  const workflow = await findWorkflow(deps.db, workspaceId, workflowId);
-  if (!workflow) return toolError("This workflow no longer exists.");
-  checkRunnable(runner, workflow, args);
+  const draft = await findWorkflow(deps.db, workspaceId, workflowId);
+  if (!draft) return toolError("This workflow no longer exists.");
+  // An outside caller: the newest published version, or the draft of a workflow never published.
+  const chosen = await workflowToRun(deps.db, draft, "published");
+  if (chosen === "version_not_found") return toolError("This workflow's published version is gone.");
+  const { workflow, version } = chosen;
+  checkRunnable(runner, workflow, args, version);
   const total = workflow.graph.nodes.length;
   const report = options.report;
   const result = await runner.run({
@@ -143,6 +153,7 @@ async function runExposedWorkflow(
     workflow,
     inputs: args,
     trigger: "mcp",
+    version,
     ...(report
       ? {
           onEvent: (event) => {

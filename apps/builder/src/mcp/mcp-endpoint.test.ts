@@ -1,3 +1,4 @@
+import { listen, type RunningServer } from "@app/http";
 import {
   type FakeProvider,
   isAfterToolResult,
@@ -14,6 +15,7 @@ import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelco
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../test/harness.ts";
 import { edge, node } from "../../test/workflow-support.ts";
+import { type BuilderApp, createBuilderApp } from "../app.ts";
 
 let builder: TestBuilder;
 let openai: FakeProvider;
@@ -274,5 +276,94 @@ describe("the builder as an MCP server", () => {
       json: { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
     });
     expect(response.status).toBe(404);
+  });
+});
+
+describe("the MCP endpoint on two builder processes", () => {
+  let second: BuilderApp;
+  let secondServer: RunningServer;
+
+  beforeAll(async () => {
+    // A second builder on the same database, as WEB_CONCURRENCY=2 or a second host runs one: it
+    // shares no memory with the first but its database and secret.
+    second = createBuilderApp(builder.deps);
+    await second.start();
+    secondServer = await listen(second.app.fetch, { port: 0, hostname: "127.0.0.1" });
+  });
+  afterAll(async () => {
+    await secondServer?.close();
+    await second?.stop();
+  });
+
+  /**
+   * A client whose requests go to either process, as a load balancer may spread them: alternately,
+   * or as `route` picks by method.
+   */
+  async function connectToBoth(
+    key: string,
+    route?: (method: string) => "first" | "second",
+  ): Promise<{ client: Client; seen: Set<string> }> {
+    const seen = new Set<string>();
+    let turn = 0;
+    const client = new Client({ name: "spread-client", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${builder.url}/api/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+      fetch: (input, init) => {
+        const pick = route ? route(init?.method ?? "GET") : turn++ % 2 === 0 ? "first" : "second";
+        const target = pick === "first" ? builder.url : secondServer.url;
+        seen.add(target);
+        const url = new URL(typeof input === "string" ? input : input.toString());
+        return fetch(`${target}${url.pathname}${url.search}`, init);
+      },
+    });
+    await client.connect(transport);
+    clients.push(client);
+    return { client, seen };
+  }
+
+  it("serves a session's requests on whichever process they reach", async () => {
+    const { client, seen } = await connectToBoth(alice.key);
+    for (let i = 0; i < 3; i++) {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("echo_agent");
+    }
+    const call = (await client.callTool({
+      name: "echo_agent",
+      arguments: { message: "hi" },
+    })) as CallToolResult;
+    expect(call.isError).toBeFalsy();
+    expect(seen.size).toBe(2);
+  });
+
+  it("notifies a session whose stream is held by the other process when exposure changes", async () => {
+    // The notification stream (GET) on the second process; the change is made through the first.
+    const { client } = await connectToBoth(alice.key, (method) => (method === "GET" ? "second" : "first"));
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    // Let the client open its notification stream before the change.
+    await client.listTools();
+    const late = await agent(alice.cookie, "Cross Process Agent", false);
+    await post(alice.cookie, `/api/agents/${late.id}`, { mcp_exposed: true }, "PATCH");
+    await changed;
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("cross_process_agent");
+  });
+
+  it("refuses a session id another workspace opened, on either process", async () => {
+    const { client } = await connectToBoth(alice.key);
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId ?? "";
+    expect(sessionId).not.toBe("");
+    for (const url of [builder.url, secondServer.url]) {
+      const response = await fetch(`${url}/api/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${bob.key}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": sessionId,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }),
+      });
+      expect(response.status).toBe(404);
+    }
   });
 });

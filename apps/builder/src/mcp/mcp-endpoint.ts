@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
+import { createHmac, hkdfSync, randomBytes } from "node:crypto";
+import { type Clock, constantTimeEqual } from "@app/core";
 import { errorBodySchema, errorResponses, jsonContent } from "@app/http";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import { BEARER_CHALLENGE } from "../auth/require-auth.ts";
@@ -13,37 +13,29 @@ import { McpErrors } from "./errors.ts";
 import { callExposedTool, type ExposedTool, listExposedTools } from "./exposed-tools.ts";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
 
-/** What a session's server knows: whose tools it serves, and the listing calls resolve names against. */
-interface SessionTools {
-  workspaceId: string;
-  /** Refreshed by tools/list, by exposure changes, or with age. */
-  tools?: { list: Promise<ExposedTool[]>; at: number } | undefined;
-}
-
-interface Session extends SessionTools {
-  transport: WebStandardStreamableHTTPServerTransport;
-  server: Server;
-  lastSeenAt: number;
-}
-
-/** Sessions live in this process's memory; these bound what idle or abandoned clients can hold. */
-const MAX_SESSIONS = 1000;
-const IDLE_SESSION_MS = 30 * 60_000;
-/**
- * How long a call may resolve a tool name from the session's last listing: it saves two queries a
- * call, and bounds how long a tool un-exposed by another process stays callable here.
- */
-const TOOLS_FRESH_MS = 5_000;
+/** How often an open notification stream compares the workspace's tools with what it last saw. */
+const TOOLS_POLL_MS = 5_000;
+/** A comment line now and then keeps proxies from closing a quiet notification stream. */
+const KEEPALIVE_MS = 25_000;
+/** Sessions hold no state, so they need not end; a month bounds how long a leaked session id lives. */
+const SESSION_LIFETIME_MS = 30 * 86_400_000;
 
 /**
  * The builder as an MCP server (Streamable HTTP, the official SDK's web-standard transport): each
- * API key's workspace sees its exposed agents and workflows as tools. Sessions are kept in this
- * process; a session id is only good with a key of the workspace that opened it.
+ * API key's workspace sees its exposed agents and workflows as tools.
+ *
+ * Every request is served by a fresh server and a stateless transport, so any builder process (or
+ * host behind a load balancer) answers any request of a session. The session id is a token signed
+ * with the server's secret and bound to the workspace that opened it: it proves itself, no process
+ * has to remember it, and another workspace's key cannot use it. Progress notifications travel on
+ * the call's own event stream; `tools/list_changed` on the session's GET stream, which watches the
+ * workspace's tools (at once for changes made in this process, every few seconds for the others).
  *
  * @example const endpoint = new McpEndpoint(deps, () => runner); app.all("/api/mcp", (c) => endpoint.handle(c));
  */
 export class McpEndpoint {
-  private readonly sessions = new Map<string, Session>();
+  /** Open notification streams of this process, by workspace: told at once of changes made here. */
+  private readonly watchers = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly deps: Deps,
@@ -54,91 +46,116 @@ export class McpEndpoint {
     const principal = c.get("principal");
     if (principal.via !== "api_key") throw McpErrors.MCP_API_KEY_REQUIRED({ headers: BEARER_CHALLENGE });
     // The input guard has read the body already (Hono caches its text), so the transport gets it parsed.
-    let options: { parsedBody?: unknown } = {};
+    let parsedBody: unknown;
     if (c.req.method === "POST") {
       try {
-        options = { parsedBody: await c.req.json() };
+        parsedBody = await c.req.json();
       } catch {
         return jsonRpcError(400, -32700, "Parse error: the body is not JSON.");
       }
     }
+    const sessions = sessionTokens(this.deps.config.secretKey, this.deps.clock);
     const sessionId = c.req.header("mcp-session-id");
-    if (sessionId !== undefined) {
-      const session = this.sessions.get(sessionId);
-      // Another workspace's session is as unknown as an expired one.
-      if (!session || session.workspaceId !== principal.workspaceId) {
-        return jsonRpcError(404, -32001, "Session not found; initialize a new one.");
-      }
-      session.lastSeenAt = performance.now();
-      return session.transport.handleRequest(c.req.raw, options);
+    // Another workspace's session is as unknown as an expired or forged one.
+    if (sessionId !== undefined && !sessions.isValid(sessionId, principal.workspaceId)) {
+      return jsonRpcError(404, -32001, "Session not found; initialize a new one.");
     }
-    if (c.req.method !== "POST") {
+    if (c.req.method === "GET") {
+      if (sessionId === undefined) {
+        return jsonRpcError(400, -32000, "Start with an initialize request (POST) to open a session.");
+      }
+      return this.notificationStream(principal.workspaceId, c.req.raw.signal);
+    }
+    if (c.req.method === "DELETE") {
+      if (sessionId === undefined)
+        return jsonRpcError(400, -32000, "Name the session to close in Mcp-Session-Id.");
+      return new Response(null, { status: 200 });
+    }
+    const isInitialize = isInitializeRequest(parsedBody);
+    if (sessionId === undefined && !isInitialize) {
       return jsonRpcError(400, -32000, "Start with an initialize request (POST) to open a session.");
     }
-    this.sweep();
     const sdk = await loadMcpSdk();
-    const tools: SessionTools = { workspaceId: principal.workspaceId };
-    const server = this.newServer(sdk, tools);
-    const transport = new sdk.WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, session);
-      },
-      onsessionclosed: (id) => {
-        this.sessions.delete(id);
-      },
-    });
-    // The server's handlers and the session share `tools`, so exposure changes reach both.
-    const session: Session = Object.assign(tools, { server, transport, lastSeenAt: performance.now() });
+    const server = this.newServer(sdk, principal.workspaceId);
+    const transport = new sdk.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
-    const response = await transport.handleRequest(c.req.raw, options);
-    // Not an initialize request: the transport refused it and no session exists to keep.
-    if (transport.sessionId === undefined) await server.close();
-    return response;
+    const response = await transport.handleRequest(c.req.raw, { parsedBody });
+    if (!isInitialize || response.status !== 200) return response;
+    const headers = new Headers(response.headers);
+    headers.set("mcp-session-id", sessions.issue(principal.workspaceId));
+    return new Response(response.body, { status: response.status, headers });
   }
 
-  /** Tells the workspace's open sessions in this process that its tool list changed. */
+  /** Tells the workspace's open notification streams in this process that its tool list changed. */
   changed(workspaceId: string): void {
-    for (const session of this.sessions.values()) {
-      if (session.workspaceId !== workspaceId) continue;
-      session.tools = undefined;
-      session.server.sendToolListChanged().catch((error: unknown) => {
-        this.deps.logger.warn({ err: error }, "MCP tools/list_changed not sent");
-      });
-    }
+    for (const check of this.watchers.get(workspaceId) ?? []) check();
   }
 
   async close(): Promise<void> {
-    const sessions = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(sessions.map((session) => session.server.close().catch(() => {})));
+    for (const checks of this.watchers.values()) for (const check of checks) check();
+    this.watchers.clear();
   }
 
-  private sweep(): void {
-    const now = performance.now();
-    for (const [id, session] of this.sessions) {
-      if (now - session.lastSeenAt > IDLE_SESSION_MS || this.sessions.size >= MAX_SESSIONS) {
-        this.sessions.delete(id);
-        void session.server.close().catch(() => {});
+  /**
+   * The session's GET stream: a `tools/list_changed` notification whenever the workspace's exposed
+   * tools differ from what the stream last saw.
+   */
+  private notificationStream(workspaceId: string, signal: AbortSignal): Response {
+    const encoder = new TextEncoder();
+    let seen: string | undefined;
+    let timers: NodeJS.Timeout[] = [];
+    let isClosed = false;
+    const checks = this.watchers.get(workspaceId) ?? new Set<() => void>();
+    this.watchers.set(workspaceId, checks);
+    const stop = (controller?: ReadableStreamDefaultController<Uint8Array>) => {
+      if (isClosed) return;
+      isClosed = true;
+      for (const timer of timers) clearInterval(timer);
+      timers = [];
+      checks.delete(check);
+      if (checks.size === 0) this.watchers.delete(workspaceId);
+      try {
+        controller?.close();
+      } catch {
+        // Already closed by the client.
       }
-    }
+    };
+    let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const check = () => {
+      if (isClosed) return stop(stream);
+      listExposedTools(this.deps, workspaceId).then(
+        (tools) => {
+          const current = JSON.stringify(tools.map(toolDescription));
+          const isChange = seen !== undefined && current !== seen;
+          seen = current;
+          if (isChange && !isClosed) {
+            const notification = { jsonrpc: "2.0", method: "notifications/tools/list_changed" };
+            stream?.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(notification)}\n\n`));
+          }
+        },
+        (error: unknown) => this.deps.logger.warn({ err: error }, "MCP tool list not read for notifications"),
+      );
+    };
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        stream = controller;
+        controller.enqueue(encoder.encode(": notifications of this session\n\n"));
+        checks.add(check);
+        check();
+        timers.push(setInterval(check, TOOLS_POLL_MS));
+        timers.push(setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), KEEPALIVE_MS));
+        signal.addEventListener("abort", () => stop(controller), { once: true });
+      },
+      cancel: () => stop(),
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" },
+    });
   }
 
-  private toolsOf(session: SessionTools, isFresh: boolean): Promise<ExposedTool[]> {
-    const now = performance.now();
-    if (isFresh || !session.tools || now - session.tools.at > TOOLS_FRESH_MS) {
-      const list = listExposedTools(this.deps, session.workspaceId);
-      session.tools = { list, at: now };
-      list.catch(() => {
-        session.tools = undefined;
-      });
-    }
-    return session.tools.list;
-  }
-
-  private newServer(sdk: McpSdk, session: SessionTools): Server {
+  private newServer(sdk: McpSdk, workspaceId: string): Server {
     const { Server, ListToolsRequestSchema, CallToolRequestSchema } = sdk;
-    const { workspaceId } = session;
     const server = new Server(
       { name: "builder", version: "0.1.0" },
       {
@@ -146,13 +163,17 @@ export class McpEndpoint {
         instructions: "The agents and workflows this workspace exposes, as tools.",
       },
     );
-    server.setRequestHandler(ListToolsRequestSchema, async () => {
-      const tools = await this.toolsOf(session, true);
-      return { tools: tools.map(toolDescription) };
-    });
+    // One request per server: the listing a call resolves its name against is read once.
+    let tools: Promise<ExposedTool[]> | undefined;
+    const toolsOf = () => {
+      tools ??= listExposedTools(this.deps, workspaceId);
+      return tools;
+    };
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: (await toolsOf()).map(toolDescription),
+    }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-      const tools = await this.toolsOf(session, false);
-      const target = tools.find((tool) => tool.name === request.params.name);
+      const target = (await toolsOf()).find((tool) => tool.name === request.params.name);
       if (!target) {
         return {
           isError: true,
@@ -179,6 +200,52 @@ export class McpEndpoint {
     });
     return server;
   }
+}
+
+function isInitializeRequest(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some(
+    (message) =>
+      typeof message === "object" &&
+      message !== null &&
+      (message as { method?: unknown }).method === "initialize",
+  );
+}
+
+/**
+ * Session ids as self-proving tokens: `<issued at, base36>.<random>.<HMAC of workspace, time and
+ * random>`, under a key derived from the server's secret. Checking one needs no storage and leaks
+ * nothing through timing.
+ */
+function sessionTokens(masterSecret: string, clock: Clock) {
+  const key = sessionKey(masterSecret);
+  const sign = (workspaceId: string, issuedAt: string, nonce: string) =>
+    createHmac("sha256", key).update(`${workspaceId}.${issuedAt}.${nonce}`).digest("base64url");
+  return {
+    issue(workspaceId: string): string {
+      const issuedAt = clock.now().getTime().toString(36);
+      const nonce = randomBytes(16).toString("base64url");
+      return `${issuedAt}.${nonce}.${sign(workspaceId, issuedAt, nonce)}`;
+    },
+    isValid(token: string, workspaceId: string): boolean {
+      const [issuedAt = "", nonce = "", signature = "", extra] = token.split(".");
+      if (extra !== undefined || !issuedAt || !nonce || !signature || token.length > 200) return false;
+      if (!constantTimeEqual(signature, sign(workspaceId, issuedAt, nonce))) return false;
+      const age = clock.now().getTime() - Number.parseInt(issuedAt, 36);
+      return Number.isFinite(age) && age >= 0 && age < SESSION_LIFETIME_MS;
+    },
+  };
+}
+
+const sessionKeys = new Map<string, Buffer>();
+
+function sessionKey(masterSecret: string): Buffer {
+  let key = sessionKeys.get(masterSecret);
+  if (!key) {
+    key = Buffer.from(hkdfSync("sha256", masterSecret, "builder", "mcp/session-ids/v1", 32));
+    sessionKeys.set(masterSecret, key);
+  }
+  return key;
 }
 
 function toolDescription(tool: ExposedTool) {

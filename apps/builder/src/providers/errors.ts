@@ -53,7 +53,15 @@ export function providerApiError(error: unknown, context: { provider: string; ap
   if (status === 408 || status === 504) {
     return ProviderErrors.PROVIDER_TIMEOUT({ message: `${name} timed out: ${said}` });
   }
-  return ProviderErrors.PROVIDER_ERROR({ message: `${name} answered ${status}: ${said}` });
+  const headers = cause.responseHeaders ?? {};
+  // A failing provider that says when to come back is heard: a node's retry waits that long.
+  const isRetryAfterGiven = Object.keys(headers).some((key) => /^retry-after(-ms)?$/i.test(key));
+  return ProviderErrors.PROVIDER_ERROR({
+    message: `${name} answered ${status}: ${said}`,
+    ...(status >= 500 && isRetryAfterGiven
+      ? { headers: { "Retry-After": String(retryAfterSeconds(headers)) } }
+      : {}),
+  });
 }
 
 /** Seconds to wait, from `retry-after-ms`, `retry-after` (seconds or an HTTP date), else a default. */

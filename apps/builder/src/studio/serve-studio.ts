@@ -5,14 +5,15 @@ import { join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Context, Hono } from "hono";
 import { getMimeType } from "hono/utils/mime";
+import { isAppPagePath } from "../app-pages/paths.ts";
 
 export const studioDistDir = fileURLToPath(new URL("../../../studio/dist", import.meta.url));
 
-type Encoding = "br" | "gzip";
+export type Encoding = "br" | "gzip";
 const SUFFIX: Record<Encoding, string> = { br: ".br", gzip: ".gz" };
 
-/** A built file and the compressed copies the studio's build wrote beside it (`.br`, `.gz`). */
-interface StaticFile {
+/** A built file and the compressed copies the build wrote beside it (`.br`, `.gz`). */
+export interface StaticFile {
   type: string;
   identity: Buffer;
   encoded: Partial<Record<Encoding, Buffer>>;
@@ -57,7 +58,12 @@ async function readOptional(path: string): Promise<Buffer | undefined> {
   }
 }
 
-async function loadFile(path: string): Promise<StaticFile | null> {
+/**
+ * Reads a built file and its `.br` / `.gz` copies; null when the file is absent.
+ *
+ * @example const file = await loadStaticFile("apps/widget/dist/embed.js");
+ */
+export async function loadStaticFile(path: string): Promise<StaticFile | null> {
   const identity = await readOptional(path);
   if (!identity) return null;
   const encoded: StaticFile["encoded"] = {};
@@ -73,11 +79,22 @@ async function loadFile(path: string): Promise<StaticFile | null> {
   };
 }
 
-/** Answers a file in the encoding the client asked for; every answer varies by Accept-Encoding. */
-function send(c: Context, file: StaticFile, cacheControl: string) {
+/**
+ * Answers a file in the encoding the client asked for (every answer varies by Accept-Encoding), with
+ * its ETag (a 304 when it matches) and any `extraHeaders`.
+ *
+ * @example return sendStaticFile(c, file, "public, max-age=300", { "x-content-type-options": "nosniff" });
+ */
+export function sendStaticFile(
+  c: Context,
+  file: StaticFile,
+  cacheControl: string,
+  extraHeaders: Record<string, string> = {},
+) {
   const encoding = pickEncoding(c.req.header("accept-encoding"), Object.keys(file.encoded) as Encoding[]);
   const body = encoding ? (file.encoded[encoding] as Buffer) : file.identity;
   const headers: Record<string, string> = {
+    ...extraHeaders,
     "content-type": file.type,
     "cache-control": cacheControl,
     vary: "Accept-Encoding",
@@ -133,17 +150,19 @@ export function studioRoutes(distDir: string = studioDistDir) {
     if (!path.startsWith(assetsDir + sep) || path.endsWith(".br") || path.endsWith(".gz")) return next();
     let file = cache.get(path);
     if (!file) {
-      const loaded = await loadFile(path);
+      const loaded = await loadStaticFile(path);
       if (!loaded) return next();
       file = loaded;
       cache.set(path, file);
     }
-    return send(c, file, "public, max-age=31536000, immutable");
+    return sendStaticFile(c, file, "public, max-age=31536000, immutable");
   });
   router.get("*", async (c, next) => {
-    // API routes mounted after this one, and unknown assets, must fall through to their handlers or the 404.
-    if (c.req.path.startsWith("/api/") || c.req.path.startsWith("/assets/")) return next();
-    return send(c, index, "no-cache");
+    // API routes mounted after this one, unknown assets and the apps' pages (answered by their own
+    // routes, mounted before) must fall through to their handlers or the 404.
+    if (c.req.path.startsWith("/api/") || c.req.path.startsWith("/assets/") || isAppPagePath(c.req.path))
+      return next();
+    return sendStaticFile(c, index, "no-cache");
   });
   return router;
 }

@@ -38,6 +38,8 @@ export async function recordModelCalls(
 /** The writes of a batch of model calls, and the metrics they add once those writes are committed. */
 export interface ModelCallWrites {
   writes: SQLWrapper[];
+  /** What the calls cost: the credits their charges book and their tokens. */
+  spent: { credits: number; inputTokens: number; outputTokens: number };
   /**
    * Adds the calls' tokens (`model_tokens_total`) and charges (`credits_spent_total`) to /metrics.
    * Call it after the writes committed: a save that fails or rolls back must count nothing, or the
@@ -60,7 +62,8 @@ export function modelCallWrites(
   origin: ModelCallOrigin,
   calls: readonly ModelCallRecord[],
 ): ModelCallWrites {
-  if (calls.length === 0) return { writes: [], countCommitted: () => {} };
+  if (calls.length === 0)
+    return { writes: [], spent: { credits: 0, inputTokens: 0, outputTokens: 0 }, countCommitted: () => {} };
   const rows = calls.map((call) => ({
     id: newId("mcall", call.startedAt.getTime()),
     workspaceId: origin.workspaceId,
@@ -81,6 +84,11 @@ export function modelCallWrites(
       deps.db.insert(modelCalls).values(rows),
       ...(charges.length > 0 ? [ledgerInsert(deps.db, charges)] : []),
     ],
+    spent: {
+      credits: charges.reduce((sum, charge) => sum - charge.credits, 0),
+      inputTokens: rows.reduce((sum, row) => sum + row.inputTokens, 0),
+      outputTokens: rows.reduce((sum, row) => sum + row.outputTokens, 0),
+    },
     countCommitted: () => {
       for (const row of rows) {
         modelTokensTotal.inc({ provider: row.provider, direction: "input" }, row.inputTokens);

@@ -8,10 +8,11 @@ export function checkRunnable(
   runner: WorkflowRunner,
   workflow: WorkflowRow,
   inputs: Record<string, unknown>,
+  version?: number,
 ): void {
   let start: { inputs: Parameters<typeof resolveStartInputs>[0]["inputs"] };
   try {
-    start = runner.compile(workflow).start.data;
+    start = runner.compile(workflow, version).start.data;
   } catch (error) {
     if (error instanceof WorkflowGraphError) throw graphError(error.issues);
     throw error;

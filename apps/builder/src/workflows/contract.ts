@@ -1,6 +1,7 @@
 import { listQuerySchema, patchBody } from "@app/http";
 import { workflowGraphSchema } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
+import { publishingFields, versionFields, versionSelector } from "../versions/contract.ts";
 
 export const graphSchema = workflowGraphSchema.openapi("WorkflowGraph", {
   description:
@@ -40,10 +41,21 @@ export const workflowSchema = z
       .string()
       .openapi({ description: "POST a JSON body here to start a run (the URL is the secret)" }),
     mcp_exposed: z.boolean(),
+    ...publishingFields,
     created_at: z.string(),
     updated_at: z.string(),
   })
   .openapi("Workflow");
+
+export const workflowVersionSchema = z
+  .object({
+    workflow_id: z.string(),
+    ...versionFields,
+    name: z.string(),
+    description: z.string(),
+    graph: graphSchema,
+  })
+  .openapi("WorkflowVersion", { description: "An immutable published version of a workflow" });
 
 /** The portable document of export and import: `import(export(w))` recreates `w`. */
 export const workflowExportSchema = z
@@ -95,6 +107,20 @@ export const nodeRunSchema = z.object({
     })
     .nullable()
     .openapi({ description: "What a Code node's program printed, failed runs too; null for other nodes" }),
+  attempts: z
+    .array(
+      z.object({
+        attempt: z.number().int(),
+        error: z.object({ code: z.string(), message: z.string() }).nullable(),
+        started_at: z.string(),
+        elapsed_ms: z.number(),
+      }),
+    )
+    .nullable()
+    .openapi({
+      description:
+        "Each attempt with its error (null for the one that succeeded), for a node with a `retry`; null otherwise",
+    }),
   tokens: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
@@ -119,7 +145,26 @@ export const runSchema = z
     id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
     workflow_id: z.string(),
     status: z.enum(RUN_STATUSES),
-    trigger: z.enum(["api", "hook", "tool", "mcp"]),
+    trigger: z.enum(["api", "hook", "tool", "mcp", "app", "schedule"]),
+    version: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The workflow version it ran; null for the draft" }),
+    app_id: z.string().nullable().openapi({ description: "The app whose end user started it" }),
+    end_user_id: z.string().nullable(),
+    replay_of: z
+      .string()
+      .nullable()
+      .openapi({ description: "The run this one replays (POST /api/runs/{id}/replay); null otherwise" }),
+    schedule_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The schedule that fired the run (`trigger: "schedule"`), else null' }),
+    scheduled_for: z.string().nullable().openapi({
+      description: "The schedule's tick this run fired for (ISO 8601, UTC), else null",
+      example: "2026-03-29T01:00:00.000Z",
+    }),
     inputs: z.record(z.string(), z.unknown()),
     outputs: z.record(z.string(), z.unknown()).nullable(),
     error: z.object({ code: z.string(), message: z.string(), node_id: z.string().optional() }).nullable(),
@@ -132,8 +177,17 @@ export const runSchema = z
   })
   .openapi("WorkflowRun");
 
+export const replayRunBody = z
+  .strictObject({
+    from_node: z.string().min(1).max(64).optional().openapi({
+      description:
+        "The node to run again, with everything downstream of it; the others keep their recorded outcomes. Default: the node the run failed at",
+    }),
+  })
+  .openapi("ReplayRunRequest");
+
 export const runWorkflowBody = z
-  .object({ inputs: z.record(z.string(), z.unknown()).default({}) })
+  .object({ inputs: z.record(z.string(), z.unknown()).default({}), version: versionSelector })
   .strict()
   .openapi("RunWorkflowRequest");
 

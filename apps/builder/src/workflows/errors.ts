@@ -7,6 +7,13 @@ export const WorkflowErrors = defineErrors({
   INVALID_GRAPH: { status: 422, message: "The workflow graph is invalid." },
   INVALID_INPUTS: { status: 422, message: "The run's inputs do not match the start node." },
   RUN_NOT_RUNNING: { status: 409, message: "The run has already finished." },
+  RUN_STILL_RUNNING: { status: 409, message: "The run is still running; replay it once it has finished." },
+  REPLAY_FROM_NODE_REQUIRED: {
+    status: 422,
+    message: "The run did not fail at a node; name the node to replay from in from_node.",
+  },
+  REPLAY_NODE_UNKNOWN: { status: 422, message: "The run's graph has no such node." },
+  REPLAY_NODE_NOT_REACHED: { status: 422, message: "The run never reached this node." },
 });
 
 export const HookErrors = defineErrors({

@@ -11,6 +11,7 @@ import { findWorkflowForTrigger } from "./find-workflow-for-trigger.ts";
 import { finishedRunJson } from "./runs/run-json.ts";
 import type { WorkflowRunner } from "./runs/workflow-runner.ts";
 import { isTriggerTokenValid, workflowIdOfToken } from "./trigger-token.ts";
+import { workflowToRun } from "./workflow-versions.ts";
 
 /** Triggers per workflow per minute: enough for event-driven use, a brake on floods. */
 const TRIGGERS_PER_MINUTE = 120;
@@ -52,13 +53,14 @@ export function hookRoutes(deps: Deps, runner: WorkflowRunner) {
   router.openapi(triggerRoute, async (c) => {
     const { token } = c.req.valid("param");
     const workflowId = workflowIdOfToken(token);
-    const workflow = workflowId ? await findWorkflowForTrigger(deps.db, workflowId) : undefined;
-    if (
-      !workflow ||
-      !isTriggerTokenValid(deps.config.secretKey, token, workflow.id, workflow.triggerVersion)
-    ) {
+    const draft = workflowId ? await findWorkflowForTrigger(deps.db, workflowId) : undefined;
+    if (!draft || !isTriggerTokenValid(deps.config.secretKey, token, draft.id, draft.triggerVersion)) {
       throw HookErrors.HOOK_NOT_FOUND();
     }
+    // The trigger URL runs the newest published version, or the draft of a workflow never published.
+    const chosen = await workflowToRun(deps.db, draft, "published");
+    if (chosen === "version_not_found") throw HookErrors.HOOK_NOT_FOUND();
+    const { workflow, version } = chosen;
     const limit = await consumeRateLimit(
       deps.db,
       `hook:${workflow.id}`,
@@ -76,12 +78,21 @@ export function hookRoutes(deps: Deps, runner: WorkflowRunner) {
       );
     }
     const inputs = (c.req.valid("json") as Record<string, unknown> | undefined) ?? {};
-    checkRunnable(runner, workflow, inputs);
+    checkRunnable(runner, workflow, inputs, version);
     await requireCredits(deps, workflow.workspaceId, { work: "This workflow run" });
-    const request = { workspaceId: workflow.workspaceId, workflow, inputs, trigger: "hook" as const };
+    const request = {
+      workspaceId: workflow.workspaceId,
+      workflow,
+      inputs,
+      trigger: "hook" as const,
+      version,
+    };
     if (c.req.valid("query").wait === "true") {
       const result = await runner.run(request);
-      return c.json(finishedRunJson(result, { workflowId: workflow.id, trigger: "hook", inputs }), 200);
+      return c.json(
+        finishedRunJson(result, { workflowId: workflow.id, trigger: "hook", inputs, version }),
+        200,
+      );
     }
     const runId = await new Promise<string>((resolve, reject) => {
       runner.run({ ...request, persistAtStart: true, onRunCreated: resolve }).catch((error: unknown) => {

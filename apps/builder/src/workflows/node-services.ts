@@ -31,7 +31,7 @@ export function createNodeServices(
     readCredentialSecret(deps, workspaceId, credentialId);
   const tools = new ToolRegistry([
     currentTimeTool(deps.clock),
-    httpRequestTool(fetch, secrets),
+    httpRequestTool(fetch, secrets, deps.clock),
     generateImageTool(capabilities.generation),
     runAgentTool(deps),
     mcpTool(capabilities.mcp),
@@ -126,7 +126,7 @@ export function createNodeServices(
       // One sandbox session per run: its Code nodes share the run's sandbox processes.
       const code = capabilities.code?.openRun?.(workspaceId);
       const executors: NodeExecutors = {
-        http: httpNodeExecutor(fetch, secrets(workspaceId)),
+        http: httpNodeExecutor(fetch, secrets(workspaceId), deps.clock),
         code: codeNodeExecutor(code ?? capabilities.code, workspaceId),
         llm: llmNodeExecutor(
           (request) => generateForWorkspace(deps, { ...request, source: "workflow_llm" }),

@@ -1,7 +1,6 @@
 import {
   createRouter,
   errorResponses,
-  eventStream,
   idParam,
   jsonContent,
   listOf,
@@ -14,6 +13,10 @@ import type { Context } from "hono";
 import { requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import type { VersionSelector } from "../versions/contract.ts";
+import { VersionErrors } from "../versions/errors.ts";
+import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
+import { answerRun } from "./answer-run.ts";
 import { checkGraphReferences } from "./check-graph-references.ts";
 import { checkRunnable } from "./check-runnable.ts";
 import {
@@ -21,6 +24,7 @@ import {
   graphIssueSchema,
   graphSchema,
   listRunsQuery,
+  replayRunBody,
   runSchema,
   runWorkflowBody,
   toolSchema,
@@ -36,11 +40,14 @@ import { graphError, WorkflowErrors } from "./errors.ts";
 import { findWorkflow } from "./find-workflow.ts";
 import { listWorkflows } from "./list-workflows.ts";
 import { rotateTrigger } from "./rotate-trigger.ts";
+import { planReplay } from "./runs/replay-run.ts";
 import { finishedRunJson, runJson } from "./runs/run-json.ts";
 import { findNodeRuns, findRun, listRuns, requestCancel } from "./runs/run-store.ts";
-import type { RunStreamEvent, WorkflowRunner } from "./runs/workflow-runner.ts";
+import type { WorkflowRunner } from "./runs/workflow-runner.ts";
 import { updateWorkflow } from "./update-workflow.ts";
+import { registerWorkflowVersionRoutes } from "./version-routes.ts";
 import { toWorkflowJson } from "./workflow-json.ts";
+import { workflowToRun } from "./workflow-versions.ts";
 
 const routes = {
   list: createRoute({
@@ -115,10 +122,14 @@ const routes = {
     path: "/workflows/{id}",
     tags: ["workflows"],
     summary: "Change a workflow's name, description or graph",
-    request: { params: idParam, body: { required: true, content: jsonContent(updateWorkflowBody) } },
+    request: {
+      params: idParam,
+      headers: ifMatchHeaders,
+      body: { required: true, content: jsonContent(updateWorkflowBody) },
+    },
     responses: {
       200: { description: "Updated", content: jsonContent(workflowSchema) },
-      ...errorResponses(400, 401, 404, 422),
+      ...errorResponses(400, 401, 404, 412, 422),
     },
   }),
   remove: createRoute({
@@ -165,6 +176,7 @@ const routes = {
         content: { ...jsonContent(runSchema), "text/event-stream": { schema: z.string() } },
       },
       // 402: out of credits (with BILLING_ENFORCE=1), before any node runs.
+      // 404: no such workflow, or no such published `version`.
       ...errorResponses(400, 401, 402, 404, 422),
     },
   }),
@@ -188,6 +200,20 @@ const routes = {
     responses: {
       200: { description: "The run", content: jsonContent(runSchema) },
       ...errorResponses(401, 404),
+    },
+  }),
+  replayRun: createRoute({
+    method: "post",
+    path: "/runs/{id}/replay",
+    tags: ["workflows"],
+    summary: "Run a finished run again from one node, keeping the recorded outputs of the nodes before it",
+    description:
+      "A new run with the same inputs, version and graph (`replay_of` names the original). The nodes that are neither " +
+      "`from_node` nor downstream of it are not executed: their recorded outputs feed the rest. Answers the finished run.",
+    request: { params: idParam, body: { content: jsonContent(replayRunBody), required: false } },
+    responses: {
+      201: { description: "The replay, finished", content: jsonContent(runSchema) },
+      ...errorResponses(401, 402, 404, 409, 422),
     },
   }),
   cancelRun: createRoute({
@@ -254,14 +280,30 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     const row = await createWorkflow(deps, c.get("principal").workspaceId, body);
     return c.json(toWorkflowJson(row, urls), 201);
   });
-  router.openapi(routes.get, async (c) =>
-    c.json(toWorkflowJson(await ownWorkflow(c, c.req.valid("param").id), urls), 200),
-  );
+  router.openapi(routes.get, async (c) => {
+    const row = await ownWorkflow(c, c.req.valid("param").id);
+    c.header("ETag", etagOf(row));
+    return c.json(toWorkflowJson(row, urls), 200);
+  });
   router.openapi(routes.update, async (c) => {
     const body = c.req.valid("json");
     if (body.graph) await checkGraph(c, body.graph);
-    const row = await updateWorkflow(deps, c.get("principal").workspaceId, c.req.valid("param").id, body);
-    if (!row) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
+    const workspaceId = c.get("principal").workspaceId;
+    const { id } = c.req.valid("param");
+    const row = await updateWorkflow(
+      deps,
+      workspaceId,
+      id,
+      body,
+      expectedRevisions(c.req.header("if-match")),
+    );
+    if (!row) {
+      throw await refusedWrite(
+        () => findWorkflow(deps.db, workspaceId, id),
+        WorkflowErrors.WORKFLOW_NOT_FOUND,
+      );
+    }
+    c.header("ETag", etagOf(row));
     if (row.mcpExposed || body.mcp_exposed !== undefined) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toWorkflowJson(row, urls), 200);
   });
@@ -291,32 +333,21 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     return c.json(toWorkflowJson(row, urls), 200);
   });
   router.openapi(routes.run, async (c) => {
-    const workflow = await ownWorkflow(c, c.req.valid("param").id);
+    const draft = await ownWorkflow(c, c.req.valid("param").id);
     // The body is optional: a workflow without inputs can be run with an empty POST.
-    const inputs = (c.req.valid("json") as { inputs?: Record<string, unknown> } | undefined)?.inputs ?? {};
+    const body = c.req.valid("json") as
+      | { inputs?: Record<string, unknown>; version?: VersionSelector }
+      | undefined;
+    const inputs = body?.inputs ?? {};
+    const chosen = await workflowToRun(deps.db, draft, body?.version);
+    if (chosen === "version_not_found") throw VersionErrors.VERSION_NOT_FOUND({ param: "version" });
+    const { workflow, version } = chosen;
     const workspaceId = c.get("principal").workspaceId;
-    checkRunnable(runner, workflow, inputs);
+    checkRunnable(runner, workflow, inputs, version);
     await requireCredits(deps, workspaceId, { work: "This workflow run" });
-    if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
-      const requestId = c.get("requestId");
-      return eventStream(
-        c,
-        async (sse) => {
-          // The run is a record of its own: a client that goes away does not cancel it.
-          await runner.run({
-            workspaceId,
-            workflow,
-            inputs,
-            trigger: "api",
-            persistAtStart: true,
-            onEvent: (event: RunStreamEvent) => void sse.send(event.event, event.data),
-          });
-        },
-        (error) => deps.logger.error({ request_id: requestId, err: error }, "workflow run stream failed"),
-      );
-    }
-    const result = await runner.run({ workspaceId, workflow, inputs, trigger: "api" });
-    return c.json(finishedRunJson(result, { workflowId: workflow.id, trigger: "api", inputs }), 200);
+    return answerRun(c, deps, runner, { workspaceId, workflow, inputs, trigger: "api", version }, (result) =>
+      finishedRunJson(result, { workflowId: workflow.id, trigger: "api", inputs, version }),
+    );
   });
   router.openapi(routes.listRuns, async (c) => {
     const workflow = await ownWorkflow(c, c.req.valid("param").id);
@@ -332,6 +363,32 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     if (!row) throw WorkflowErrors.RUN_NOT_FOUND();
     return c.json(runJson(row, await findNodeRuns(deps.db, row.id)), 200);
   });
+  router.openapi(routes.replayRun, async (c) => {
+    const workspaceId = c.get("principal").workspaceId;
+    const body = c.req.valid("json") as { from_node?: string } | undefined;
+    const plan = await planReplay(deps.db, workspaceId, c.req.valid("param").id, body?.from_node);
+    await requireCredits(deps, workspaceId, { work: "This workflow run" });
+    const { original, workflow, recorded } = plan;
+    const version = original.version ?? undefined;
+    const result = await runner.run({
+      workspaceId,
+      workflow,
+      version,
+      inputs: original.inputs,
+      trigger: "api",
+      replay: { of: original.id, recorded },
+    });
+    return c.json(
+      finishedRunJson(result, {
+        workflowId: workflow.id,
+        trigger: "api",
+        inputs: original.inputs,
+        version,
+        replayOf: original.id,
+      }),
+      201,
+    );
+  });
   router.openapi(routes.cancelRun, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
     const existing = await findRun(deps.db, workspaceId, c.req.valid("param").id);
@@ -341,6 +398,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     runner.cancelLocal(existing.id);
     return c.json(runJson(row, undefined), 202);
   });
+  registerWorkflowVersionRoutes(router, deps);
   return router;
 }
 

@@ -2,6 +2,7 @@ import type { Clock } from "@app/core";
 import type { WorkflowGraph } from "@app/workflow";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
+import { nextRevision, revisionCondition } from "../versions/revisions.ts";
 import type { UpdateWorkflowInput } from "./contract.ts";
 import type { WorkflowRow } from "./schema.ts";
 import { workflows } from "./schema.ts";
@@ -11,6 +12,7 @@ export async function updateWorkflow(
   workspaceId: string,
   id: string,
   input: UpdateWorkflowInput & { graph?: WorkflowGraph },
+  expected?: Date[],
 ): Promise<WorkflowRow | undefined> {
   const [row] = await db
     .update(workflows)
@@ -19,9 +21,15 @@ export async function updateWorkflow(
       ...(input.description === undefined ? {} : { description: input.description }),
       ...(input.graph === undefined ? {} : { graph: input.graph }),
       ...(input.mcp_exposed === undefined ? {} : { mcpExposed: input.mcp_exposed }),
-      updatedAt: clock.now(),
+      updatedAt: nextRevision(workflows.updatedAt, clock.now()),
     })
-    .where(and(eq(workflows.id, id), eq(workflows.workspaceId, workspaceId)))
+    .where(
+      and(
+        eq(workflows.id, id),
+        eq(workflows.workspaceId, workspaceId),
+        revisionCondition(workflows.updatedAt, expected),
+      ),
+    )
     .returning();
   return row;
 }

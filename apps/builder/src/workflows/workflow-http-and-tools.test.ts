@@ -54,7 +54,7 @@ function answer(request: SeenRequest, res: ServerResponse): void {
     hanging.push(res);
     return;
   }
-  if (request.path === "/drop") {
+  if (request.path === "/drop" || request.path === "/drop-branch") {
     res.socket?.destroy();
     return;
   }
@@ -66,6 +66,14 @@ function answer(request: SeenRequest, res: ServerResponse): void {
     res.statusCode = seenAt("/flaky").length <= 2 ? 503 : 200;
     res.setHeader("content-type", "application/json");
     res.end(JSON.stringify({ attempt: seenAt("/flaky").length }));
+    return;
+  }
+  if (request.path === "/busy") {
+    const isBusy = seenAt("/busy").length <= 2;
+    res.statusCode = isBusy ? 503 : 200;
+    if (isBusy) res.setHeader("retry-after", "1");
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify({ attempt: seenAt("/busy").length }));
     return;
   }
   if (request.path === "/unstorable") {
@@ -249,6 +257,67 @@ describe("HTTP node against a real server", () => {
     expect(nodeOf(result, "call")?.status).toBe("succeeded");
     expect(result.outputs).toEqual({ status: 200, attempt: 3 });
     expect(seenAt("/flaky")).toHaveLength(3);
+  });
+
+  it("a node retry waits what Retry-After asks (1 s) after each 503, records every attempt and sends one Idempotency-Key", async () => {
+    const result = await run(
+      alice,
+      singleNodeGraph(
+        {
+          ...node("call", "http", { method: "GET", url: `${targetUrl}/busy` }),
+          retry: { max_attempts: 3, backoff: "fixed", initial_ms: 10, max_ms: 5_000 },
+        },
+        { status: "{{call.status}}", attempt: "{{call.json.attempt}}" },
+      ),
+    );
+    expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
+    expect(result.outputs).toEqual({ status: 200, attempt: 3 });
+    const requests = seenAt("/busy");
+    expect(requests).toHaveLength(3);
+    expect(new Set(requests.map((request) => request.headers["idempotency-key"]))).toEqual(
+      new Set([`${result.id}:call`]),
+    );
+    const stored = await builder.request(`/api/runs/${result.id}`, { cookie: alice });
+    const { nodes } = (await stored.json()) as {
+      nodes: {
+        node_id: string;
+        attempts: { attempt: number; error: { code: string } | null; started_at: string }[];
+      }[];
+    };
+    const attempts = nodes.find((entry) => entry.node_id === "call")?.attempts ?? [];
+    expect(attempts.map((entry) => [entry.attempt, entry.error?.code ?? null])).toEqual([
+      [1, "http_status_503"],
+      [2, "http_status_503"],
+      [3, null],
+    ]);
+    const starts = attempts.map((entry) => Date.parse(entry.started_at));
+    // Retry-After: 1, not the 10 ms of the policy's own backoff.
+    expect((starts[1] ?? 0) - (starts[0] ?? 0)).toBeGreaterThanOrEqual(990);
+    expect((starts[2] ?? 0) - (starts[1] ?? 0)).toBeGreaterThanOrEqual(990);
+  });
+
+  it("routes a node that failed under on_error: branch to its error edges, skipping its normal successor", async () => {
+    const graph = {
+      nodes: [
+        node("start", "start", { inputs: [] }),
+        { ...node("call", "http", { method: "GET", url: `${targetUrl}/drop-branch` }), on_error: "branch" },
+        node("fine", "end", { outputs: [{ name: "status", value: "{{call.status}}" }] }),
+        node("fallback", "end", { outputs: [{ name: "why", value: "{{call.error.code}}" }] }),
+      ],
+      edges: [
+        { id: "e1", source: "start", target: "call" },
+        { id: "e2", source: "call", target: "fine" },
+        { id: "e3", source: "call", target: "fallback", source_handle: "error" },
+      ],
+    };
+    const result = await run(alice, graph);
+    expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
+    expect(result.outputs).toEqual({ why: "http_request_failed" });
+    expect(nodeOf(result, "fine")?.status).toBe("skipped");
+    expect(nodeOf(result, "call")).toMatchObject({
+      status: "failed",
+      outputs: { error: { code: "http_request_failed" } },
+    });
   });
 
   it("answers the last 5xx once retries are exhausted, for the workflow to branch on", async () => {

@@ -1,3 +1,4 @@
+import { toPublishingJson } from "../versions/contract.ts";
 import type { WorkflowRow } from "./schema.ts";
 import { triggerToken } from "./trigger-token.ts";
 
@@ -9,6 +10,7 @@ export function toWorkflowJson(row: WorkflowRow, context: { publicUrl: string; s
     graph: row.graph,
     trigger_url: `${context.publicUrl}/api/hooks/${triggerToken(context.secretKey, row.id, row.triggerVersion)}`,
     mcp_exposed: row.mcpExposed,
+    ...toPublishingJson(row),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

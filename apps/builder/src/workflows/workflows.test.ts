@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../test/harness.ts";
 import { createBuilderApp } from "../app.ts";
+import { claimInterruptedRuns, failRun } from "./runs/run-store.ts";
 import { workflowRuns, workflows } from "./schema.ts";
 
 let builder: TestBuilder;
@@ -485,7 +486,11 @@ describe("running workflows", () => {
   });
 
   /** A run row left `running` with its last heartbeat at `heartbeatAt`, as a crashed process leaves it. */
-  async function insertRunningRun(workflowId: string, heartbeatAt: Date): Promise<string> {
+  async function insertRunningRun(
+    workflowId: string,
+    heartbeatAt: Date,
+    trigger: "api" | "tool" = "api",
+  ): Promise<string> {
     const [owner] = await builder.deps.db.select().from(workflows).where(eq(workflows.id, workflowId));
     const id = newId("run");
     await builder.deps.db.insert(workflowRuns).values({
@@ -493,45 +498,73 @@ describe("running workflows", () => {
       workspaceId: owner?.workspaceId ?? "",
       workflowId,
       status: "running",
-      trigger: "api",
+      trigger,
       graph: branchingGraph() as never,
-      inputs: { n: 1 },
+      inputs: { n: 500 },
       startedAt: heartbeatAt,
       heartbeatAt,
     });
     return id;
   }
 
-  it("marks a run cut off by a crash as failed when the service starts", async () => {
+  const runRow = async (id: string) =>
+    (await builder.deps.db.select().from(workflowRuns).where(eq(workflowRuns.id, id)))[0];
+
+  /** Waits until the run has left `running` (a resumed run goes on in the background). */
+  async function settledRun(id: string) {
+    for (let waited = 0; waited < 20_000; waited += 50) {
+      const row = await runRow(id);
+      if (row?.status !== "running") return row;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`run ${id} is still running`);
+  }
+
+  it("resumes a run cut off by a crash when the service starts, and fails a nested one", async () => {
     const workflow = await createWorkflow(alice, branchingGraph());
-    const id = await insertRunningRun(workflow.id, new Date(Date.now() - 10 * 60_000));
+    const longAgo = new Date(Date.now() - 10 * 60_000);
+    const id = await insertRunningRun(workflow.id, longAgo);
+    const nested = await insertRunningRun(workflow.id, longAgo, "tool");
     const restarted = createBuilderApp(builder.deps);
     await restarted.start();
+    const row = await settledRun(id);
     await restarted.stop();
-    const [row] = await builder.deps.db.select().from(workflowRuns).where(eq(workflowRuns.id, id));
-    expect(row?.status).toBe("failed");
-    expect(row?.error).toMatchObject({ code: "run_interrupted" });
+    expect(row).toMatchObject({ status: "succeeded", outputs: { size: "big 500" }, resumes: 1 });
+    // A nested run is not resumed: its caller's node runs again and starts a new one.
+    expect(await runRow(nested)).toMatchObject({ status: "failed", error: { code: "run_interrupted" } });
   });
 
-  it("fails a run cut off just before a restart at once when the process is its database's only one", async () => {
+  it("lets only one of several processes sweeping at once claim a dead process's run", async () => {
     const workflow = await createWorkflow(alice, branchingGraph());
-    const statusOf = async (id: string) =>
-      (await builder.deps.db.select().from(workflowRuns).where(eq(workflowRuns.id, id)))[0];
+    const stale = new Date(Date.now() - 10 * 60_000);
+    const id = await insertRunningRun(workflow.id, stale);
+    const staleBefore = new Date(Date.now() - 60_000);
+    // On PostgreSQL each claim runs on its own pooled connection, so the updates really race.
+    const claims = await Promise.all(
+      Array.from({ length: 4 }, () => claimInterruptedRuns(builder.deps, staleBefore, 10)),
+    );
+    const winners = claims.filter((claimed) => claimed.some((run) => run.id === id));
+    expect(winners).toHaveLength(1);
+    expect(await runRow(id)).toMatchObject({ status: "running", resumes: 1 });
+    await failRun(builder.deps, id, { code: "run_interrupted", message: "closed by the test" });
+  });
+
+  it("resumes a run cut off just before a restart at once when the process is its database's only one", async () => {
+    const workflow = await createWorkflow(alice, branchingGraph());
 
     // On a shared database a fresh heartbeat may be another live process's run: left alone.
     const shared = await insertRunningRun(workflow.id, new Date());
     const replica = createBuilderApp({ ...builder.deps, isSoleProcess: false });
     await replica.start();
     await replica.stop();
-    expect((await statusOf(shared))?.status).toBe("running");
+    expect((await runRow(shared))?.status).toBe("running");
 
     // The embedded database's only process: nothing else can be running it.
     const sole = createBuilderApp({ ...builder.deps, isSoleProcess: true });
     await sole.start();
+    const resumed = await settledRun(shared);
     await sole.stop();
-    const closed = await statusOf(shared);
-    expect(closed?.status).toBe("failed");
-    expect(closed?.error).toMatchObject({ code: "run_interrupted" });
+    expect(resumed).toMatchObject({ status: "succeeded", resumes: 1 });
   });
 });
 

@@ -1,4 +1,5 @@
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
+import { PublishPanel } from "../apps/PublishPanel.tsx";
 import { isMcpAgentTool, type McpAgentTool, McpToolPicker } from "../mcp/McpToolPicker.tsx";
 import { navigate } from "../router.ts";
 import { ProviderKeyNote } from "../settings/ProviderKeyNote.tsx";
@@ -55,8 +56,12 @@ export function AgentEditor({ id }: { id?: string }) {
   const [tools, setTools] = useState<ToolDraft[]>([]);
   const [knowledgeBaseIds, setKnowledgeBaseIds] = useState<string[]>([]);
 
+  // The form takes the server's agent when the agent changed (loaded, saved), not when only its
+  // publishing did: publishing reads the agent again, and must not drop what is being typed.
+  const shownUpdate = useRef<string | null>(null);
   useEffect(() => {
-    if (agent.data) {
+    if (agent.data && agent.data.updated_at !== shownUpdate.current) {
+      shownUpdate.current = agent.data.updated_at;
       setForm(agent.data);
       setMcpTools(agent.data.tools.filter(isMcpAgentTool));
       setTools(agent.data.tools.flatMap((tool) => toToolDraft(tool) ?? []));
@@ -240,6 +245,7 @@ export function AgentEditor({ id }: { id?: string }) {
           {id ? "Save" : "Create agent"}
         </Button>
       </form>
+      {id && agent.data ? <PublishPanel target={{ kind: "agent", id }} state={agent.data} /> : null}
     </>
   );
 }

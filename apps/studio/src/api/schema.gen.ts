@@ -167,6 +167,11 @@ export type Agent = {
   knowledge_base_ids: string[];
   memory_turns: number;
   mcp_exposed: boolean;
+  /** The newest published version; null when never published */
+  published_version: number | null;
+  published_at: string | null;
+  /** The draft changed after the newest version was published (or was never published) */
+  has_unpublished_changes: boolean;
   created_at: string;
   updated_at: string;
 };
@@ -263,11 +268,20 @@ export type Message = {
   provider: string | null;
   model: string | null;
   finish_reason: string | null;
+  /** The agent version that answered; null for the draft */
+  version: number | null;
   usage: {
     input_tokens: number;
     output_tokens: number;
   } | null;
   created_at: string;
+  /** Ratings of the answer: its end user's (an app's) and the team's; in message lists */
+  feedback?: {
+    source: "user" | "team";
+    rating: "like" | "dislike";
+    comment: string | null;
+    updated_at: string;
+  }[];
 };
 
 export type ToolCall = {
@@ -296,6 +310,8 @@ export type ChatRequest = {
   message: string;
   /** Continue this conversation (its last `memory_turns` turns are sent along) */
   conversation_id?: string;
+  /** Run a published version: its number, or "published" for the newest (the draft when never published). Absent: the draft. */
+  version?: number | "published";
 };
 
 export type ConversationList = {
@@ -308,8 +324,66 @@ export type Conversation = {
   id: string;
   agent_id: string;
   title: string;
+  /** The agent version of its first turn; null for the draft */
+  version: number | null;
+  /** The app whose end user holds it; null for the workspace's own */
+  app_id: string | null;
+  end_user_id: string | null;
   created_at: string;
   updated_at: string;
+};
+
+/** An immutable published version of an agent */
+export type AgentVersion = {
+  agent_id: string;
+  version: number;
+  notes: string;
+  created_by: string | null;
+  created_at: string;
+  name: string;
+  description: string;
+  provider: string;
+  model: string;
+  instructions: string;
+  temperature: number | null;
+  tools: AgentTool[];
+  knowledge_base_ids: string[];
+  memory_turns: number;
+};
+
+export type PublishVersionRequest = {
+  /** What changed, for the history */
+  notes?: string;
+};
+
+export type AgentVersionList = {
+  data: AgentVersion[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type AgentDiff = {
+  from: number | "draft";
+  to: number | "draft";
+  /** Every field that differs, with both values */
+  fields: FieldChange[];
+  /** The instructions as a line diff, when they changed */
+  instructions: LineChange[] | null;
+  knowledge_bases: {
+    added: string[];
+    removed: string[];
+  };
+};
+
+export type FieldChange = {
+  field: string;
+  before?: unknown;
+  after?: unknown;
+};
+
+export type LineChange = {
+  op: "equal" | "add" | "remove";
+  text: string;
 };
 
 export type Workflow = {
@@ -320,6 +394,11 @@ export type Workflow = {
   /** POST a JSON body here to start a run (the URL is the secret) */
   trigger_url: string;
   mcp_exposed: boolean;
+  /** The newest published version; null when never published */
+  published_version: number | null;
+  published_at: string | null;
+  /** The draft changed after the newest version was published (or was never published) */
+  has_unpublished_changes: boolean;
   created_at: string;
   updated_at: string;
 };
@@ -370,8 +449,18 @@ export type WorkflowGraph = {
       x: number;
       y: number;
     };
-    /** fail (default) ends the run; continue goes on with default_output plus `error` */
-    on_error?: "fail" | "continue";
+    /** fail (default) ends the run; continue goes on with default_output plus `error`; branch follows the node's edges with source_handle `error` (its other edges are skipped), its outputs being `error` */
+    on_error?: "fail" | "continue" | "branch";
+    /** Retries of a failing node; each attempt is recorded on the node's run */
+    retry?: {
+      /** Attempts in all, the first one included (1 = no retry) */
+      max_attempts: number;
+      backoff?: "fixed" | "exponential";
+      /** Delay before the second attempt */
+      initial_ms?: number;
+      /** Longest delay between two attempts, Retry-After included */
+      max_ms?: number;
+    };
     /** Outputs used when the node fails under on_error: continue */
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
@@ -398,8 +487,18 @@ export type WorkflowGraph = {
       x: number;
       y: number;
     };
-    /** fail (default) ends the run; continue goes on with default_output plus `error` */
-    on_error?: "fail" | "continue";
+    /** fail (default) ends the run; continue goes on with default_output plus `error`; branch follows the node's edges with source_handle `error` (its other edges are skipped), its outputs being `error` */
+    on_error?: "fail" | "continue" | "branch";
+    /** Retries of a failing node; each attempt is recorded on the node's run */
+    retry?: {
+      /** Attempts in all, the first one included (1 = no retry) */
+      max_attempts: number;
+      backoff?: "fixed" | "exponential";
+      /** Delay before the second attempt */
+      initial_ms?: number;
+      /** Longest delay between two attempts, Retry-After included */
+      max_ms?: number;
+    };
     /** Outputs used when the node fails under on_error: continue */
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
@@ -428,8 +527,18 @@ export type WorkflowGraph = {
       x: number;
       y: number;
     };
-    /** fail (default) ends the run; continue goes on with default_output plus `error` */
-    on_error?: "fail" | "continue";
+    /** fail (default) ends the run; continue goes on with default_output plus `error`; branch follows the node's edges with source_handle `error` (its other edges are skipped), its outputs being `error` */
+    on_error?: "fail" | "continue" | "branch";
+    /** Retries of a failing node; each attempt is recorded on the node's run */
+    retry?: {
+      /** Attempts in all, the first one included (1 = no retry) */
+      max_attempts: number;
+      backoff?: "fixed" | "exponential";
+      /** Delay before the second attempt */
+      initial_ms?: number;
+      /** Longest delay between two attempts, Retry-After included */
+      max_ms?: number;
+    };
     /** Outputs used when the node fails under on_error: continue */
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
@@ -466,6 +575,7 @@ export type WorkflowGraph = {
       };
       /** Per request attempt */
       timeout_ms?: number;
+      /** Deprecated: the node's `retry` instead. Read as retry: { max_attempts: retries + 1, backoff: exponential, initial_ms: 250 } */
       retries?: number;
     };
   } | {
@@ -499,8 +609,18 @@ export type WorkflowGraph = {
       x: number;
       y: number;
     };
-    /** fail (default) ends the run; continue goes on with default_output plus `error` */
-    on_error?: "fail" | "continue";
+    /** fail (default) ends the run; continue goes on with default_output plus `error`; branch follows the node's edges with source_handle `error` (its other edges are skipped), its outputs being `error` */
+    on_error?: "fail" | "continue" | "branch";
+    /** Retries of a failing node; each attempt is recorded on the node's run */
+    retry?: {
+      /** Attempts in all, the first one included (1 = no retry) */
+      max_attempts: number;
+      backoff?: "fixed" | "exponential";
+      /** Delay before the second attempt */
+      initial_ms?: number;
+      /** Longest delay between two attempts, Retry-After included */
+      max_ms?: number;
+    };
     /** Outputs used when the node fails under on_error: continue */
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
@@ -518,7 +638,7 @@ export type WorkflowGraph = {
     id: string;
     source: string;
     target: string;
-    /** Out of a condition node: the case id or `else`; absent otherwise */
+    /** Out of a condition node: the case id or `else`; out of a node with on_error: branch, `error` for its error branch; absent otherwise */
     source_handle?: string | null;
   }[];
 };
@@ -563,7 +683,18 @@ export type WorkflowRun = {
   id: string;
   workflow_id: string;
   status: "running" | "succeeded" | "failed" | "cancelled";
-  trigger: "api" | "hook" | "tool" | "mcp";
+  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule";
+  /** The workflow version it ran; null for the draft */
+  version: number | null;
+  /** The app whose end user started it */
+  app_id: string | null;
+  end_user_id: string | null;
+  /** The run this one replays (POST /api/runs/{id}/replay); null otherwise */
+  replay_of: string | null;
+  /** The schedule that fired the run (`trigger: "schedule"`), else null */
+  schedule_id: string | null;
+  /** The schedule's tick this run fired for (ISO 8601, UTC), else null */
+  scheduled_for: string | null;
   inputs: Record<string, unknown>;
   outputs: Record<string, unknown> | null;
   error: {
@@ -597,6 +728,16 @@ export type WorkflowRun = {
       /** Cut: by the sandbox's output limit, or here, each stream to 16,384 characters (start and end kept) */
       truncated: boolean;
     } | null;
+    /** Each attempt with its error (null for the one that succeeded), for a node with a `retry`; null otherwise */
+    attempts: ({
+      attempt: number;
+      error: {
+        code: string;
+        message: string;
+      } | null;
+      started_at: string;
+      elapsed_ms: number;
+    }[]) | null;
     tokens: {
       input_tokens: number;
       output_tokens: number;
@@ -609,6 +750,115 @@ export type WorkflowRun = {
 
 export type RunWorkflowRequest = {
   inputs?: Record<string, unknown>;
+  /** Run a published version: its number, or "published" for the newest (the draft when never published). Absent: the draft. */
+  version?: number | "published";
+};
+
+export type ReplayRunRequest = {
+  /** The node to run again, with everything downstream of it; the others keep their recorded outcomes. Default: the node the run failed at */
+  from_node?: string;
+};
+
+/** An immutable published version of a workflow */
+export type WorkflowVersion = {
+  workflow_id: string;
+  version: number;
+  notes: string;
+  created_by: string | null;
+  created_at: string;
+  name: string;
+  description: string;
+  graph: WorkflowGraph;
+};
+
+export type WorkflowVersionList = {
+  data: WorkflowVersion[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type WorkflowDiff = {
+  from: number | "draft";
+  to: number | "draft";
+  /** Name and description, when they differ */
+  fields: FieldChange[];
+  nodes: {
+    added: unknown[];
+    removed: unknown[];
+    changed: {
+      id: string;
+      changes: FieldChange[];
+    }[];
+  };
+  edges: {
+    added: unknown[];
+    removed: unknown[];
+    changed: {
+      id: string;
+      changes: FieldChange[];
+    }[];
+  };
+};
+
+export type Schedule = {
+  id: string;
+  workflow_id: string;
+  cron: string;
+  timezone: string;
+  inputs: Record<string, unknown>;
+  overlap: "skip" | "queue" | "allow";
+  catch_up: "none" | "latest" | "all";
+  enabled: boolean;
+  /** The next 5 ticks, ISO 8601 with the zone's offset then; empty while paused */
+  next_runs: string[];
+  /** Ticks waiting for the running run (overlap queue) */
+  queued_ticks: number;
+  /** Ticks skipped because the previous run was still going, or the queue was full */
+  skipped_ticks: number;
+  last_skipped_for: string | null;
+  /** The schedule's latest run (GET /api/runs/{id} has the rest) */
+  last_run: {
+    id: string;
+    status: "running" | "succeeded" | "failed" | "cancelled";
+    scheduled_for: string | null;
+  } | null;
+  created_at: string;
+  updated_at: string;
+};
+
+export type CreateScheduleRequest = {
+  /** Five fields (minute hour day-of-month month day-of-week), or six with seconds first; `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly` too. Read in `timezone`, with Vixie cron's DST rules (docs/workflows.md, Schedules). */
+  cron: string;
+  /** An IANA time zone the cron is read in */
+  timezone?: string;
+  /** The run's inputs, checked against the workflow's Start node when saved */
+  inputs?: Record<string, unknown>;
+  /** A tick while this schedule's previous run is still going: `skip` it (counted in `skipped_ticks`), `queue` it (it starts when the run ends; at most 100 wait), or `allow` it to run alongside */
+  overlap?: "skip" | "queue" | "allow";
+  /** Ticks missed while no builder ran (reached more than 60 s late): `none` drops them, `latest` fires once for the most recent, `all` fires each (the last 100) */
+  catch_up?: "none" | "latest" | "all";
+  enabled?: boolean;
+};
+
+export type ScheduleList = {
+  data: Schedule[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type UpdateScheduleRequest = {
+  /** Five fields (minute hour day-of-month month day-of-week), or six with seconds first; `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly` too. Read in `timezone`, with Vixie cron's DST rules (docs/workflows.md, Schedules). */
+  cron?: string;
+  /** An IANA time zone the cron is read in */
+  timezone?: string;
+  /** The run's inputs, checked against the workflow's Start node when saved */
+  inputs?: Record<string, unknown>;
+  /** A tick while this schedule's previous run is still going: `skip` it (counted in `skipped_ticks`), `queue` it (it starts when the run ends; at most 100 wait), or `allow` it to run alongside */
+  overlap?: "skip" | "queue" | "allow";
+  /** Ticks missed while no builder ran (reached more than 60 s late): `none` drops them, `latest` fires once for the most recent, `all` fires each (the last 100) */
+  catch_up?: "none" | "latest" | "all";
+  /** false pauses the schedule; true resumes from now on */
+  enabled?: boolean;
 };
 
 export type MessageList = {
@@ -1199,6 +1449,227 @@ export type McpServerCheck = {
   latency_ms: number;
 };
 
+export type AppList = {
+  data: App[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type App = {
+  id: string;
+  kind: "agent" | "workflow";
+  agent_id: string | null;
+  workflow_id: string | null;
+  name: string;
+  slug: string;
+  title: string;
+  description: string;
+  theme: AppTheme;
+  starter_prompts: string[];
+  allowed_origins: string[];
+  rate_limit: AppRateLimit;
+  end_user_credit_limit: number | null;
+  /** The hosted web app */
+  web_url: string;
+  embed: {
+    script_url: string;
+    /** The widget's script tag to paste into a page */
+    snippet: string;
+    /** The web app in an iframe */
+    iframe_snippet: string;
+  };
+  /** The end-user secret's last characters */
+  end_user_secret_hint: string;
+  created_at: string;
+  updated_at: string;
+};
+
+export type AppTheme = {
+  color: string;
+  dark: boolean;
+};
+
+/** Requests (chat turns, runs) each end user may make per window */
+export type AppRateLimit = {
+  requests: number;
+  window_seconds: number;
+} | null;
+
+export type AppWithSecret = App & {
+  /** The HS256 key your server signs end-user tokens with. Shown once: store it now. */
+  end_user_secret: string;
+};
+
+export type CreateAppRequest = {
+  /** Publish this agent (or give workflow_id) */
+  agent_id?: string;
+  /** Publish this workflow (or give agent_id) */
+  workflow_id?: string;
+  name?: string;
+  slug?: string;
+  title?: string;
+  description?: string;
+  theme?: AppTheme;
+  starter_prompts?: string[];
+  /** Sites allowed to embed the app (CORS, and the web app's frame-ancestors). Empty: only the builder's own origin. */
+  allowed_origins?: string[];
+  rate_limit?: AppRateLimit;
+  /** Credits each end user may spend per UTC day; null for no limit */
+  end_user_credit_limit?: number | null;
+};
+
+export type UpdateAppRequest = {
+  name?: string;
+  slug?: string;
+  title?: string;
+  description?: string;
+  theme?: AppTheme;
+  starter_prompts?: string[];
+  /** Sites allowed to embed the app (CORS, and the web app's frame-ancestors). Empty: only the builder's own origin. */
+  allowed_origins?: string[];
+  rate_limit?: AppRateLimit;
+  /** Credits each end user may spend per UTC day; null for no limit */
+  end_user_credit_limit?: number | null;
+};
+
+export type CreatedAppKey = AppKey & {
+  /** Shown once: it reaches only this app's public API */
+  key: string;
+};
+
+export type AppKey = {
+  id: string;
+  app_id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+};
+
+export type CreateAppKeyRequest = {
+  name: string;
+};
+
+export type AppKeyList = {
+  data: AppKey[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type AppConversationList = {
+  data: AppConversation[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type AppConversation = Conversation & {
+  end_user: {
+    id: string;
+    kind: "anonymous" | "customer";
+    /** Your own user id (customer), or our anonymous id */
+    external_id: string;
+    name: string | null;
+  } | null;
+};
+
+export type PublicApp = {
+  slug: string;
+  kind: "agent" | "workflow";
+  title: string;
+  description: string;
+  theme: {
+    color: string;
+    dark: boolean;
+  };
+  starter_prompts: string[];
+  /** A workflow app's Start inputs; empty for agents */
+  inputs: {
+    name: string;
+    type: string;
+    required: boolean;
+    description?: string;
+  }[];
+};
+
+export type EndUserSession = {
+  /** Send as `Authorization: Bearer <token>` */
+  token: string;
+  end_user_id: string;
+  expires_at: string;
+};
+
+export type PublicChatAnswer = {
+  conversation_id: string;
+  message: PublicMessage;
+};
+
+export type PublicMessage = {
+  id: string;
+  conversation_id: string;
+  role: "user" | "assistant";
+  content: string;
+  citations: Citation[];
+  created_at: string;
+  /** This end user's rating of the answer */
+  feedback: {
+    rating: "like" | "dislike";
+    comment: string | null;
+  } | null;
+};
+
+export type PublicChatRequest = {
+  message: string;
+  conversation_id?: string;
+};
+
+export type PublicConversationList = {
+  data: PublicConversation[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type PublicConversation = {
+  id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+};
+
+export type PublicMessageList = {
+  data: PublicMessage[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type Feedback = {
+  message_id: string;
+  rating: "like" | "dislike" | null;
+  comment: string | null;
+};
+
+export type FeedbackRequest = {
+  /** null takes a rating back */
+  rating: "like" | "dislike" | null;
+  comment?: string;
+};
+
+export type PublicRun = {
+  id: string;
+  status: "running" | "succeeded" | "failed" | "cancelled";
+  outputs: Record<string, unknown> | null;
+  error: {
+    code: string;
+    message: string;
+  } | null;
+  started_at: string;
+  finished_at: string | null;
+  elapsed_ms: number | null;
+};
+
+export type PublicRunRequest = {
+  inputs?: Record<string, unknown>;
+};
+
 /** A JSON-RPC 2.0 message (or batch) of MCP */
 export type McpJsonRpcMessage = Record<string, unknown>;
 
@@ -1297,6 +1768,22 @@ export interface ApiOperations {
   "GET /api/agents/{id}/conversations": {
     response: ConversationList;
   };
+  "GET /api/agents/{id}/versions": {
+    response: AgentVersionList;
+  };
+  "POST /api/agents/{id}/versions": {
+    body: PublishVersionRequest;
+    response: AgentVersion;
+  };
+  "GET /api/agents/{id}/versions/{version}": {
+    response: AgentVersion;
+  };
+  "GET /api/agents/{id}/versions/{a}/diff/{b}": {
+    response: AgentDiff;
+  };
+  "POST /api/agents/{id}/versions/{version}/restore": {
+    response: Agent;
+  };
   "GET /api/workflows": {
     response: {
       data: Workflow[];
@@ -1357,8 +1844,45 @@ export interface ApiOperations {
   "GET /api/runs/{id}": {
     response: WorkflowRun;
   };
+  "POST /api/runs/{id}/replay": {
+    body: ReplayRunRequest;
+    response: WorkflowRun;
+  };
   "POST /api/runs/{id}/cancel": {
     response: WorkflowRun;
+  };
+  "GET /api/workflows/{id}/versions": {
+    response: WorkflowVersionList;
+  };
+  "POST /api/workflows/{id}/versions": {
+    body: PublishVersionRequest;
+    response: WorkflowVersion;
+  };
+  "GET /api/workflows/{id}/versions/{version}": {
+    response: WorkflowVersion;
+  };
+  "GET /api/workflows/{id}/versions/{a}/diff/{b}": {
+    response: WorkflowDiff;
+  };
+  "POST /api/workflows/{id}/versions/{version}/restore": {
+    response: Workflow;
+  };
+  "GET /api/workflows/{id}/schedules": {
+    response: ScheduleList;
+  };
+  "POST /api/workflows/{id}/schedules": {
+    body: CreateScheduleRequest;
+    response: Schedule;
+  };
+  "GET /api/schedules/{id}": {
+    response: Schedule;
+  };
+  "PATCH /api/schedules/{id}": {
+    body: UpdateScheduleRequest;
+    response: Schedule;
+  };
+  "DELETE /api/schedules/{id}": {
+    response: void;
   };
   "POST /api/hooks/{token}": {
     body: Record<string, unknown>;
@@ -1453,6 +1977,9 @@ export interface ApiOperations {
   "GET /api/files/{id}": {
     response: void;
   };
+  "GET /api/public/files/{id}": {
+    response: void;
+  };
   "GET /api/billing": {
     response: Billing;
   };
@@ -1532,6 +2059,63 @@ export interface ApiOperations {
   };
   "POST /api/mcp-servers/{id}/test": {
     response: McpServerCheck;
+  };
+  "GET /api/apps": {
+    response: AppList;
+  };
+  "POST /api/apps": {
+    body: CreateAppRequest;
+    response: AppWithSecret;
+  };
+  "GET /api/apps/{id}": {
+    response: App;
+  };
+  "PATCH /api/apps/{id}": {
+    body: UpdateAppRequest;
+    response: App;
+  };
+  "DELETE /api/apps/{id}": {
+    response: void;
+  };
+  "POST /api/apps/{id}/end-user-secret/rotate": {
+    response: AppWithSecret;
+  };
+  "GET /api/apps/{id}/keys": {
+    response: AppKeyList;
+  };
+  "POST /api/apps/{id}/keys": {
+    body: CreateAppKeyRequest;
+    response: CreatedAppKey;
+  };
+  "DELETE /api/apps/{id}/keys/{key_id}": {
+    response: void;
+  };
+  "GET /api/apps/{id}/conversations": {
+    response: AppConversationList;
+  };
+  "GET /api/public/apps/{slug}": {
+    response: PublicApp;
+  };
+  "POST /api/public/apps/{slug}/session": {
+    response: EndUserSession;
+  };
+  "POST /api/public/apps/{slug}/chat": {
+    body: PublicChatRequest;
+    response: PublicChatAnswer;
+  };
+  "GET /api/public/apps/{slug}/conversations": {
+    response: PublicConversationList;
+  };
+  "GET /api/public/apps/{slug}/conversations/{id}/messages": {
+    response: PublicMessageList;
+  };
+  "POST /api/public/apps/{slug}/messages/{id}/feedback": {
+    body: FeedbackRequest;
+    response: Feedback;
+  };
+  "POST /api/public/apps/{slug}/runs": {
+    body: PublicRunRequest;
+    response: PublicRun;
   };
   "GET /api/mcp": {
     response: void;

@@ -2,21 +2,26 @@ import { useState } from "react";
 
 /** Copies text to the clipboard and says so for a moment; hidden where the clipboard is unavailable. */
 export function CopyButton({ text, label }: { text: string; label: string }) {
-  const [isCopied, setCopied] = useState(false);
+  const [outcome, setOutcome] = useState<"copied" | "failed" | null>(null);
   if (!navigator.clipboard) return null;
+  const show = (shown: "copied" | "failed") => {
+    setOutcome(shown);
+    setTimeout(() => setOutcome(null), 1500);
+  };
   return (
     <button
       type="button"
       className="btn btn-secondary btn-small"
       aria-label={label}
       onClick={() => {
-        void navigator.clipboard.writeText(text).then(() => {
-          setCopied(true);
-          setTimeout(() => setCopied(false), 1500);
-        });
+        // The browser may refuse (no permission, page not focused): say so rather than nothing.
+        navigator.clipboard.writeText(text).then(
+          () => show("copied"),
+          () => show("failed"),
+        );
       }}
     >
-      {isCopied ? "Copied" : "Copy"}
+      {outcome === "copied" ? "Copied" : outcome === "failed" ? "Copy failed: select and copy" : "Copy"}
     </button>
   );
 }

@@ -12,7 +12,7 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"];
 
 /**
  * The HTTP node's settings: method, URL, query, headers, body, auth (a stored credential, so the
- * secret stays out of the workflow, or a value typed in), timeout and retries.
+ * secret stays out of the workflow, or a value typed in) and timeout; retries are the node's own settings.
  */
 export function HttpConfig({
   config,
@@ -77,16 +77,6 @@ export function HttpConfig({
           value={config.timeout_ms === undefined ? "" : String(config.timeout_ms)}
           placeholder="30000"
           onChange={(e) => set("timeout_ms", e.target.value === "" ? undefined : Number(e.target.value))}
-        />
-      </Field>
-      <Field label="Retries (network errors, 429, 5xx)">
-        <input
-          type="number"
-          min={0}
-          max={10}
-          value={config.retries === undefined ? "" : String(config.retries)}
-          placeholder="0"
-          onChange={(e) => set("retries", e.target.value === "" ? undefined : Number(e.target.value))}
         />
       </Field>
     </>

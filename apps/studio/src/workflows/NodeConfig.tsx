@@ -12,6 +12,7 @@ import { type McpArgs, McpToolNodeConfig } from "../mcp/McpToolNodeConfig.tsx";
 import { ProviderKeyNote } from "../settings/ProviderKeyNote.tsx";
 import { Button, Field, Link, QueryError } from "../ui/ui.tsx";
 import { JsonField, type Row, RowsEditor, TemplateField } from "./config-fields.tsx";
+import { FailureSettings } from "./FailureSettings.tsx";
 import type { EditorNode } from "./graph.ts";
 import { HttpConfig } from "./HttpConfig.tsx";
 
@@ -156,23 +157,7 @@ export function NodeConfig({ node, variables, tools, onChange, onDelete, runErro
         </>
       ) : null}
       {type !== "start" && type !== "end" && type !== "condition" ? (
-        <Field label="When this node fails">
-          <select
-            value={node.data.extra.on_error ?? "fail"}
-            onChange={(e) =>
-              onChange(config, {
-                ...node.data.extra,
-                on_error: e.target.value as "fail" | "continue",
-                ...(e.target.value === "continue"
-                  ? { default_output: node.data.extra.default_output ?? {} }
-                  : {}),
-              })
-            }
-          >
-            <option value="fail">Fail the run</option>
-            <option value="continue">Continue with a default output</option>
-          </select>
-        </Field>
+        <FailureSettings extra={node.data.extra} onChange={(extra) => onChange(config, extra)} />
       ) : null}
       <Button variant="danger" onClick={onDelete}>
         Delete node

@@ -1,5 +1,5 @@
 import { JsonTree } from "../ui/JsonTree.tsx";
-import { MissingKey, StatusBadge, type Tone } from "../ui/ui.tsx";
+import { Button, MissingKey, StatusBadge, type Tone } from "../ui/ui.tsx";
 import type { NodeLogs, NodeRun } from "./queries.ts";
 
 /** What the studio knows of one node in a run: from the live event stream or a stored run. */
@@ -11,6 +11,13 @@ export interface NodeRunView {
   error?: { code: string; message: string } | null;
   logs?: NodeLogs | null;
   elapsed_ms?: number | null;
+  attempts?: NodeRun["attempts"];
+}
+
+/** "Replay from here" on a finished run's node: a new run that keeps the outputs recorded before it. */
+export interface ReplayAction {
+  onReplay: () => void;
+  isReplaying: boolean;
 }
 
 export const RUN_TONE: Record<string, Tone> = {
@@ -23,9 +30,18 @@ export const RUN_TONE: Record<string, Tone> = {
 
 /**
  * One node of a run: status, duration, its inputs as resolved (templates filled in), its outputs,
- * its error and what a Code node printed (stdout and stderr, failed runs too).
+ * its error, each attempt under a retry, what a Code node printed (stdout and stderr, failed runs
+ * too) and, for a finished run, "Replay from here".
  */
-export function NodeRunInspector({ nodeId, state }: { nodeId: string; state: NodeRunView }) {
+export function NodeRunInspector({
+  nodeId,
+  state,
+  replay,
+}: {
+  nodeId: string;
+  state: NodeRunView;
+  replay?: ReplayAction | undefined;
+}) {
   // A tool node's run_code answers its stdout as an output; a Code node's logs come with the run.
   const toolStdout = typeof state.outputs?.stdout === "string" ? state.outputs.stdout : "";
   const stdout = state.logs?.stdout || toolStdout;
@@ -53,6 +69,36 @@ export function NodeRunInspector({ nodeId, state }: { nodeId: string; state: Nod
         </div>
       ) : null}
       {state.status === "skipped" ? <p className="muted">Skipped: its branch was not taken.</p> : null}
+      {state.attempts && state.attempts.length > 0 ? (
+        <div className="json-view" data-testid="node-run-attempts">
+          <strong>Attempts</strong>
+          <ol>
+            {state.attempts.map((attempt) => (
+              <li key={attempt.attempt}>
+                {new Date(attempt.started_at).toLocaleTimeString()} · {attempt.elapsed_ms} ms ·{" "}
+                {attempt.error ? (
+                  <>
+                    <strong>{attempt.error.code}</strong>: {attempt.error.message}
+                  </>
+                ) : (
+                  "succeeded"
+                )}
+              </li>
+            ))}
+          </ol>
+        </div>
+      ) : null}
+      {replay && state.status !== "running" && state.status !== "skipped" ? (
+        <div>
+          <Button variant="secondary" isBusy={replay.isReplaying} onClick={replay.onReplay}>
+            Replay from here
+          </Button>{" "}
+          <span className="muted">
+            A new run with the same inputs: the nodes before this one keep their outputs, this one and those
+            after it run again.
+          </span>
+        </div>
+      ) : null}
       {state.inputs !== undefined && state.inputs !== null ? (
         <JsonTree label="Inputs" value={state.inputs} />
       ) : null}

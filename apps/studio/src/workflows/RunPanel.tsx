@@ -41,6 +41,9 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
   const [error, setError] = useState<unknown>(null);
   const [isRunning, setRunning] = useState(false);
   const [openedInitial, setOpenedInitial] = useState(false);
+  /** The run on screen, once its id is known (a stored run, or a live one after run_started). */
+  const [shownRunId, setShownRunId] = useState<string | null>(null);
+  const [isReplaying, setReplaying] = useState(false);
   const runs = useRecentRuns(workflowId);
 
   const show = (next: Record<string, NodeRunView>) => {
@@ -51,6 +54,7 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
   const run = async () => {
     setError(null);
     setResult(null);
+    setShownRunId(null);
     setRunning(true);
     let current: Record<string, NodeRunView> = {};
     show(current);
@@ -62,6 +66,7 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
       );
       await streamRun(workflowId, inputs, ({ event, data }) => {
         const nodeId = data.node_id as string | undefined;
+        if (event === "run_started") setShownRunId(data.run_id as string);
         if (event === "node_started" && nodeId)
           current = {
             ...current,
@@ -98,6 +103,7 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
     setError(null);
     try {
       const stored = await api<Run>(`/api/runs/${id}`);
+      setShownRunId(stored.id);
       show(Object.fromEntries((stored.nodes ?? []).map((node) => [node.node_id, node])));
       setResult(stored);
       setValues(
@@ -110,6 +116,22 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
       );
     } catch (caught) {
       setError(caught);
+    }
+  };
+
+  /** A new run of the one on screen from the node it failed at, keeping the outputs recorded before it. */
+  const replay = async () => {
+    if (!shownRunId) return;
+    setError(null);
+    setReplaying(true);
+    try {
+      const created = await api<Run>(`/api/runs/${shownRunId}/replay`, { json: {} });
+      await openRun(created.id);
+      void runs.refetch();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setReplaying(false);
     }
   };
 
@@ -165,6 +187,11 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
               {result.error.node_id ? `${result.error.node_id}: ` : ""}
               {result.error.message}
             </p>
+          ) : null}
+          {result.error?.node_id && shownRunId && !isRunning ? (
+            <Button variant="secondary" isBusy={isReplaying} onClick={() => void replay()}>
+              Replay from {result.error.node_id}
+            </Button>
           ) : null}
           {result.outputs ? <JsonTree label="Run outputs" value={result.outputs} /> : null}
         </div>

@@ -70,13 +70,16 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
         </EmptyState>
       ) : null}
       {shown.length > 0 ? (
-        <DataTable label="Runs" columns={["Started", "Status", "Duration", "Inputs", ACTIONS]}>
+        <DataTable label="Runs" columns={["Started", "Status", "Trigger", "Duration", "Inputs", ACTIONS]}>
           {shown.map((run) => (
             <Fragment key={run.id}>
-              <tr data-testid="run-row" data-status={run.status}>
+              <tr data-testid="run-row" data-status={run.status} data-trigger={run.trigger}>
                 <td>{formatDate(run.started_at)}</td>
                 <td>
                   <StatusBadge tone={RUN_TONE[run.status] ?? "neutral"}>{run.status}</StatusBadge>
+                </td>
+                <td title={run.scheduled_for ? `Scheduled for ${formatDate(run.scheduled_for)}` : undefined}>
+                  {run.trigger}
                 </td>
                 <td>{run.elapsed_ms !== null ? `${run.elapsed_ms} ms` : "—"}</td>
                 <td className="run-inputs">
@@ -104,8 +107,14 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
               </tr>
               {openId === run.id ? (
                 <tr>
-                  <td colSpan={5}>
-                    <RunDetail runId={run.id} />
+                  <td colSpan={6}>
+                    <RunDetail
+                      runId={run.id}
+                      onReplayed={(created) => {
+                        setOpenId(created.id);
+                        void client.invalidateQueries({ queryKey: ["runs", workflowId] });
+                      }}
+                    />
                   </td>
                 </tr>
               ) : null}
@@ -118,15 +127,26 @@ export function RunsPage({ workflowId }: { workflowId: string }) {
   );
 }
 
-function RunDetail({ runId }: { runId: string }) {
+function RunDetail({ runId, onReplayed }: { runId: string; onReplayed: (created: Run) => void }) {
   const run = useQuery({ queryKey: ["run", runId], queryFn: () => api<Run>(`/api/runs/${runId}`) });
   const [nodeId, setNodeId] = useState<string | null>(null);
+  const replay = useMutation({
+    mutationFn: (fromNode: string) =>
+      api<Run>(`/api/runs/${runId}/replay`, { json: { from_node: fromNode } }),
+    onSuccess: onReplayed,
+  });
   const nodes = run.data?.nodes ?? [];
   const chosen =
     nodes.find((node) => node.node_id === nodeId) ?? nodes.find((node) => node.status === "failed");
   return (
     <div className="run-detail" data-testid="run-detail">
       <QueryError query={run} />
+      <ErrorBox error={replay.error} />
+      {run.data?.replay_of ? (
+        <p className="muted">
+          Replay of <code>{run.data.replay_of}</code>
+        </p>
+      ) : null}
       {run.isPending ? <Loading what="the run" /> : null}
       {run.data ? (
         <div className="run-detail-grid">
@@ -156,7 +176,15 @@ function RunDetail({ runId }: { runId: string }) {
             </ol>
           </div>
           {chosen ? (
-            <NodeRunInspector nodeId={chosen.node_id} state={chosen} />
+            <NodeRunInspector
+              nodeId={chosen.node_id}
+              state={chosen}
+              replay={
+                run.data.status === "running"
+                  ? undefined
+                  : { onReplay: () => replay.mutate(chosen.node_id), isReplaying: replay.isPending }
+              }
+            />
           ) : (
             <p className="muted">Pick a node.</p>
           )}

@@ -1,14 +1,18 @@
 import { Handle, type NodeProps, Position } from "@xyflow/react";
 import { memo } from "react";
-import { type EditorNode, NODE_TYPES } from "./graph.ts";
+import { type EditorNode, ERROR_HANDLE, NODE_TYPES } from "./graph.ts";
 
-/** One card for every node type; condition nodes get an output handle per case and one for else. */
+/**
+ * One card for every node type; condition nodes get an output handle per case and one for else, and
+ * a node with `on_error: "branch"` an `error` handle for the edges it follows when it fails.
+ */
 export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps<EditorNode>) {
   const label = NODE_TYPES.find((entry) => entry.type === data.apiType)?.label ?? data.apiType;
   const cases =
     data.apiType === "condition" ? ((data.config.cases as { id: string }[] | undefined) ?? []) : [];
   const hasInput = data.apiType !== "start";
   const hasOutput = data.apiType !== "end" && data.apiType !== "condition";
+  const hasErrorBranch = data.extra.on_error === "branch";
   const classes = ["step-node", `step-${data.apiType}`];
   if (selected) classes.push("is-selected");
   if (data.issues?.length) classes.push("has-issues");
@@ -43,6 +47,18 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
         </div>
       ) : null}
       {hasOutput ? <Handle type="source" position={Position.Right} /> : null}
+      {hasErrorBranch ? (
+        <div className="step-error-branch">
+          <span>on error</span>
+          <Handle
+            type="source"
+            position={Position.Bottom}
+            id={ERROR_HANDLE}
+            className="error-handle"
+            data-testid={`handle-${id}-${ERROR_HANDLE}`}
+          />
+        </div>
+      ) : null}
     </div>
   );
 }, isSameCard);

@@ -13,6 +13,7 @@ import {
 import "@xyflow/react/dist/style.css";
 import { type DragEvent, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../api/client.ts";
+import { PublishPanel } from "../apps/PublishPanel.tsx";
 import { navigate } from "../router.ts";
 import { Button, ErrorBox, Loading, QueryError } from "../ui/ui.tsx";
 import { autoLayout, type EditorNode, type NodeType, toApi, toEditor, variablesFor } from "./graph.ts";
@@ -34,6 +35,7 @@ import { droppedNodeType, NodePalette } from "./NodePalette.tsx";
 import { NodeRunInspector } from "./NodeRunInspector.tsx";
 import { useExposeWorkflow, useSaveWorkflow, useTools, useWorkflow, type Workflow } from "./queries.ts";
 import { type NodeRunView, RunPanel } from "./RunPanel.tsx";
+import { SchedulePanel } from "./SchedulePanel.tsx";
 import { StepNode } from "./StepNode.tsx";
 import { useClipboard } from "./useClipboard.ts";
 import { useEditorGraph } from "./useEditorGraph.ts";
@@ -57,6 +59,13 @@ function Overview({ nodeCount }: { nodeCount: number }) {
   // graph's minimap then would build and drop a thousand minimap nodes while the editor opens.
   const isShown = useStore((state) => !state.fitViewQueued && showsMinimap(nodeCount, state.transform[2]));
   return isShown ? <MiniMap pannable zoomable /> : null;
+}
+
+/** The Publish panel, from the workflow as last saved (a save updates the cached workflow). */
+function WorkflowPublish({ id, isDirty }: { id: string; isDirty: boolean }) {
+  const saved = useWorkflow(id);
+  if (!saved.data) return null;
+  return <PublishPanel target={{ kind: "workflow", id }} state={saved.data} isDirty={isDirty} />;
 }
 
 export function WorkflowEditor({ id }: { id: string }) {
@@ -337,6 +346,8 @@ function Editor({ workflow }: { workflow: Workflow }) {
             onSelectNode={setSelectedId}
             initialRunId={initialRunId}
           />
+          <WorkflowPublish id={workflow.id} isDirty={isDirty} />
+          <SchedulePanel workflowId={workflow.id} />
         </div>
       </div>
     </div>

@@ -117,6 +117,41 @@ describe("outputsOf", () => {
     expect(outputsOf(editorNode("tool_2", "tool", { tool: "gone" }), tools)).toEqual(["result"]);
   });
 
+  it("adds error.code and error.message for a node that continues or branches on error", () => {
+    const branching = toEditor({
+      nodes: [{ id: "http_1", type: "http", position: { x: 0, y: 0 }, data: {}, on_error: "branch" }],
+      edges: [],
+    }).nodes[0] as EditorNode;
+    expect(outputsOf(branching, {})).toEqual([
+      "status",
+      "headers",
+      "body",
+      "json",
+      "error.code",
+      "error.message",
+    ]);
+  });
+
+  it("keeps a node's retry and an edge out of its error handle through a round trip", () => {
+    const withBranch = {
+      nodes: [
+        {
+          id: "http_1",
+          type: "http" as const,
+          position: { x: 0, y: 0 },
+          data: { method: "GET", url: "https://example.com" },
+          on_error: "branch" as const,
+          retry: { max_attempts: 3, backoff: "fixed" as const, initial_ms: 500, max_ms: 5_000 },
+        },
+        { id: "end", type: "end" as const, position: { x: 0, y: 0 }, data: { outputs: [] } },
+      ],
+      edges: [{ id: "e1", source: "http_1", target: "end", source_handle: "error" }],
+    };
+    const { nodes, edges } = toEditor(withBranch);
+    expect(edges[0]?.sourceHandle).toBe("error");
+    expect(toApi(nodes, edges)).toEqual(withBranch);
+  });
+
   it("gives every type a list, and an end node none", () => {
     for (const { type } of NODE_TYPES) {
       expect(Array.isArray(outputsOf(editorNode(`${type}_1`, type, defaultData(type)), {}))).toBe(true);
@@ -177,6 +212,9 @@ describe("variablesFor", () => {
       "{{http_1.headers}}",
       "{{http_1.body}}",
       "{{http_1.json}}",
+      // http_1 continues on error, so it may pass on an error.
+      "{{http_1.error.code}}",
+      "{{http_1.error.message}}",
     ]);
     expect(variablesFor("start", nodes, edges, {})).toEqual([]);
   });

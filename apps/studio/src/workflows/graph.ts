@@ -19,10 +19,22 @@ export interface ApiNode {
   type: NodeType;
   position: { x: number; y: number };
   data: Record<string, unknown>;
-  on_error?: "fail" | "continue";
+  on_error?: "fail" | "continue" | "branch";
   default_output?: Record<string, unknown>;
   timeout_ms?: number;
+  retry?: RetryPolicy;
 }
+
+/** A node's `retry`: attempts in all, and the wait between them. */
+export interface RetryPolicy {
+  max_attempts: number;
+  backoff?: "fixed" | "exponential";
+  initial_ms?: number;
+  max_ms?: number;
+}
+
+/** The handle of a node's error branch (`on_error: "branch"`). */
+export const ERROR_HANDLE = "error";
 
 export interface ApiEdge {
   id: string;
@@ -40,7 +52,7 @@ export interface ApiGraph {
 export type EditorNodeData = {
   apiType: NodeType;
   config: Record<string, unknown>;
-  extra: Pick<ApiNode, "on_error" | "default_output" | "timeout_ms">;
+  extra: Pick<ApiNode, "on_error" | "default_output" | "timeout_ms" | "retry">;
   issues?: string[];
   runStatus?: "running" | "succeeded" | "failed" | "skipped";
 };
@@ -86,6 +98,7 @@ export function toEditor(graph: ApiGraph): { nodes: EditorNode[]; edges: Edge[] 
           ...(node.on_error ? { on_error: node.on_error } : {}),
           ...(node.default_output ? { default_output: node.default_output } : {}),
           ...(node.timeout_ms ? { timeout_ms: node.timeout_ms } : {}),
+          ...(node.retry ? { retry: node.retry } : {}),
         },
       },
     })),
@@ -125,6 +138,13 @@ export function nextNodeId(type: NodeType, nodes: { id: string }[]): string {
 
 /** The fields a node outputs, for the variable picker. */
 export function outputsOf(node: EditorNode, tools: Record<string, string[]>): string[] {
+  const own = ownOutputsOf(node, tools);
+  const onError = node.data.extra.on_error;
+  // A node that fails under continue or branch passes on `error: { code, message }`.
+  return onError === "continue" || onError === "branch" ? [...own, "error.code", "error.message"] : own;
+}
+
+function ownOutputsOf(node: EditorNode, tools: Record<string, string[]>): string[] {
   const config = node.data.config;
   switch (node.data.apiType) {
     case "start":

@@ -1,16 +1,26 @@
+import { setTimeout as sleepFor } from "node:timers/promises";
+import type { Clock } from "@app/core";
 import {
   type ExecutorContext,
   HTTP_METHODS,
   type HttpData,
   type HttpMethod,
   NodeExecutionError,
+  parseRetryAfter,
+  type RetryPolicy,
+  retryDelayMs,
 } from "@app/workflow";
 import { type FetchFunction, OutboundUrlError } from "../../outbound/outbound-fetch.ts";
 
 /** Responses are read into the run record, so their size is capped. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
-const RETRY_BASE_MS = 250;
+/** The `http_request` tool's `retries`, spaced as the HTTP node's deprecated `data.retries` were. */
+const TOOL_RETRY: Omit<RetryPolicy, "max_attempts"> = {
+  backoff: "exponential",
+  initial_ms: 250,
+  max_ms: 60_000,
+};
 
 /** The secret of a stored credential of the run's workspace (`auth.credential_id`). */
 export type CredentialSecrets = (credentialId: string) => Promise<string>;
@@ -22,57 +32,116 @@ export interface HttpResult {
   json?: unknown;
 }
 
+export interface HttpAttempt {
+  signal: AbortSignal;
+  clock: Clock;
+  /** Whether a 429 or 5xx answer is the result (the last attempt) or an error to retry on. */
+  isLastAttempt: boolean;
+  /** Sent as `Idempotency-Key` unless the request sets one, so a receiver can drop a repeat. */
+  idempotencyKey?: string;
+}
+
 /**
- * Sends the request an HTTP node (or the `http_request` tool) describes: templated method, URL,
- * headers, query and body (an object is sent as JSON, or as a form when the content type says so; a
- * string as is), auth (inline, or a stored credential's secret), a timeout per attempt and retries
- * on network errors, 429 and 5xx.
+ * Sends once the request an HTTP node (or the `http_request` tool) describes: templated method,
+ * URL, headers, query and body (an object is sent as JSON, or as a form when the content type says
+ * so; a string as is), auth (inline, or a stored credential's secret), a timeout. A 429 or 5xx
+ * answer before the last attempt throws `http_status_<code>` with the server's Retry-After, for the
+ * engine's retry; on the last attempt it is the result, for the workflow to branch on.
  *
- * @example const result = await sendHttpRequest(fetch, data, signal, secrets);
+ * @example const result = await sendHttpRequest(fetch, data, { signal, clock, isLastAttempt: true }, secrets);
  */
 export async function sendHttpRequest(
   fetch: FetchFunction,
   data: HttpData,
-  signal: AbortSignal,
+  attempt: HttpAttempt,
   secrets: CredentialSecrets,
 ): Promise<HttpResult> {
+  const { signal } = attempt;
   const method = checkMethod(data.method);
   const url = buildUrl(data.url, data.query);
   const headers = new Headers(data.headers ?? {});
   await applyAuth(headers, data.auth, secrets);
-  const body = encodeBody(data.body, headers, method);
-  const attempts = (data.retries ?? 0) + 1;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const response = await fetch(url, {
-        method,
-        headers,
-        body,
-        signal: AbortSignal.any([signal, AbortSignal.timeout(data.timeout_ms ?? DEFAULT_TIMEOUT_MS)]),
-      });
-      const isRetryable = response.status === 429 || response.status >= 500;
-      if (isRetryable && attempt < attempts) {
-        await response.body?.cancel();
-        await backoff(attempt, signal);
-        continue;
-      }
-      return await readResponse(response);
-    } catch (error) {
-      if (signal.aborted) throw error;
-      if (error instanceof OutboundUrlError) throw new NodeExecutionError("url_not_allowed", error.message);
-      if (error instanceof NodeExecutionError) throw error;
-      if (attempt >= attempts) throw describeFailure(error, data);
-      await backoff(attempt, signal);
-    }
+  if (attempt.idempotencyKey !== undefined && !headers.has("idempotency-key")) {
+    headers.set("idempotency-key", attempt.idempotencyKey);
   }
+  const body = encodeBody(data.body, headers, method);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      body,
+      signal: AbortSignal.any([signal, AbortSignal.timeout(data.timeout_ms ?? DEFAULT_TIMEOUT_MS)]),
+    });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    if (error instanceof OutboundUrlError) throw new NodeExecutionError("url_not_allowed", error.message);
+    if (error instanceof NodeExecutionError) throw error;
+    throw describeFailure(error, data);
+  }
+  const isRetryable = response.status === 429 || response.status >= 500;
+  if (isRetryable && !attempt.isLastAttempt) {
+    await response.body?.cancel();
+    const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), attempt.clock.now());
+    throw new NodeExecutionError(
+      `http_status_${response.status}`,
+      `The server answered ${response.status}.`,
+      {
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      },
+    );
+  }
+  return readResponse(response);
 }
 
-/** The node executor over `sendHttpRequest`. */
-export function httpNodeExecutor(fetch: FetchFunction, secrets: CredentialSecrets) {
-  return async ({ inputs, signal }: ExecutorContext<"http">) => {
-    const result = await sendHttpRequest(fetch, inputs as HttpData, signal, secrets);
+/**
+ * The node executor over `sendHttpRequest`: one attempt per call (the engine retries under the
+ * node's `retry`), each with `Idempotency-Key: <run id>:<node id>`, the same on every attempt and on
+ * a resumed run.
+ *
+ * @example const executors = { http: httpNodeExecutor(fetch, secrets, clock), … };
+ */
+export function httpNodeExecutor(fetch: FetchFunction, secrets: CredentialSecrets, clock: Clock) {
+  return async ({ inputs, signal, runId, node, attempt, maxAttempts }: ExecutorContext<"http">) => {
+    const result = await sendHttpRequest(
+      fetch,
+      inputs as HttpData,
+      { signal, clock, isLastAttempt: attempt >= maxAttempts, idempotencyKey: `${runId}:${node.id}` },
+      secrets,
+    );
     return { outputs: { ...result } };
   };
+}
+
+/**
+ * `sendHttpRequest` tried up to `retries + 1` times, for the `http_request` tool (agents call it
+ * outside any workflow engine); the waits follow the same rule as a node's `retry`.
+ *
+ * @example const result = await sendWithRetries(fetch, { ...data, retries: 2 }, { signal, clock }, secrets);
+ */
+export async function sendWithRetries(
+  fetch: FetchFunction,
+  data: HttpData,
+  context: { signal: AbortSignal; clock: Clock },
+  secrets: CredentialSecrets,
+): Promise<HttpResult> {
+  const policy: RetryPolicy = { ...TOOL_RETRY, max_attempts: (data.retries ?? 0) + 1 };
+  for (let attempt = 1; ; attempt++) {
+    const isLastAttempt = attempt >= policy.max_attempts;
+    try {
+      return await sendHttpRequest(fetch, data, { ...context, isLastAttempt }, secrets);
+    } catch (error) {
+      const isRetryable =
+        error instanceof NodeExecutionError &&
+        (error.code.startsWith("http_status_") ||
+          error.code === "http_request_failed" ||
+          error.code === "http_timeout");
+      if (isLastAttempt || !isRetryable || context.signal.aborted) throw error;
+      await sleepFor(retryDelayMs(policy, attempt, error.retryAfterMs), undefined, {
+        signal: context.signal,
+      });
+    }
+  }
 }
 
 function buildUrl(raw: string, query: Record<string, string> | undefined): string {
@@ -192,19 +261,4 @@ function describeFailure(error: unknown, data: HttpData): NodeExecutionError {
   }
   const message = cause instanceof Error ? cause.message : String(cause);
   return new NodeExecutionError("http_request_failed", `The request failed: ${message}`);
-}
-
-function backoff(attempt: number, signal: AbortSignal): Promise<void> {
-  const delay = RETRY_BASE_MS * 2 ** (attempt - 1);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, delay);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }

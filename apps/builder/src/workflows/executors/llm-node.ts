@@ -1,3 +1,4 @@
+import { ApiError } from "@app/http";
 import { type ExecutorContext, NodeExecutionError } from "@app/workflow";
 import { citationJson, type KnowledgeSearch } from "../../agents/ports.ts";
 import type { GenerateRequest, generateForWorkspace } from "../../providers/generate-for-workspace.ts";
@@ -38,7 +39,7 @@ export function llmNodeExecutor(
       system = `${system ? `${system}\n\n` : ""}Use this context when it helps; cite it as [n].\n\n${context}`;
       citations = chunks.map(citationJson);
     }
-    const answer = await generate({
+    const answer = await retryable(generate, {
       workspaceId,
       provider: inputs.provider,
       model: inputs.model,
@@ -59,4 +60,18 @@ export function llmNodeExecutor(
       usage: answer.usage,
     };
   };
+}
+
+/**
+ * A provider's 429 or 5xx that said when to come back (Retry-After) fails the node with that wait,
+ * which the node's `retry` honours; other errors pass as they are.
+ */
+async function retryable(generate: Generate, request: Parameters<Generate>[0]) {
+  try {
+    return await generate(request);
+  } catch (error) {
+    const seconds = error instanceof ApiError ? Number(error.headers["Retry-After"]) : Number.NaN;
+    if (!(error instanceof ApiError) || !Number.isFinite(seconds)) throw error;
+    throw new NodeExecutionError(error.code, error.message, { retryAfterMs: seconds * 1000 });
+  }
 }

@@ -2,8 +2,8 @@ import { type Clock, storableJson, toStorable } from "@app/core";
 import { newestFirst, type PageRequest } from "@app/db";
 import { workflowRunsTotal } from "@app/observability";
 import type { WebhooksDb } from "@app/webhooks";
-import type { NodeError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
-import { and, asc, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
+import type { RunError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
+import { and, asc, eq, gte, inArray, lte, not, or, type SQL, sql } from "drizzle-orm";
 import type { BuilderDb } from "../../db/index.ts";
 import { emitEvent } from "../../events/emit-event.ts";
 import { type NodeRunRow, type RunRow, type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
@@ -19,16 +19,37 @@ export interface NewRun {
   graph: WorkflowGraph;
   inputs: Record<string, unknown>;
   startedAt: Date;
+  /** The workflow version it runs; null for the draft. */
+  version: number | null;
+  /** An app's end user who started it. */
+  appId: string | null;
+  endUserId: string | null;
+  /** The run it replays; null or absent otherwise. */
+  replayOf?: string | null;
+  /** Takeovers after a dead process so far (0, or absent, for a new run). */
+  resumes?: number;
+  /** The schedule whose tick fired the run, and that tick; null for other triggers. */
+  scheduleId: string | null;
+  scheduledFor: Date | null;
 }
 
-export async function insertRun(db: BuilderDb, values: NewRun): Promise<void> {
+/**
+ * Writes a run row in status `running`; a schedule's claim writes several in its transaction (`db`
+ * is then the transaction), so each tick's run and the schedule's advance commit together.
+ *
+ * @example await insertRuns(db, [run]);
+ */
+export async function insertRuns(db: BuilderDb, runs: NewRun[]): Promise<void> {
+  if (runs.length === 0) return;
   // Inputs may come from a model (an agent's workflow tool), past the HTTP input guard.
-  await db.insert(workflowRuns).values({
-    ...values,
-    inputs: toStorable(values.inputs),
-    status: "running",
-    heartbeatAt: values.startedAt,
-  });
+  await db.insert(workflowRuns).values(
+    runs.map((values) => ({
+      ...values,
+      inputs: toStorable(values.inputs),
+      status: "running" as const,
+      heartbeatAt: values.startedAt,
+    })),
+  );
 }
 
 type RunStoreDeps = { db: BuilderDb; clock: Clock };
@@ -48,6 +69,8 @@ export async function recordRunEnd(
 ): Promise<number> {
   const row: RunRow = {
     ...run,
+    replayOf: run.replayOf ?? null,
+    resumes: run.resumes ?? 0,
     ...finishedColumns(finished),
     heartbeatAt: finished.finished_at,
     isCancelRequested: false,
@@ -98,7 +121,7 @@ function finishedColumns(finished: RunFinishedEvent) {
 
 /**
  * A run row as one JSON parameter, keyed by column, for `jsonb_populate_record`: one bound value
- * instead of seventeen, on the write every run makes.
+ * instead of nineteen, on the write every run makes.
  */
 function runRecord(row: RunRow): string {
   return storableJson({
@@ -107,6 +130,9 @@ function runRecord(row: RunRow): string {
     workflow_id: row.workflowId,
     status: row.status,
     trigger: row.trigger,
+    version: row.version,
+    app_id: row.appId,
+    end_user_id: row.endUserId,
     graph: row.graph,
     inputs: row.inputs,
     outputs: row.outputs,
@@ -119,6 +145,10 @@ function runRecord(row: RunRow): string {
     elapsed_ms: row.elapsedMs,
     heartbeat_at: row.heartbeatAt,
     is_cancel_requested: row.isCancelRequested,
+    resumes: row.resumes,
+    replay_of: row.replayOf,
+    schedule_id: row.scheduleId,
+    scheduled_for: row.scheduledFor,
   });
 }
 
@@ -147,6 +177,7 @@ function upsertNodeRuns(rows: NodeRunValues[]): SQL {
     outputs: row.outputs ?? null,
     error: row.error ?? null,
     logs: row.logs ?? null,
+    attempts: row.attempts ?? null,
     input_tokens: row.inputTokens ?? 0,
     output_tokens: row.outputTokens ?? 0,
     started_at: row.startedAt?.toISOString() ?? null,
@@ -155,16 +186,17 @@ function upsertNodeRuns(rows: NodeRunValues[]): SQL {
   }));
   return sql`
     insert into workflow_node_runs (run_id, node_id, node_type, status, step, inputs, outputs, error,
-      logs, input_tokens, output_tokens, started_at, finished_at, elapsed_ms)
+      logs, attempts, input_tokens, output_tokens, started_at, finished_at, elapsed_ms)
     select run_id, node_id, node_type, status, step, inputs, outputs, error,
-      logs, input_tokens, output_tokens, started_at, finished_at, elapsed_ms
+      logs, attempts, input_tokens, output_tokens, started_at, finished_at, elapsed_ms
     from jsonb_to_recordset(${storableJson(records)}::jsonb) as r(run_id text, node_id text,
       node_type text, status text, step integer, inputs jsonb, outputs jsonb, error jsonb,
-      logs jsonb, input_tokens integer, output_tokens integer, started_at timestamptz,
+      logs jsonb, attempts jsonb, input_tokens integer, output_tokens integer, started_at timestamptz,
       finished_at timestamptz, elapsed_ms integer)
     on conflict (run_id, node_id) do update set
       status = excluded.status, step = excluded.step, inputs = excluded.inputs,
       outputs = excluded.outputs, error = excluded.error, logs = excluded.logs,
+      attempts = excluded.attempts,
       input_tokens = excluded.input_tokens,
       output_tokens = excluded.output_tokens, started_at = excluded.started_at,
       finished_at = excluded.finished_at, elapsed_ms = excluded.elapsed_ms`;
@@ -238,21 +270,84 @@ export async function requestCancel(
   return row;
 }
 
+/** Takeovers a run gets before it is failed instead: a run that kills its process each time ends. */
+export const MAX_RESUMES = 3;
+
+/** Runs that are not resumed when their process dies: nested runs (their caller's node runs again) and those resumed too often. */
+const isNotResumable = or(eq(workflowRuns.trigger, "tool"), gte(workflowRuns.resumes, MAX_RESUMES)) as SQL;
+
 /**
- * Marks runs whose process stopped (no heartbeat after `staleBefore`) as failed, so no run stays
- * "running" forever after a crash, each with its `workflow.run.failed` event. Answers how many it closed.
+ * Takes over up to `limit` runs whose process stopped (no heartbeat after `staleBefore`) and that can
+ * resume: their heartbeat becomes now and `resumes` grows by one, in one conditional update, so of
+ * two processes sweeping at once only one gets each run (the other's update finds the heartbeat fresh
+ * and skips it). Answers the claimed runs.
+ *
+ * @example for (const run of await claimInterruptedRuns(deps, staleBefore, 50)) void runner.resume(run);
  */
-export async function failInterruptedRuns({ db, clock }: RunStoreDeps, staleBefore: Date): Promise<number> {
+export async function claimInterruptedRuns(
+  { db, clock }: RunStoreDeps,
+  staleBefore: Date,
+  limit: number,
+): Promise<RunRow[]> {
+  const stale = and(
+    eq(workflowRuns.status, "running"),
+    lte(workflowRuns.heartbeatAt, staleBefore),
+    not(isNotResumable),
+  );
+  const due = db
+    .select({ id: workflowRuns.id })
+    .from(workflowRuns)
+    .where(stale)
+    .orderBy(asc(workflowRuns.heartbeatAt))
+    .limit(limit)
+    .for("update", { skipLocked: true });
+  return db
+    .update(workflowRuns)
+    .set({ heartbeatAt: clock.now(), resumes: sql`${workflowRuns.resumes} + 1` })
+    .where(and(inArray(workflowRuns.id, due), stale))
+    .returning();
+}
+
+const interrupted: RunError = {
+  code: "run_interrupted",
+  message: "The process running this workflow stopped before it finished.",
+};
+
+/**
+ * Marks runs whose process stopped (no heartbeat after `staleBefore`) and that cannot resume as
+ * failed, so no run stays "running" forever after a crash, each with its `workflow.run.failed`
+ * event. Answers how many it closed.
+ *
+ * @example const closed = await failInterruptedRuns(deps, new Date(Date.now() - 60_000));
+ */
+export function failInterruptedRuns(deps: RunStoreDeps, staleBefore: Date): Promise<number> {
+  return failRunsWhere(
+    deps,
+    and(eq(workflowRuns.status, "running"), lte(workflowRuns.heartbeatAt, staleBefore), isNotResumable),
+    interrupted,
+  );
+}
+
+/**
+ * Fails one running run with `error` (its running nodes too) and emits its event.
+ *
+ * @example await failRun(deps, run.id, { code: "run_interrupted", message: "…" });
+ */
+export async function failRun(deps: RunStoreDeps, runId: string, error: RunError): Promise<void> {
+  await failRunsWhere(deps, and(eq(workflowRuns.id, runId), eq(workflowRuns.status, "running")), error);
+}
+
+async function failRunsWhere(
+  { db, clock }: RunStoreDeps,
+  where: SQL | undefined,
+  error: RunError,
+): Promise<number> {
   const now = clock.now();
-  const error: NodeError & { node_id?: string } = {
-    code: "run_interrupted",
-    message: "The process running this workflow stopped before it finished.",
-  };
   return db.transaction(async (tx) => {
     const rows = await tx
       .update(workflowRuns)
       .set({ status: "failed", error, finishedAt: now })
-      .where(and(eq(workflowRuns.status, "running"), lte(workflowRuns.heartbeatAt, staleBefore)))
+      .where(where)
       .returning();
     if (rows.length === 0) return 0;
     await tx

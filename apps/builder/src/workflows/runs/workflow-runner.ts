@@ -6,18 +6,25 @@ import {
   type NodeExecutors,
   type NodeFailedEvent,
   type NodeFinishedEvent,
+  type RecordedNode,
   type RunRecorder,
   type RunResult,
   runWorkflow,
   type ToolOutputs,
+  WorkflowGraphError,
 } from "@app/workflow";
 import type { Deps } from "../../deps.ts";
-import type { RunTrigger, WorkflowRow } from "../schema.ts";
+import type { NodeRunRow, RunRow, RunTrigger, WorkflowRow } from "../schema.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
+import { attemptJson } from "./run-json.ts";
 import {
+  claimInterruptedRuns,
   failInterruptedRuns,
+  failRun,
+  findNodeRuns,
   heartbeat,
-  insertRun,
+  insertRuns,
+  type NewRun,
   type NodeRunValues,
   recordRunEnd,
   saveNodeRuns,
@@ -31,7 +38,12 @@ export interface RunStreamEvent {
 
 export interface RunRequest {
   workspaceId: string;
+  /** The workflow as it runs: its draft row, or `workflowAtVersion` of a published version. */
   workflow: WorkflowRow;
+  /** The published version `workflow` holds; absent for the draft. */
+  version?: number | undefined;
+  /** An app's end user who asked for the run. */
+  endUser?: { appId: string; endUserId: string } | undefined;
   inputs: Record<string, unknown>;
   trigger: RunTrigger;
   /** How deeply this run is nested in run_workflow tools (0 for a top-level run). */
@@ -41,6 +53,18 @@ export interface RunRequest {
   persistAtStart?: boolean;
   /** Called once the run row exists; only with `persistAtStart`. */
   onRunCreated?: (runId: string) => void;
+  /** A replay: the run it replays and the outcomes it keeps from it (they are not executed again). */
+  replay?: { of: string; recorded: ReadonlyMap<string, RecordedNode> } | undefined;
+  /** A run row already written in `running` (a schedule's tick, claimed with it): executed, not inserted. */
+  claimed?: ClaimedRun;
+}
+
+/** A run row a schedule's claim wrote, with the tick it fired for. */
+export interface ClaimedRun {
+  id: string;
+  startedAt: Date;
+  scheduleId: string;
+  scheduledFor: Date;
 }
 
 /** What the runner needs from the rest of the builder to execute nodes. */
@@ -51,22 +75,38 @@ export interface NodeServices {
 }
 
 const HEARTBEAT_MS = 5_000;
-/** A run whose process has not said anything for this long is considered dead. */
-const STALE_AFTER_MS = 60_000;
-/** Node records of a long run are written at most this often, so GET /api/runs/{id} shows progress. */
-const FLUSH_EVERY_MS = 1_000;
 /** A run still going after this long gets its row written, so a crash cannot make it vanish. */
 const PERSIST_AFTER_MS = 100;
 const COMPILED_CACHE_SIZE = 500;
+/** Runs one sweep takes over at most; the next sweep (a heartbeat later) takes the rest. */
+const CLAIM_BATCH = 50;
+
+/** What one execution of a run needs, whether it starts, resumes or replays. */
+interface Execution {
+  row: NewRun;
+  compiled: CompiledWorkflow;
+  depth: number;
+  recorded?: ReadonlyMap<string, RecordedNode> | undefined;
+  onEvent?: ((event: RunStreamEvent) => void) | undefined;
+  /** The run row's write, once started (at once for a resumed run, whose row exists). */
+  persisted: Promise<void> | undefined;
+  persist: () => Promise<void>;
+  timer?: NodeJS.Timeout | undefined;
+}
 
 /**
- * Executes workflows and records their runs: one run row at start, node records batched (a fast run
- * writes them once, with its end), a heartbeat while it runs, and cancellation from any process.
+ * Executes workflows and records their runs: the run row once it has lasted 100 ms (at once for
+ * watched runs), each node's outcome as it completes once the row exists (a fast run writes all of
+ * them with its end), a heartbeat while it runs, cancellation from any process, and the takeover of
+ * runs whose process died: a live process claims each one and resumes it from its first unfinished
+ * node (docs/workflows.md, "Durability").
  */
 export class WorkflowRunner {
   private readonly active = new Map<string, AbortController>();
   private readonly compiled = new Map<string, CompiledWorkflow>();
   private timer: NodeJS.Timeout | undefined;
+  private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
 
   readonly tools: ToolRegistry;
 
@@ -75,14 +115,18 @@ export class WorkflowRunner {
     private readonly services: NodeServices,
   ) {
     this.tools = services.tools;
+    this.leaseMs = deps.config.workflowRunLeaseMs;
+    // Several heartbeats fit in a lease, so one slow round trip does not make a live run look dead.
+    this.heartbeatMs = Math.min(HEARTBEAT_MS, Math.floor(this.leaseMs / 4));
   }
 
   /**
    * Compiles a stored graph against the tools available now; throws WorkflowGraphError when it cannot
    * run. Compiled graphs are kept per workflow version, since validation costs more than a fast run.
    */
-  compile(workflow: WorkflowRow): CompiledWorkflow {
-    const key = `${workflow.id}@${workflow.updatedAt.getTime()}`;
+  compile(workflow: WorkflowRow, version?: number): CompiledWorkflow {
+    // A version never changes; the draft is known by its last write.
+    const key = version ? `${workflow.id}#${version}` : `${workflow.id}@${workflow.updatedAt.getTime()}`;
     const cached = this.compiled.get(key);
     if (cached) return cached;
     const compiled = compileWorkflow(workflow.graph, { tools: this.tools.outputs() });
@@ -104,12 +148,12 @@ export class WorkflowRunner {
    * write at its end; anything a crash could cut off is on record by then.
    */
   async run(request: RunRequest): Promise<RunResult> {
-    const compiled = this.compile(request.workflow);
     const { db, clock } = this.deps;
-    const startedAt = clock.now();
-    const runId = newId("run", startedAt.getTime());
+    const { claimed } = request;
+    const startedAt = claimed?.startedAt ?? clock.now();
+    const runId = claimed?.id ?? newId("run", startedAt.getTime());
     annotateSpan({ "run.id": runId, "workspace.id": request.workspaceId });
-    const row = {
+    const row: NewRun = {
       id: runId,
       workspaceId: request.workspaceId,
       workflowId: request.workflow.id,
@@ -117,64 +161,163 @@ export class WorkflowRunner {
       graph: request.workflow.graph,
       inputs: request.inputs,
       startedAt,
+      version: request.version ?? null,
+      appId: request.endUser?.appId ?? null,
+      endUserId: request.endUser?.endUserId ?? null,
+      scheduleId: claimed?.scheduleId ?? null,
+      scheduledFor: claimed?.scheduledFor ?? null,
+      replayOf: request.replay?.of ?? null,
+      resumes: 0,
     };
-    let persisted: Promise<void> | undefined;
-    const persist = () => {
-      persisted ??= insertRun(db, row);
-      return persisted;
-    };
-    let timer: NodeJS.Timeout | undefined;
-    if (request.persistAtStart) {
-      await persist();
-      request.onRunCreated?.(runId);
-    } else {
-      timer = setTimeout(() => {
-        void persist().catch((error: unknown) =>
-          this.deps.logger.error({ err: error, run_id: runId }, "run record failed"),
-        );
-      }, PERSIST_AFTER_MS);
+    let compiled: CompiledWorkflow;
+    try {
+      // A replay runs the graph its original ran, which may be neither the draft nor cached.
+      compiled = request.replay
+        ? compileWorkflow(request.workflow.graph, { tools: this.tools.outputs() })
+        : this.compile(request.workflow, request.version);
+    } catch (error) {
+      // Other triggers refuse before a run exists (checkRunnable); a claimed tick's run is on record
+      // already and must end, with the reason.
+      if (!claimed || !(error instanceof WorkflowGraphError)) throw error;
+      return this.failClaimed(row, { code: error.code, message: error.message });
     }
-    const controller = new AbortController();
-    this.active.set(runId, controller);
-    const recorder = new BatchingRecorder(
+    const recorder = new DurableRecorder(
       this.deps,
       runId,
       request.workflow.id,
       request.onEvent,
-      () => persisted,
+      () => execution.persisted,
     );
-    const nodes = this.services.executors(request.workspaceId, request.depth ?? 0);
+    const execution: Execution = {
+      row,
+      compiled,
+      depth: request.depth ?? 0,
+      recorded: request.replay?.recorded,
+      onEvent: request.onEvent,
+      persisted: claimed ? Promise.resolve() : undefined,
+      persist: () => {
+        execution.persisted ??= insertRuns(db, [row]);
+        return execution.persisted;
+      },
+    };
+    if (request.persistAtStart) {
+      await execution.persist();
+      request.onRunCreated?.(runId);
+    } else if (!claimed) {
+      execution.timer = setTimeout(() => {
+        void execution
+          .persist()
+          .then(() => recorder.flush())
+          .catch((error: unknown) =>
+            this.deps.logger.error({ err: error, run_id: runId }, "run record failed"),
+          );
+      }, PERSIST_AFTER_MS);
+    }
+    return this.execute(execution, recorder);
+  }
+
+  /**
+   * Resumes a run a dead process left: the node outcomes it recorded are kept (not executed again)
+   * and the run goes on from its first unfinished node, with the graph and inputs stored on the run.
+   */
+  async resume(run: RunRow): Promise<RunResult | undefined> {
+    let compiled: CompiledWorkflow;
     try {
-      const result = await withSpan(
+      compiled = compileWorkflow(run.graph, { tools: this.tools.outputs() });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await failRun(this.deps, run.id, {
+        code: "run_interrupted",
+        message: `The process running this workflow stopped, and the run cannot resume here: ${message}`,
+      });
+      return undefined;
+    }
+    const recorded = recordedNodes(await findNodeRuns(this.deps.db, run.id));
+    this.deps.logger.info(
+      { run_id: run.id, recorded: recorded.size, resumes: run.resumes },
+      "resuming workflow run",
+    );
+    const persisted = Promise.resolve();
+    const execution: Execution = {
+      row: run,
+      compiled,
+      depth: 0,
+      recorded,
+      persisted,
+      persist: () => persisted,
+    };
+    const recorder = new DurableRecorder(this.deps, run.id, run.workflowId, undefined, () => persisted);
+    return this.execute(execution, recorder);
+  }
+
+  private async execute(execution: Execution, recorder: DurableRecorder): Promise<RunResult> {
+    const { row, compiled } = execution;
+    const runId = row.id;
+    const controller = new AbortController();
+    this.active.set(runId, controller);
+    const nodes = this.services.executors(row.workspaceId, execution.depth);
+    try {
+      const engineResult = await withSpan(
         "workflow.run",
-        { "run.id": runId, "workspace.id": request.workspaceId, "workflow.id": request.workflow.id },
+        { "run.id": runId, "workspace.id": row.workspaceId, "workflow.id": row.workflowId },
         () =>
           runWorkflow({
             workflow: compiled,
             runId,
-            inputs: request.inputs,
+            inputs: row.inputs,
             executors: nodes.executors,
             recorder,
-            clock,
+            clock: this.deps.clock,
             signal: controller.signal,
             missingValues: "empty",
+            ...(execution.recorded ? { recorded: execution.recorded } : {}),
           }),
       );
-      clearTimeout(timer);
-      if (persisted) await persisted;
+      // A resumed run keeps the start its first process gave it.
+      const result =
+        (row.resumes ?? 0) > 0
+          ? {
+              ...engineResult,
+              started_at: row.startedAt,
+              elapsed_ms: engineResult.finished_at.getTime() - row.startedAt.getTime(),
+            }
+          : engineResult;
+      clearTimeout(execution.timer);
+      if (execution.persisted) await execution.persisted;
+      await recorder.flushed();
       const deliveries = await recordRunEnd(this.deps, row, result, recorder.takePending(), {
-        rowExists: persisted !== undefined,
+        rowExists: execution.persisted !== undefined,
       });
       // A wake costs the engine a query; most workspaces have no webhook listening.
       if (deliveries > 0) this.deps.deliveries?.wake();
-      request.onEvent?.({ event: "run_finished", data: runFinishedData(result) });
+      execution.onEvent?.({ event: "run_finished", data: runFinishedData(result) });
       return result;
     } finally {
       nodes.close();
-      clearTimeout(timer);
+      clearTimeout(execution.timer);
       recorder.close();
       this.active.delete(runId);
     }
+  }
+
+  /** Ends a claimed run that cannot start (its graph no longer compiles) as failed, with its event. */
+  private async failClaimed(row: NewRun, error: { code: string; message: string }): Promise<RunResult> {
+    const finishedAt = this.deps.clock.now();
+    const result: RunResult = {
+      run_id: row.id,
+      status: "failed",
+      started_at: row.startedAt,
+      finished_at: finishedAt,
+      elapsed_ms: finishedAt.getTime() - row.startedAt.getTime(),
+      steps: 0,
+      outputs: null,
+      error,
+      usage: { total_tokens: 0 },
+      nodes: [],
+    };
+    const deliveries = await recordRunEnd(this.deps, row, result, [], { rowExists: true });
+    if (deliveries > 0) this.deps.deliveries?.wake();
+    return result;
   }
 
   /** Cancels a run running in this process; answers false when it is not here. */
@@ -190,13 +333,18 @@ export class WorkflowRunner {
    * process on its database closes every run it finds: none of them can still be going.
    */
   async start(): Promise<void> {
-    await this.sweep(this.deps.isSoleProcess ? 0 : STALE_AFTER_MS);
+    await this.sweep(this.deps.isSoleProcess ? 0 : this.leaseMs);
     this.timer = setInterval(() => {
       void this.tick().catch((error: unknown) =>
         this.deps.logger.error({ err: error }, "workflow heartbeat failed"),
       );
-    }, HEARTBEAT_MS);
+    }, this.heartbeatMs);
     this.timer.unref();
+  }
+
+  /** Runs this process is executing (started here or taken over). */
+  activeRuns(): string[] {
+    return [...this.active.keys()];
   }
 
   stop(): void {
@@ -210,21 +358,37 @@ export class WorkflowRunner {
     await this.sweep();
   }
 
-  /** Fails the runs that have been silent (no heartbeat) for `silentForMs` or longer. */
-  private async sweep(silentForMs = STALE_AFTER_MS): Promise<void> {
-    const now = this.deps.clock.now();
-    const closed = await failInterruptedRuns(this.deps, new Date(now.getTime() - silentForMs));
-    if (closed === 0) return;
-    this.deps.logger.warn({ runs: closed }, "marked interrupted workflow runs as failed");
-    this.deps.deliveries?.wake();
+  /**
+   * Takes over the runs that have been silent (no heartbeat) for `silentForMs` or longer and resumes
+   * them here; the claim is one conditional update, so of two processes sweeping at once only one
+   * gets each run. Runs that cannot resume (a nested run, whose caller's node runs again; one that
+   * was resumed too often) are failed with `run_interrupted` instead.
+   */
+  private async sweep(silentForMs = this.leaseMs): Promise<void> {
+    const staleBefore = new Date(this.deps.clock.now().getTime() - silentForMs);
+    const closed = await failInterruptedRuns(this.deps, staleBefore);
+    if (closed > 0) {
+      this.deps.logger.warn({ runs: closed }, "marked interrupted workflow runs as failed");
+      this.deps.deliveries?.wake();
+    }
+    const claimed = await claimInterruptedRuns(this.deps, staleBefore, CLAIM_BATCH);
+    for (const run of claimed) {
+      void this.resume(run).catch((error: unknown) =>
+        this.deps.logger.error({ err: error, run_id: run.id }, "resuming a workflow run failed"),
+      );
+    }
   }
 }
 
-/** Streams every event at once and keeps node records in memory until the next flush. */
-class BatchingRecorder implements RunRecorder {
+/**
+ * Streams every event at once and writes each node's outcome as it completes, once the run row
+ * exists (one statement per completed node, with the records of the nodes started since); before
+ * that the records wait in memory and a fast run writes them all with its end.
+ */
+class DurableRecorder implements RunRecorder {
   private readonly pending = new Map<string, NodeRunValues>();
-  private lastFlush: number;
   private flushing: Promise<void> = Promise.resolve();
+  private isFlushQueued = false;
 
   constructor(
     private readonly deps: Deps,
@@ -233,9 +397,7 @@ class BatchingRecorder implements RunRecorder {
     private readonly emit: ((event: RunStreamEvent) => void) | undefined,
     /** The run row's write, once started; node records wait for it (they reference the row). */
     private readonly runPersisted: () => Promise<void> | undefined,
-  ) {
-    this.lastFlush = deps.clock.now().getTime();
-  }
+  ) {}
 
   onRunStarted: RunRecorder["onRunStarted"] = (event) => {
     this.emit?.({
@@ -293,7 +455,7 @@ class BatchingRecorder implements RunRecorder {
     this.pending.clear();
   }
 
-  private ended(event: NodeFinishedEvent | NodeFailedEvent): Promise<void> {
+  private ended(event: NodeFinishedEvent | NodeFailedEvent): void {
     const usage = event.status === "succeeded" ? (event.usage ?? null) : null;
     this.track({
       runId: this.runId,
@@ -305,6 +467,7 @@ class BatchingRecorder implements RunRecorder {
       outputs: event.outputs,
       error: event.status === "failed" ? event.error : null,
       logs: event.logs ?? null,
+      attempts: event.attempts?.map(attemptJson) ?? null,
       inputTokens: usage?.input_tokens ?? 0,
       outputTokens: usage?.output_tokens ?? 0,
       startedAt: event.started_at,
@@ -325,23 +488,47 @@ class BatchingRecorder implements RunRecorder {
         tokens: usage ?? { total_tokens: 0 },
         error: event.status === "failed" ? event.error : null,
         logs: event.logs ?? null,
+        attempts: event.attempts?.map(attemptJson) ?? null,
+        reused: event.reused,
         ...(event.status === "failed" ? { continued: event.continued } : {}),
       },
     });
-    return this.maybeFlush();
+    // Not awaited by the engine: the stream and the next nodes go on while the write is under way
+    // (the record is no later for it; docs/workflows.md, "Durability", has the cost).
+    void this.flush();
   }
 
   private track(row: NodeRunValues): void {
     this.pending.set(row.nodeId, row);
   }
 
-  private maybeFlush(): Promise<void> {
-    const now = this.deps.clock.now().getTime();
+  /**
+   * Writes the records waiting in memory, once the run row exists (a no-op before). One write at a
+   * time: completions that arrive during a write go out together in the next, in completion order.
+   */
+  flush(): Promise<void> {
     const persisted = this.runPersisted();
-    if (!persisted || now - this.lastFlush < FLUSH_EVERY_MS) return Promise.resolve();
-    this.lastFlush = now;
-    const rows = this.takePending();
-    this.flushing = this.flushing.then(() => persisted).then(() => saveNodeRuns(this.deps.db, rows));
+    if (!persisted || this.pending.size === 0 || this.isFlushQueued) return this.flushing;
+    this.isFlushQueued = true;
+    this.flushing = this.flushing.then(async () => {
+      let rows: NodeRunValues[] = [];
+      try {
+        await persisted;
+        this.isFlushQueued = false;
+        rows = this.takePending();
+        await saveNodeRuns(this.deps.db, rows);
+      } catch (error) {
+        this.isFlushQueued = false;
+        // Kept for the run's last write, which records whatever is still pending.
+        for (const row of rows) if (!this.pending.has(row.nodeId)) this.pending.set(row.nodeId, row);
+        this.deps.logger.error({ err: error, run_id: this.runId }, "node records not written");
+      }
+    });
+    return this.flushing;
+  }
+
+  /** Resolves once every write started so far is done. */
+  flushed(): Promise<void> {
     return this.flushing;
   }
 }
@@ -356,4 +543,39 @@ export function runFinishedData(result: RunResult): Record<string, unknown> {
     elapsed_ms: Math.round(result.elapsed_ms * 100) / 100,
     usage: result.usage,
   };
+}
+
+/**
+ * The outcomes a run recorded that a resumed execution or a replay keeps, by node id: succeeded
+ * nodes, and failed ones whose outputs let the run go on.
+ *
+ * @example const recorded = recordedNodes(await findNodeRuns(db, run.id));
+ */
+export function recordedNodes(rows: NodeRunRow[]): Map<string, RecordedNode> {
+  const recorded = new Map<string, RecordedNode>();
+  for (const row of rows) {
+    if (row.status !== "succeeded" && row.status !== "failed") continue;
+    if (row.outputs === null) continue;
+    recorded.set(row.nodeId, {
+      status: row.status,
+      started_at: row.startedAt,
+      finished_at: row.finishedAt,
+      elapsed_ms: row.elapsedMs,
+      inputs: row.inputs,
+      outputs: row.outputs,
+      usage:
+        row.inputTokens + row.outputTokens > 0
+          ? {
+              input_tokens: row.inputTokens,
+              output_tokens: row.outputTokens,
+              total_tokens: row.inputTokens + row.outputTokens,
+            }
+          : null,
+      error: row.error,
+      logs: row.logs,
+      attempts:
+        row.attempts?.map((attempt) => ({ ...attempt, started_at: new Date(attempt.started_at) })) ?? null,
+    });
+  }
+  return recorded;
 }

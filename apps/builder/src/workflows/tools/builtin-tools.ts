@@ -1,7 +1,7 @@
 import type { Clock } from "@app/core";
 import { httpDataSchema } from "@app/workflow";
 import type { FetchFunction } from "../../outbound/outbound-fetch.ts";
-import { type CredentialSecrets, sendHttpRequest } from "../executors/http-node.ts";
+import { type CredentialSecrets, sendWithRetries } from "../executors/http-node.ts";
 import { defineTool, z } from "./registry.ts";
 
 /** `current_time`: the time now, in UTC and, when asked, in an IANA time zone. */
@@ -45,14 +45,18 @@ function localTime(now: Date, timezone: string): string {
 }
 
 /** `http_request`: the HTTP node's request, as a tool (same SSRF guard, limits and retries). */
-export function httpRequestTool(fetch: FetchFunction, secrets: (workspaceId: string) => CredentialSecrets) {
+export function httpRequestTool(
+  fetch: FetchFunction,
+  secrets: (workspaceId: string) => CredentialSecrets,
+  clock: Clock,
+) {
   return defineTool({
     name: "http_request",
     description: "Sends an HTTP request and returns its status, headers, body and parsed JSON.",
     outputs: ["status", "headers", "body", "json"],
     args: httpDataSchema.omit({ title: true }),
     run: async (args, { workspaceId, signal }) => ({
-      ...(await sendHttpRequest(fetch, args, signal, secrets(workspaceId))),
+      ...(await sendWithRetries(fetch, args, { signal, clock }, secrets(workspaceId))),
     }),
   });
 }

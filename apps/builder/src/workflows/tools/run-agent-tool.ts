@@ -27,7 +27,7 @@ export function runAgentTool(deps: Pick<Deps, "db" | "clock" | "config" | "logge
         agentId: args.agent_id,
         conversationId: args.conversation_id,
       });
-      if (!context)
+      if (!context || context === "version_not_found")
         throw new NodeExecutionError("agent_not_found", `No agent ${args.agent_id} in this workspace.`);
       const turn = await prepareAgentTurn(
         deps,
