@@ -228,7 +228,7 @@ export const MAX_NODE_ATTEMPTS = 10;
  * for, never more than `max_ms`.
  */
 export const retryPolicySchema = z
-  .object({
+  .strictObject({
     max_attempts: z
       .number()
       .int()
