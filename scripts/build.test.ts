@@ -1,11 +1,19 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeOpenAI, startFakeS3 } from "@app/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildIfStale, compiledEntry, root, sourceStamp } from "./build.ts";
+import { buildIfStale, buildServices, compiledEntry, root, sourceStamp } from "./build.ts";
 
 describe("the source stamp", () => {
   let dir: string;
@@ -184,5 +192,30 @@ describe("the compiled builder", () => {
       await model.close();
       await s3.close();
     }
+  }, 180_000);
+});
+
+/** The commands of this process's live children, from /proc. */
+function childCommands(): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      // "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ")".
+      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(ppid) === process.pid && state !== "Z")
+        found.push(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return found;
+}
+
+describe("the services' build", () => {
+  it("stops esbuild's service process when it ends (it held ~700 MB for the life of `npm start`)", async () => {
+    await buildServices();
+    expect(childCommands()).not.toContain("esbuild");
   }, 180_000);
 });

@@ -92,6 +92,8 @@ export async function buildServices(): Promise<void> {
   const stamp = sourceStamp(SERVICE_SOURCES);
   const esbuild = await import("esbuild");
   // Side by side: esbuild's one process then keeps both cores busy through each build's serial parts.
+  // That process outlives the build unless stopped: in `npm start` it held ~700 MB for the
+  // supervisor's whole life.
   await Promise.all(
     Object.entries(SERVICE_ENTRIES).map(async ([name, service]) => {
       const outdir = join(root, service.dir, "dist");
@@ -128,7 +130,7 @@ export async function buildServices(): Promise<void> {
       writeFileSync(join(outdir, STAMP_FILE), `${stamp}\n`);
       console.log(`Built ${name} into ${relative(root, outdir)}/`);
     }),
-  );
+  ).finally(() => esbuild.stop());
 }
 
 /**

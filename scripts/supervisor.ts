@@ -140,11 +140,13 @@ export class Supervisor {
   #launch(slot: Slot): void {
     const { service } = slot;
     // Its own process group: a terminal's Ctrl-C reaches only the supervisor, which alone decides
-    // what is an expected exit.
+    // what is an expected exit. That also means nothing ends the service when the supervisor is
+    // killed hard (SIGKILL, an OOM kill): the IPC channel closes then, and the service stops on its
+    // "disconnect" (runService in packages/http).
     const child = spawn(service.command, service.args, {
       cwd: service.cwd,
       env: service.env,
-      stdio: "inherit",
+      stdio: ["inherit", "inherit", "inherit", "ipc"],
       detached: true,
     });
     slot.child = child;

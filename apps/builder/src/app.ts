@@ -1,6 +1,7 @@
 import {
   apiDocs,
   completeErrorResponses,
+  compressJson,
   errorHandler,
   guardInput,
   healthRoutes,
@@ -178,6 +179,7 @@ function createRoutes(
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const metrics = builderMetrics(deps);
   app.use(requestId());
+  app.use(compressJson());
   app.use(traceRequests((c) => ({ "workspace.id": c.var.principal?.workspaceId })));
   app.use(metrics.middleware);
   app.use(requestLogger(logger));

@@ -38,6 +38,70 @@ describe("one error shape with a Request-Id everywhere", () => {
     expect(body.error.details).toContainEqual({ path: "provider", message: "is required" });
   });
 
+  it("answers an unknown field with 422 naming it, at the top level and deep in a graph or a tool, instead of dropping it", async () => {
+    type ErrorJson = { error: { param: string; details: { path: string; message: string }[] } };
+    const start = { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [] } };
+    const end = { id: "done", type: "end", position: { x: 0, y: 0 }, data: { outputs: [] } };
+    const code = {
+      id: "code",
+      type: "code",
+      position: { x: 0, y: 0 },
+      // timeout_ms is the node's, not its data's: dropped, the node would run with the default.
+      data: { language: "python", code: "def main(inputs):\n    return {}\n", timeout_ms: 5000 },
+    };
+    const graph = {
+      nodes: [start, code, end],
+      edges: [
+        { id: "a", source: "start", target: "code" },
+        { id: "b", source: "code", target: "done" },
+      ],
+    };
+    const cases: [string, string, Record<string, unknown>, string][] = [
+      ["POST", "/api/workflows", { name: "w", graph }, "graph.nodes[1].data.timeout_ms"],
+      [
+        "POST",
+        "/api/workflows",
+        { name: "w", graph: { ...graph, nodes: [start, { ...end, colour: "red" }] }, edges: [] },
+        "graph.nodes[1].colour",
+      ],
+      ["POST", "/api/agents", { name: "a", provider: "openai", model: "m", temprature: 0.2 }, "temprature"],
+      [
+        "POST",
+        "/api/agents",
+        {
+          name: "a",
+          provider: "openai",
+          model: "m",
+          tools: [{ type: "knowledge_search", top_k: 3, knowledge_base_ids: ["kb_x"] }],
+        },
+        "tools[0].knowledge_base_ids",
+      ],
+      ["POST", "/api/sandbox/run", { language: "python", code: "x", input: {}, timeout: 5 }, "timeout"],
+    ];
+    for (const [method, path, json, param] of cases) {
+      const response = await builder.request(path, { method, cookie, json });
+      expect(response.status, `${path} ${param}`).toBe(422);
+      const body = (await response.json()) as ErrorJson;
+      expect(body.error.param, path).toBe(param);
+      expect(body.error.details, path).toContainEqual({ path: param, message: "is not a known field" });
+      if (param === "graph.nodes[1].colour")
+        expect(body.error.details).toContainEqual({ path: "edges", message: "is not a known field" });
+    }
+  });
+
+  it("compresses a JSON answer above 1 KiB for a client that accepts brotli or gzip", async () => {
+    for (const encoding of ["br", "gzip"]) {
+      const response = await builder.request("/api/openapi.json", {
+        headers: { "accept-encoding": encoding },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-encoding"), encoding).toBe(encoding);
+      expect(((await response.json()) as { openapi: string }).openapi).toMatch(/^3\.1/);
+    }
+    const plain = await builder.request("/api/openapi.json", { headers: { "accept-encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+  });
+
   it("answers an unknown route with 404 route_not_found", async () => {
     const response = await builder.request("/api/no-such-thing", { cookie });
     expect(response.status).toBe(404);
@@ -196,6 +260,47 @@ describe("input PostgreSQL cannot store, bytes that are not UTF-8, and integers 
     const agent = await rawPost("/api/agents", '{"name":"a\\u0000b","provider":"openai","model":"m"}');
     expect(agent.status).toBe(422);
     expect(((await agent.json()) as ErrorJson).error).toMatchObject({ param: "name" });
+  });
+
+  it("a number JSON cannot carry exactly (1e400, a 400-digit integer, 2^53+1) in run inputs or a sandbox run's input → 422 naming it and saying why", async () => {
+    const created = await builder.request("/api/workflows", {
+      method: "POST",
+      cookie,
+      json: {
+        name: "numbers",
+        graph: {
+          ...echoGraph,
+          nodes: echoGraph.nodes.map((node) =>
+            node.type === "start" ? { ...node, data: { inputs: [{ name: "q", type: "number" }] } } : node,
+          ),
+        },
+      },
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const workflow = (await created.json()) as { id: string };
+    const tooBig = `1${"0".repeat(399)}`;
+    for (const [token, reason] of [
+      ["1e400", /out of range/],
+      ["-1e400", /out of range/],
+      [tooBig, /out of range/],
+      ["9007199254740993", /cannot carry exactly \(it would become 9007199254740992\)/],
+    ] as const) {
+      const run = await rawPost(`/api/workflows/${workflow.id}/runs`, `{"inputs":{"q":${token}}}`);
+      expect(run.status, token).toBe(422);
+      const error = ((await run.json()) as ErrorJson & { error: { message: string } }).error;
+      expect(error, token).toMatchObject({ code: "validation_failed", param: "inputs.q" });
+      expect(error.message, token).toMatch(reason);
+      const sandboxBody = JSON.stringify({
+        language: "python",
+        code: "def main(inputs):\n    return inputs\n",
+        input: { big: ["TOKEN"] },
+      });
+      const sandbox = await rawPost("/api/sandbox/run", sandboxBody.replace('"TOKEN"', token));
+      expect(sandbox.status, token).toBe(422);
+      expect(((await sandbox.json()) as ErrorJson).error, token).toMatchObject({ param: "input.big[0]" });
+    }
+    const fine = await rawPost(`/api/workflows/${workflow.id}/runs`, '{"inputs":{"q":9007199254740991}}');
+    expect(fine.status).toBe(200);
   });
 
   it("a NUL in a path id → 422 naming it; a body that is not UTF-8 → 400", async () => {

@@ -1,3 +1,4 @@
+import { looseRequestObjects, type OpenApiDocument } from "@app/http/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../test/harness.ts";
 import { createBuilderApp } from "./app.ts";
@@ -25,5 +26,11 @@ describe("the OpenAPI document", () => {
     expect(served.length).toBeGreaterThan(30);
     const missing = [...new Set(served)].filter((route) => !documented.has(route));
     expect(missing).toEqual([]);
+  });
+
+  it("refuses unknown keys in every object a JSON request body can hold (additionalProperties: false), so none is dropped silently", async () => {
+    const document = (await (await fetch(`${builder.url}/api/openapi.json`)).json()) as OpenApiDocument;
+    // The auth routes are forwarded to better-auth, whose client libraries add fields of their own (callbackURL, …).
+    expect(looseRequestObjects(document, ["/api/auth/"])).toEqual([]);
   });
 });

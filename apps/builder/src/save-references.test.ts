@@ -144,6 +144,52 @@ describe("a workflow save", () => {
     expect(body.error.details?.[0]?.node_id).toBe("ask");
   });
 
+  it("refuses a knowledge_search tool node naming another workspace's or a made-up knowledge base, and keeps its own and a templated one", async () => {
+    const own = await createBase(builder, alice, { name: "Alice's search" });
+    const search = (ids: unknown) =>
+      singleNodeGraph(
+        node("find", "tool", {
+          tool: "knowledge_search",
+          args: { knowledge_base_ids: ids, query: "refunds" },
+        }),
+        {},
+        [{ name: "base", type: "string" }],
+      );
+    for (const [ids, param] of [
+      [[bobsBase], "graph.nodes[1].data.args.knowledge_base_ids[0]"],
+      [
+        [own, "{{start.base}}", "kb_01m8gp8z5279ga2b7qc7c1pzzz"],
+        "graph.nodes[1].data.args.knowledge_base_ids[2]",
+      ],
+    ] as const) {
+      const body = await expect422(
+        await builder.request("/api/workflows", {
+          method: "POST",
+          cookie: alice,
+          json: { name: "w", graph: search(ids) },
+        }),
+        param,
+      );
+      expect(body.error.details?.[0]?.node_id).toBe("find");
+    }
+    await expect422(
+      await builder.request(`/api/workflows/${alicesWorkflow}`, {
+        method: "PATCH",
+        cookie: alice,
+        json: { graph: search([bobsBase]) },
+      }),
+      "graph.nodes[1].data.args.knowledge_base_ids[0]",
+    );
+    for (const ids of [[own], [own, "{{start.base}}"]]) {
+      const saved = await builder.request("/api/workflows", {
+        method: "POST",
+        cookie: alice,
+        json: { name: "w", graph: search(ids) },
+      });
+      expect(saved.status, await saved.clone().text()).toBe(201);
+    }
+  });
+
   it("refuses a run_workflow tool node of another workspace's workflow, and an HTTP node to a metadata address", async () => {
     const tool = singleNodeGraph(
       node("sub", "tool", { tool: "run_workflow", args: { workflow_id: bobsWorkflow } }),

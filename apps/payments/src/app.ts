@@ -1,6 +1,7 @@
 import {
   apiDocs,
   completeErrorResponses,
+  compressJson,
   errorHandler,
   guardInput,
   healthRoutes,
@@ -40,6 +41,7 @@ export function createPaymentsApp(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const metrics = paymentsMetrics(deps);
   app.use(requestId());
+  app.use(compressJson());
   app.use(traceRequests((c) => ({ "merchant.id": c.var.merchant?.merchantId })));
   app.use(metrics.middleware);
   app.use(requestLogger(deps.logger));

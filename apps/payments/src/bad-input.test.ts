@@ -243,6 +243,13 @@ describe("characters PostgreSQL cannot store, and bytes that are not UTF-8", () 
     "/v1/refunds?starting_after=pay_",
     "/v1/webhook_endpoints?starting_after=%20",
     "/v1/webhook_deliveries?starting_after=x",
+    "/v1/payouts?starting_after=!!garbage!!",
+    // An id of another kind orders nothing in this list either.
+    "/v1/payments?starting_after=re_01m8gp8z5279ga2b7qc7c1pze8",
+    "/v1/refunds?starting_after=pay_01m8gp8z5279ga2b7qc7c1pze8",
+    "/v1/payouts?starting_after=pay_01m8gp8z5279ga2b7qc7c1pze8",
+    "/v1/webhook_endpoints?starting_after=wd_01m8gp8z5279ga2b7qc7c1pze8",
+    "/v1/webhook_deliveries?starting_after=we_01m8gp8z5279ga2b7qc7c1pze8",
   ])("a garbage list cursor %s → 422 instead of an empty page", async (path) => {
     const response = await payments.request(path);
     expect(response.status).toBe(422);

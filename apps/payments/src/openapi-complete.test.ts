@@ -1,3 +1,4 @@
+import { looseRequestObjects, type OpenApiDocument } from "@app/http/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, startTestPayments, type TestPayments } from "../test/harness.ts";
 import { createPaymentsApp } from "./app.ts";
@@ -25,5 +26,10 @@ describe("the OpenAPI document", () => {
     expect(served.length).toBeGreaterThan(15);
     const missing = [...new Set(served)].filter((route) => !documented.has(route));
     expect(missing).toEqual([]);
+  });
+
+  it("refuses unknown keys in every object a JSON request body can hold (additionalProperties: false)", async () => {
+    const document = await json<OpenApiDocument>(await payments.request("/v1/openapi.json"));
+    expect(looseRequestObjects(document)).toEqual([]);
   });
 });

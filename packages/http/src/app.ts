@@ -85,11 +85,21 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
   };
 }
 
-/** Maps anything thrown to the error shape; unexpected errors are logged and answered without internals. */
+/**
+ * Maps anything thrown to the error shape. Unexpected errors are logged with their stack and answered
+ * without internals; an outside service's failure (an `ApiError` of 5xx other than 500: 502, 503, 504) is a warning.
+ *
+ * @example app.onError(errorHandler(logger));
+ */
 export function errorHandler<E extends BaseEnv>(logger: Logger): ErrorHandler<E> {
   return (error, c) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) {
+    if (apiError.status >= 500 && error instanceof ApiError && apiError.status !== 500) {
+      // An outside service failing (a provider unreachable, the sandbox unavailable) is raised on
+      // purpose and answered in the error shape: worth a warning, not a stack of our own code.
+      const { code, status, message } = apiError;
+      logger.warn({ request_id: c.var.requestId, code, status, message }, "outside service failed");
+    } else if (apiError.status >= 500) {
       logger.error({ request_id: c.var.requestId, err: error }, "unhandled error");
     }
     return respondWithError(c, apiError);

@@ -11,6 +11,7 @@ export {
   respondWithError,
   toApiError,
 } from "./app.ts";
+export { compressJson } from "./compress-json.ts";
 export { apiDocs } from "./docs.ts";
 export {
   ApiError,
@@ -31,6 +32,7 @@ export {
   errorResponses,
   ID_PATTERN,
   idParam,
+  idPattern,
   jsonContent,
   listOf,
   listQuerySchema,

@@ -62,6 +62,37 @@ describe("the input guard", () => {
     expect(await errorOf(response)).toMatchObject({ code: "invalid_json" });
   });
 
+  it("a number a JSON number cannot carry exactly answers 422 naming it: out of range, or an integer a double would round", async () => {
+    for (const [body, param, reason] of [
+      ['{"n":1e400}', "n", /1e400 is out of range/],
+      ['{"a":[1,{"n":-1E+309}]}', "a[1].n", /out of range/],
+      [`{"n":${"9".repeat(400)}}`, "n", /out of range/],
+      [
+        '{"n":9007199254740993}',
+        "n",
+        /9007199254740993 is an integer .* cannot carry exactly \(it would become 9007199254740992\)/,
+      ],
+      ['{"n":-90071992547409930}', "n", /cannot carry exactly/],
+      ["12345678901234567890", "body", /cannot carry exactly/],
+    ] as const) {
+      const response = await app().request("/things", post(body));
+      expect(response.status, body).toBe(422);
+      const error = (await response.json()) as { error: { code: string; param: string; message: string } };
+      expect(error.error, body).toMatchObject({ code: "validation_failed", param });
+      expect(error.error.message, body).toMatch(reason);
+    }
+  });
+
+  it("numbers JSON carries pass unchanged: big floats, exponents, integers a double holds exactly, digits inside strings", async () => {
+    const body =
+      '{"max":9007199254740991,"min":-9007199254740991,"big":1.7976931348623157e308,"tiny":1e-400,' +
+      '"exactly":100000000000000000000,"two53plus2":9007199254740994,' +
+      '"float":12345678901234567890.5,"exp":1e300,"text":"12345678901234567890 and 1e400"}';
+    const response = await app().request("/things", post(body));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ body: JSON.parse(body) });
+  });
+
   it("a body that passes is read by the route unchanged", async () => {
     const response = await app().request("/things", post('{"name":"tab\\t and é and \\\\u0000 literally"}'));
     expect(await response.json()).toEqual({ body: { name: "tab\t and é and \\u0000 literally" } });

@@ -9,6 +9,11 @@ import { issuePath } from "./validation.ts";
  * body without one of these escapes needs no walk (a false positive, `\\u0000`, only costs a walk).
  */
 const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})/;
+/**
+ * A number JSON.parse cannot carry exactly has 16 digits in a row (an integer past 2^53 − 1 has at
+ * least that many) or a 3-digit exponent (past ±1.8e308); a body with neither needs no reviver.
+ */
+const SUSPECT_NUMBER = /\d{16}|[eE]\+?\d{3}/;
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -18,7 +23,9 @@ const UNSTORABLE_MESSAGE = "must not contain NUL (U+0000) or an unpaired surroga
  * Refuses, before any handler sees them, requests whose path, query or body PostgreSQL could not
  * store or that are not UTF-8: invalid UTF-8 answers 400 (`invalid_json` for a JSON body,
  * `invalid_encoding` elsewhere) and NUL or a lone surrogate 422 `validation_failed`, each naming the
- * field (`param`). Register it after the body-size limits, since it reads JSON and form bodies whole;
+ * field (`param`). So does a JSON number that JSON.parse would not carry exactly: one out of range
+ * (it would become Infinity, then `null` when written back as JSON) or an integer past
+ * ±(2^53 − 1) that a double cannot hold (it would be rounded: 2^53 + 1 becomes 2^53). Register it after the body-size limits, since it reads JSON and form bodies whole;
  * other bodies (uploads) are left to their routes. The decoded text is cached on the request, so
  * the route's own `c.req.json()` reads the same bytes.
  *
@@ -62,10 +69,10 @@ export function guardInput(options: { isBodyUnbounded?: (path: string) => boolea
   };
 }
 
-function unstorable(where: string, details: ErrorDetail[]) {
+function invalidInput(where: string, details: ErrorDetail[]) {
   const first = details[0];
   return CommonErrors.VALIDATION_FAILED({
-    message: `Invalid ${where}. ${first?.path ? `${first.path}: ` : ""}${UNSTORABLE_MESSAGE}.`,
+    message: `Invalid ${where}. ${first?.path ? `${first.path}: ` : ""}${first?.message ?? UNSTORABLE_MESSAGE}.`,
     details,
     ...(first?.path ? { param: first.path } : {}),
   });
@@ -91,7 +98,7 @@ function checkPath(rawPath: string, template: () => string): void {
         param: name,
       });
     }
-    throw unstorable("path", [{ path: name, message: UNSTORABLE_MESSAGE }]);
+    throw invalidInput("path", [{ path: name, message: UNSTORABLE_MESSAGE }]);
   }
 }
 
@@ -112,7 +119,7 @@ function checkPairs(raw: string, where: "query" | "body"): void {
       });
     }
     if (hasUnstorableCharacter(key) || hasUnstorableCharacter(value)) {
-      throw unstorable(where, [{ path: name, message: UNSTORABLE_MESSAGE }]);
+      throw invalidInput(where, [{ path: name, message: UNSTORABLE_MESSAGE }]);
     }
   }
 }
@@ -125,12 +132,39 @@ function decodeOrUndefined(raw: string): string | undefined {
   }
 }
 
+/** A number of the body that JSON.parse would not carry exactly, and why. */
+class InexactNumber {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * JSON.parse's reviver: a number token whose value is not exactly what it says becomes an
+ * `InexactNumber` (the source text is the reviver's third argument since Node 21). Only integers
+ * are held to exactness: a fraction is approximate by nature. What JSON.stringify writes always
+ * reads back exactly, so no JavaScript client is refused (1e20 written out in digits passes).
+ */
+function markInexactNumber(_key: string, value: unknown, context?: { source?: string }): unknown {
+  const source = context?.source;
+  if (typeof value !== "number" || source === undefined) return value;
+  const shown = source.length > 40 ? `${source.slice(0, 40)}… (${source.length} characters)` : source;
+  if (!Number.isFinite(value)) {
+    return new InexactNumber(`${shown} is out of range: a JSON number must lie within ±${Number.MAX_VALUE}`);
+  }
+  if (!Number.isSafeInteger(value) && /^-?\d+$/.test(source) && BigInt(source) !== BigInt(value)) {
+    return new InexactNumber(
+      `${shown} is an integer a JSON number cannot carry exactly (it would become ${value}); integers are exact up to ±${Number.MAX_SAFE_INTEGER} (2^53 − 1)`,
+    );
+  }
+  return value;
+}
+
 /** Walks a JSON body iteratively (a deeply nested body cannot overflow the stack), naming every bad field. */
 function checkJson(text: string): void {
-  if (!SUSPECT_ESCAPE.test(text)) return;
+  const hasSuspectNumber = SUSPECT_NUMBER.test(text);
+  if (!hasSuspectNumber && !SUSPECT_ESCAPE.test(text)) return;
   let root: unknown;
   try {
-    root = JSON.parse(text);
+    root = hasSuspectNumber ? JSON.parse(text, markInexactNumber) : JSON.parse(text);
   } catch {
     return; // the route's validator answers 400 invalid_json
   }
@@ -148,6 +182,8 @@ function checkJson(text: string): void {
     const { value } = entry;
     if (typeof value === "string") {
       if (hasUnstorableCharacter(value)) details.push({ path: pathOf(entry), message: UNSTORABLE_MESSAGE });
+    } else if (value instanceof InexactNumber) {
+      details.push({ path: pathOf(entry) || "body", message: value.message });
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: entry });
     } else if (value !== null && typeof value === "object") {
@@ -162,5 +198,5 @@ function checkJson(text: string): void {
       }
     }
   }
-  if (details.length > 0) throw unstorable("body", details);
+  if (details.length > 0) throw invalidInput("body", details);
 }

@@ -13,14 +13,15 @@ export function pathId(name: string) {
 }
 
 /**
- * A PATCH body: every field optional, but at least one known field present (a body whose fields
- * are all unknown, or empty, would change nothing and answer 200 as if it had).
+ * A PATCH body: every field optional, no unknown field, and at least one field present (an empty
+ * body would change nothing and answer 200 as if it had).
  *
  * @example export const updateAgentBody = patchBody(z.object({ name: z.string() }).partial()).openapi("UpdateAgentRequest");
  */
-export function patchBody<T extends z.ZodObject>(schema: T) {
+export function patchBody<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>) {
   const fields = Object.keys(schema.shape).join(", ");
   return schema
+    .strict()
     .refine((body) => Object.keys(body).length > 0, { message: `must set at least one of ${fields}` })
     .openapi({ minProperties: 1 });
 }
@@ -97,11 +98,24 @@ export function errorResponses(...statuses: number[]) {
   return out;
 }
 
+/** What follows the prefix in every id `newId` makes: `_`, 26 Crockford base-32 characters. */
+const ID_AFTER_PREFIX = "_[0-9a-hjkmnp-tv-z]{26}$";
+
 /**
  * The shape of every id `newId` makes: a lower-case prefix, `_`, 26 Crockford base-32 characters. A
  * list cursor is the last id of a page, so anything else is refused instead of ordering nothing.
  */
-export const ID_PATTERN = /^[a-z][a-z0-9]{0,15}_[0-9a-hjkmnp-tv-z]{26}$/;
+export const ID_PATTERN = new RegExp(`^[a-z][a-z0-9]{0,15}${ID_AFTER_PREFIX}`);
+
+/**
+ * The shape of the ids of one kind, for a cursor of a list holding only that kind: another kind's
+ * id would order nothing in it.
+ *
+ * @example idPattern("re").test("re_01jd3k6n0p7q8r9s0t1v2w3x4y") // true
+ */
+export function idPattern(prefix: string): RegExp {
+  return new RegExp(`^${prefix}${ID_AFTER_PREFIX}`);
+}
 
 /** `?limit&cursor` of every list. */
 export const listQuerySchema = z.object({

@@ -92,7 +92,8 @@ const STOP_GRACE_MS = 30_000;
  * Runs a service until SIGINT or SIGTERM, then stops it once and exits; a bad configuration
  * exits with code 78 and its message instead of a stack trace. With more than one process the
  * primary only forks and supervises: workers share the port, a crashed worker is replaced, and a
- * stop signal is passed on to every worker.
+ * stop signal is passed on to every worker. Started by a parent with an IPC channel (`npm start`'s
+ * supervisor), it also stops when that channel closes: the parent is gone, however it died.
  *
  * @example
  * await runService({ name: "builder", configure: () => loadConfig(process.env), processes: (c) => c.processes, start: startBuilder });
@@ -130,6 +131,15 @@ export async function runService<TConfig>(service: ServiceDefinition<TConfig>): 
   };
   process.on("SIGINT", () => void stop());
   process.on("SIGTERM", () => void stop());
+  onParentGone(() => void stop());
+}
+
+/**
+ * Runs `stop` when the parent that started this process with an IPC channel is gone. A cluster
+ * worker is left to node:cluster, which already exits when its primary's channel closes.
+ */
+function onParentGone(stop: () => void): void {
+  if (process.channel && cluster.isPrimary) process.once("disconnect", stop);
 }
 
 function exitOnConfigError(name: string, error: unknown): void {
@@ -177,4 +187,5 @@ function superviseWorkers(name: string, processes: number): void {
   });
   process.on("SIGINT", () => stopAll(0));
   process.on("SIGTERM", () => stopAll(0));
+  onParentGone(() => stopAll(0));
 }

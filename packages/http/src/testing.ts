@@ -49,6 +49,44 @@ export function documentedOperations(document: OpenApiDocument): DocumentedOpera
 }
 
 /**
+ * Where an object a JSON request body can hold leaves `additionalProperties` unsaid, so zod drops
+ * unknown keys there instead of refusing them: `"POST /api/agents (CreateAgentRequest).tools[] (AgentTool)|0"`.
+ * Paths starting with one of `skipPaths` are not looked at.
+ *
+ * @example expect(looseRequestObjects(document, ["/api/auth/"])).toEqual([]);
+ */
+export function looseRequestObjects(document: OpenApiDocument, skipPaths: readonly string[] = []): string[] {
+  const found = new Set<string>();
+  const schemas = document.components?.schemas ?? {};
+  const visit = (schema: JsonSchema, at: string, seen: ReadonlySet<string>): void => {
+    const ref = schema.$ref;
+    if (typeof ref === "string") {
+      const name = ref.split("/").at(-1) ?? "";
+      const target = schemas[name];
+      if (target && !seen.has(ref)) visit(target, `${at} (${name})`, new Set([...seen, ref]));
+      return;
+    }
+    // An alternative that only narrows properties (a cross-field rule's `anyOf`) has no type of its own.
+    if (schema.type === "object" && schema.additionalProperties === undefined) found.add(at);
+    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    for (const [name, child] of Object.entries(properties)) visit(child, `${at}.${name}`, seen);
+    for (const key of ["anyOf", "oneOf", "allOf"] as const) {
+      for (const [i, child] of ((schema[key] as JsonSchema[] | undefined) ?? []).entries())
+        visit(child, `${at}|${i}`, seen);
+    }
+    if (schema.items && typeof schema.items === "object") visit(schema.items as JsonSchema, `${at}[]`, seen);
+    if (schema.additionalProperties && typeof schema.additionalProperties === "object")
+      visit(schema.additionalProperties as JsonSchema, `${at}{}`, seen);
+  };
+  for (const { method, template, operation } of documentedOperations(document)) {
+    if (skipPaths.some((prefix) => template.startsWith(prefix))) continue;
+    const schema = operation.requestBody?.content?.["application/json"]?.schema;
+    if (schema) visit(schema, `${method.toUpperCase()} ${template}`, new Set());
+  }
+  return [...found];
+}
+
+/**
  * Checks observed responses against an OpenAPI document: the status must be one the operation
  * declares, and a JSON body must match the declared schema. Paths the document does not describe
  * (the studio, the docs page) are not checked.

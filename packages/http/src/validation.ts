@@ -12,12 +12,16 @@ export function issuePath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** The 422 error for failed zod validation, naming every offending field. */
+/**
+ * The 422 error for failed zod validation, naming every offending field. An unknown key (a strict
+ * object's `unrecognized_keys`) is named itself, not the object holding it.
+ */
 export function validationError(error: z.ZodError, target?: string) {
-  const details: ErrorDetail[] = error.issues.map((issue) => ({
-    path: issuePath(issue.path),
-    message: readableMessage(issue),
-  }));
+  const details: ErrorDetail[] = error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ path: issuePath([...issue.path, key]), message: "is not a known field" }))
+      : [{ path: issuePath(issue.path), message: readableMessage(issue) }],
+  );
   const first = details[0];
   const where = first?.path ? `${first.path}: ` : target ? `${target}: ` : "";
   return CommonErrors.VALIDATION_FAILED({

@@ -397,6 +397,91 @@ def main(inputs):
     expect(JSON.stringify(output.environments)).toContain("PATH=");
   });
 
+  it("shows neither bwrap's init nor the program anything of the service's environment (no PWD, HOME or any variable of it), in all four languages and at Rust's compile time", async () => {
+    const readEnvirons = {
+      python: `
+import os
+def entries(path):
+    try:
+        with open(path, "rb") as handle:
+            return [entry.decode() for entry in handle.read().split(b"\\0") if entry]
+    except PermissionError:
+        return []
+def main(inputs):
+    # The zygote's forks are not dumpable, so their own /proc/self/environ may be closed to them.
+    own = ["%s=%s" % item for item in os.environ.items()]
+    return {"init": entries("/proc/1/environ"), "self": entries("/proc/self/environ") + own}
+`,
+      javascript: `
+const fs = require("node:fs");
+const entries = (path) => fs.readFileSync(path, "latin1").split("\\0").filter(Boolean);
+function main() {
+  return { init: entries("/proc/1/environ"), self: entries("/proc/self/environ") };
+}
+`,
+      go: `package main
+
+import (
+	"os"
+	"strings"
+)
+
+func entries(path string) []string {
+	out := []string{}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	for _, entry := range strings.Split(string(data), "\\x00") {
+		if entry != "" {
+			out = append(out, entry)
+		}
+	}
+	return out
+}
+
+func Main(inputs map[string]any) (map[string]any, error) {
+	return map[string]any{"init": entries("/proc/1/environ"), "self": append(entries("/proc/self/environ"), os.Environ()...)}, nil
+}
+`,
+      // include_bytes! reads /proc/1/environ of the compile's sandbox, at compile time.
+      rust: `const AT_COMPILE: &[u8] = include_bytes!("/proc/1/environ");
+
+fn split(data: &[u8]) -> Vec<String> {
+    data.split(|byte| *byte == 0).filter(|entry| !entry.is_empty()).map(|entry| String::from_utf8_lossy(entry).into_owned()).collect()
+}
+
+fn entries(path: &str) -> Vec<String> {
+    std::fs::read(path).map(|data| split(&data)).unwrap_or_default()
+}
+
+fn main_fn(_inputs: serde_json::Value) -> Result<serde_json::Value, String> {
+    let mut own = entries("/proc/self/environ");
+    own.extend(std::env::vars().map(|(name, value)| format!("{}={}", name, value)));
+    own.extend(split(AT_COMPILE));
+    Ok(serde_json::json!({"init": entries("/proc/1/environ"), "self": own}))
+}
+`,
+    };
+    // What the sandbox sets itself (bwrapArgs and the languages' env), whatever the service has.
+    const sandboxOwn = new Set(["LANG=C.UTF-8", "NODE_ENV=production", "PYTHONIOENCODING=utf-8"]);
+    const serviceEntries = Object.entries(process.env).map(([name, value]) => `${name}=${value}`);
+    for (const language of ["python", "javascript", "go", "rust"] as const) {
+      const result = await sandbox.run({ language, code: readEnvirons[language], input: {} });
+      expect(result.error, `${language}: ${result.stderr}`).toBeNull();
+      const { init, self } = result.output as { init: string[]; self: string[] };
+      expect(init, language).toEqual(["PATH=/usr/local/bin:/usr/bin:/bin"]);
+      for (const entries of [init, self]) {
+        expect(entries, language).not.toContain(`PWD=${process.cwd()}`);
+        expect(entries, language).not.toContain(`HOME=${process.env.HOME}`);
+        expect(
+          entries.filter((entry) => serviceEntries.includes(entry) && !sandboxOwn.has(entry)),
+          language,
+        ).toEqual([]);
+      }
+    }
+  });
+
   it("writes only to its private /tmp and /dev/shm, both sized and gone after the run", async () => {
     const result = await python(
       `

@@ -156,7 +156,16 @@ export function preludeCommand(tools: HostTools, hasCgroup: boolean): string[] {
   if (!shell) throw new Error("bash is needed to close inherited descriptors");
   // --norc: bash sources ~/.bashrc when its stdin is a socket (its rshd heuristic), and Node's pipes are sockets.
   const options = shell.endsWith("bash") ? ["--norc", "--noprofile"] : [];
-  return [shell, ...options, "-c", `${steps.join("; ")}; exec "$@"`, "sandbox"];
+  // A shell exports PWD (this service's working directory) and SHLVL to what it runs, and bwrap's
+  // init keeps its own environment, readable in the sandbox as /proc/1/environ: env -i hands bwrap
+  // the same PATH-only block a direct spawn gives it.
+  return [
+    shell,
+    ...options,
+    "-c",
+    `${steps.join("; ")}; exec /usr/bin/env -i PATH=${SANDBOX_PATH} "$@"`,
+    "sandbox",
+  ];
 }
 
 /**

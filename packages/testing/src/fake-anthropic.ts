@@ -55,6 +55,9 @@ export async function startFakeAnthropic(options: FakeProviderOptions = {}): Pro
       model: String(body.model ?? ""),
       messages: normaliseMessages(body.system, asArray(body.messages)),
       tools: asArray(body.tools).map((tool) => String(asRecord(tool).name ?? "")),
+      toolSchemas: Object.fromEntries(
+        asArray(body.tools).map((tool) => [String(asRecord(tool).name ?? ""), asRecord(tool).input_schema]),
+      ),
       isStreaming: body.stream === true,
       apiKey,
     };

@@ -55,6 +55,12 @@ export async function startFakeGoogle(options: FakeProviderOptions = {}): Promis
       model: match[1] ?? "",
       messages: normaliseContents(body.systemInstruction, asArray(body.contents)),
       tools: tools.map((declaration) => String(asRecord(declaration).name ?? "")),
+      toolSchemas: Object.fromEntries(
+        tools.map((declaration) => [
+          String(asRecord(declaration).name ?? ""),
+          asRecord(declaration).parameters,
+        ]),
+      ),
       isStreaming: match[2] === "streamGenerateContent",
       apiKey,
     };

@@ -21,6 +21,8 @@ export interface FakeTurn {
   model: string;
   messages: FakeMessage[];
   tools: string[];
+  /** Each offered tool's JSON Schema of its arguments, by tool name, as the request carried it. */
+  toolSchemas: Record<string, unknown>;
   isStreaming: boolean;
   apiKey: string | undefined;
 }

@@ -54,6 +54,12 @@ export async function startFakeOpenAI(options: FakeProviderOptions = {}): Promis
       model: String(body.model ?? ""),
       messages: normaliseMessages(asArray(body.messages)),
       tools: asArray(body.tools).map((tool) => String(asRecord(asRecord(tool).function).name ?? "")),
+      toolSchemas: Object.fromEntries(
+        asArray(body.tools).map((tool) => {
+          const declaration = asRecord(asRecord(tool).function);
+          return [String(declaration.name ?? ""), declaration.parameters];
+        }),
+      ),
       isStreaming: body.stream === true,
       apiKey,
     };

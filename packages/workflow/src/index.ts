@@ -37,7 +37,12 @@ export type {
 } from "./run-events.ts";
 export { DEFAULT_RUN_LIMITS, type RunLimits, type RunWorkflowOptions, runWorkflow } from "./run-workflow.ts";
 export * from "./schema.ts";
-export { resolveStartInputs, type StartInputsResult } from "./start-inputs.ts";
+export {
+  resolveStartInputs,
+  type StartInputsJsonSchema,
+  type StartInputsResult,
+  startInputsJsonSchema,
+} from "./start-inputs.ts";
 export {
   parseReference,
   parseTemplate,

@@ -1,5 +1,9 @@
 import { z } from "zod";
 
+// Every object here is strict: an unknown key is refused (a 422 naming it) rather than dropped,
+// since a dropped key is a setting silently not applied (`data.timeout_ms` on a Code node, where
+// the real field is the node's).
+
 /**
  * Node ids appear inside templates (`{{node_id.field}}`), so they are limited to the characters the
  * template grammar accepts: no dots, braces or spaces.
@@ -19,7 +23,7 @@ const titleSchema = z.string().max(200).optional().describe("Label shown in the 
 /** The value types a start input or a code output can declare. */
 export const valueTypeSchema = z.enum(["string", "number", "boolean", "object", "array"]);
 
-export const startInputSchema = z.object({
+export const startInputSchema = z.strictObject({
   name: identifierSchema,
   type: valueTypeSchema,
   required: z.boolean().default(false),
@@ -27,16 +31,16 @@ export const startInputSchema = z.object({
   description: z.string().max(2000).optional(),
 });
 
-export const startDataSchema = z.object({
+export const startDataSchema = z.strictObject({
   title: titleSchema,
   inputs: z.array(startInputSchema).max(100).default([]),
 });
 
-export const endDataSchema = z.object({
+export const endDataSchema = z.strictObject({
   title: titleSchema,
   outputs: z
     .array(
-      z.object({
+      z.strictObject({
         name: identifierSchema,
         value: z.string().max(100_000).describe('A template, e.g. "{{llm_1.text}}"'),
       }),
@@ -45,7 +49,7 @@ export const endDataSchema = z.object({
     .default([]),
 });
 
-export const llmDataSchema = z.object({
+export const llmDataSchema = z.strictObject({
   title: titleSchema,
   provider: z.string().min(1).max(100),
   model: z.string().min(1).max(200),
@@ -69,16 +73,16 @@ export const CODE_ENTRY_POINTS =
   "Rust `fn main_fn(inputs: serde_json::Value) -> Result<serde_json::Value, String>` (not `fn main`, " +
   "which the sandbox's wrapper defines). The returned object must be a JSON object.";
 
-export const codeDataSchema = z.object({
+export const codeDataSchema = z.strictObject({
   title: titleSchema,
   language: z.enum(["python", "javascript", "go", "rust"]),
   code: z.string().min(1).max(100_000).describe(`${CODE_ENTRY_POINTS} Never template-resolved.`),
   inputs: z
-    .array(z.object({ name: identifierSchema, value: z.unknown().describe("A template or a literal") }))
+    .array(z.strictObject({ name: identifierSchema, value: z.unknown().describe("A template or a literal") }))
     .max(100)
     .default([]),
   outputs: z
-    .array(z.object({ name: identifierSchema, type: valueTypeSchema }))
+    .array(z.strictObject({ name: identifierSchema, type: valueTypeSchema }))
     .max(100)
     .default([]),
 });
@@ -92,7 +96,7 @@ const credentialIdSchema = z
 /** Exactly one of the inline secret or a stored credential's id. */
 function oneSecret<T extends z.ZodRawShape>(shape: T, secret: string) {
   return z
-    .object(shape)
+    .strictObject(shape)
     .refine(
       (value: Record<string, unknown>) =>
         (value[secret] === undefined) !== (value.credential_id === undefined),
@@ -108,7 +112,7 @@ function oneSecret<T extends z.ZodRawShape>(shape: T, secret: string) {
 }
 
 export const httpAuthSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("none") }),
+  z.strictObject({ type: z.literal("none") }),
   oneSecret(
     {
       type: z.literal("bearer"),
@@ -149,7 +153,7 @@ const httpMethodSchema = z.union([
     .regex(/\{\{[^{}]+\}\}/, `must be one of ${HTTP_METHODS.join(", ")}, or a template`),
 ]);
 
-export const httpDataSchema = z.object({
+export const httpDataSchema = z.strictObject({
   title: titleSchema,
   method: httpMethodSchema,
   url: z.string().min(1).max(8192),
@@ -187,25 +191,25 @@ export const conditionOperatorSchema = z.enum([
 
 const operandSchema = z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]);
 
-export const conditionSchema = z.object({
+export const conditionSchema = z.strictObject({
   left: operandSchema.describe('Usually a template, e.g. "{{start.age}}"'),
   operator: conditionOperatorSchema,
   right: operandSchema.optional().describe("Unused by empty and not_empty; a pattern for matches"),
 });
 
 /** `else` is the implicit last case, so no declared case may take that id. */
-export const conditionCaseSchema = z.object({
+export const conditionCaseSchema = z.strictObject({
   id: nodeIdSchema.refine((id) => id !== "else", { message: '"else" is the implicit case; use another id' }),
   logic: z.enum(["and", "or"]).default("and"),
   conditions: z.array(conditionSchema).min(1).max(50),
 });
 
-export const conditionDataSchema = z.object({
+export const conditionDataSchema = z.strictObject({
   title: titleSchema,
   cases: z.array(conditionCaseSchema).min(1).max(50),
 });
 
-export const toolDataSchema = z.object({
+export const toolDataSchema = z.strictObject({
   title: titleSchema,
   tool: z
     .string()
@@ -213,7 +217,7 @@ export const toolDataSchema = z.object({
   args: z.record(z.string(), z.unknown()).default({}).describe("Values may hold templates"),
 });
 
-const positionSchema = z.object({ x: z.number(), y: z.number() });
+const positionSchema = z.strictObject({ x: z.number(), y: z.number() });
 
 /** The most attempts a node's `retry` may ask for (the first one included). */
 export const MAX_NODE_ATTEMPTS = 10;
@@ -224,7 +228,7 @@ export const MAX_NODE_ATTEMPTS = 10;
  * for, never more than `max_ms`.
  */
 export const retryPolicySchema = z
-  .object({
+  .strictObject({
     max_attempts: z
       .number()
       .int()
@@ -268,32 +272,36 @@ export const errorPolicySchema = {
 
 const nodeBase = { id: nodeIdSchema, position: positionSchema };
 
-export const startNodeSchema = z.object({ ...nodeBase, type: z.literal("start"), data: startDataSchema });
-export const endNodeSchema = z.object({ ...nodeBase, type: z.literal("end"), data: endDataSchema });
-export const conditionNodeSchema = z.object({
+export const startNodeSchema = z.strictObject({
+  ...nodeBase,
+  type: z.literal("start"),
+  data: startDataSchema,
+});
+export const endNodeSchema = z.strictObject({ ...nodeBase, type: z.literal("end"), data: endDataSchema });
+export const conditionNodeSchema = z.strictObject({
   ...nodeBase,
   type: z.literal("condition"),
   data: conditionDataSchema,
 });
-export const llmNodeSchema = z.object({
+export const llmNodeSchema = z.strictObject({
   ...nodeBase,
   ...errorPolicySchema,
   type: z.literal("llm"),
   data: llmDataSchema,
 });
-export const codeNodeSchema = z.object({
+export const codeNodeSchema = z.strictObject({
   ...nodeBase,
   ...errorPolicySchema,
   type: z.literal("code"),
   data: codeDataSchema,
 });
-export const httpNodeSchema = z.object({
+export const httpNodeSchema = z.strictObject({
   ...nodeBase,
   ...errorPolicySchema,
   type: z.literal("http"),
   data: httpDataSchema,
 });
-export const toolNodeSchema = z.object({
+export const toolNodeSchema = z.strictObject({
   ...nodeBase,
   ...errorPolicySchema,
   type: z.literal("tool"),
@@ -310,7 +318,7 @@ export const workflowNodeSchema = z.discriminatedUnion("type", [
   toolNodeSchema,
 ]);
 
-export const workflowEdgeSchema = z.object({
+export const workflowEdgeSchema = z.strictObject({
   id: z.string().min(1).max(128),
   source: z.string().min(1).max(64),
   target: z.string().min(1).max(64),
@@ -328,7 +336,7 @@ export const workflowEdgeSchema = z.object({
 export const MAX_WORKFLOW_NODES = 1000;
 
 /** The graph of `POST /api/workflows`. Structure (one start, no cycles, …) is checked by `validateGraph`. */
-export const workflowGraphSchema = z.object({
+export const workflowGraphSchema = z.strictObject({
   nodes: z.array(workflowNodeSchema).min(1).max(MAX_WORKFLOW_NODES),
   edges: z.array(workflowEdgeSchema).max(MAX_WORKFLOW_NODES * 4),
 });

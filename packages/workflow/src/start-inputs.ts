@@ -1,5 +1,5 @@
 import type { InputIssue } from "./graph-issue.ts";
-import type { StartInput, ValueType } from "./schema.ts";
+import type { StartInput, ValueType, WorkflowGraph } from "./schema.ts";
 
 export type StartInputsResult =
   | { ok: true; values: Record<string, unknown> }
@@ -42,6 +42,37 @@ export function resolveStartInputs(
     values[input.name] = given;
   }
   return issues.length === 0 ? { ok: true, values } : { ok: false, issues };
+}
+
+/** The JSON Schema of a run's inputs. */
+export interface StartInputsJsonSchema {
+  type: "object";
+  properties: Record<string, unknown>;
+  required?: string[];
+}
+
+/**
+ * A workflow's Start inputs as the JSON Schema of its arguments, which is what an MCP client and an
+ * agent's model are told when the workflow is their tool: names, types, descriptions, defaults, and
+ * as required those a run cannot start without.
+ *
+ * @example startInputsJsonSchema(workflow.graph) // { type: "object", properties: { person: { type: "string" } }, required: ["person"] }
+ */
+export function startInputsJsonSchema(graph: Pick<WorkflowGraph, "nodes">): StartInputsJsonSchema {
+  const start = graph.nodes.find((node) => node.type === "start");
+  const inputs = start?.type === "start" ? start.data.inputs : [];
+  const properties: Record<string, unknown> = {};
+  for (const input of inputs) {
+    properties[input.name] = {
+      type: input.type,
+      ...(input.description ? { description: input.description } : {}),
+      ...(input.default !== undefined ? { default: input.default } : {}),
+    };
+  }
+  const required = inputs
+    .filter((input) => input.required && input.default === undefined)
+    .map((input) => input.name);
+  return { type: "object", properties, ...(required.length > 0 ? { required } : {}) };
 }
 
 /**

@@ -42,6 +42,23 @@ export async function buildAgentTools(
         : [],
     ),
   );
+  // A workflow's arguments are its Start inputs, read when the turn starts (the workflow may have
+  // changed since the agent was saved); one deleted since is offered open and fails when called.
+  const workflowSchemas = new Map(
+    definitions.flatMap((definition) =>
+      definition.type === "workflow" && context.ports.workflows
+        ? [
+            [
+              definition,
+              context.ports.workflows.inputSchema({
+                workspaceId: context.workspaceId,
+                workflowId: definition.workflow_id,
+              }),
+            ] as const,
+          ]
+        : [],
+    ),
+  );
   for (const definition of definitions) {
     switch (definition.type) {
       case "knowledge_search":
@@ -98,11 +115,14 @@ export async function buildAgentTools(
             ),
         });
         break;
-      case "workflow":
+      case "workflow": {
+        const schema = await workflowSchemas.get(definition);
         tools[definition.name] = tool({
           description:
             definition.description || "Runs a workflow with the given inputs and returns its outputs.",
-          inputSchema: jsonSchema<Record<string, unknown>>({ type: "object", additionalProperties: true }),
+          inputSchema: schema
+            ? validatedSchema(schema)
+            : jsonSchema<Record<string, unknown>>({ type: "object", additionalProperties: true }),
           execute: (inputs) =>
             guarded(async () => {
               const workflows = context.ports.workflows;
@@ -117,6 +137,7 @@ export async function buildAgentTools(
             }),
         });
         break;
+      }
       case "mcp":
         addMcpTools(
           tools,

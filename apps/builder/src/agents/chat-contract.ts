@@ -11,6 +11,7 @@ export const chatBody = z
       .openapi({ description: "Continue this conversation (its last `memory_turns` turns are sent along)" }),
     version: versionSelector,
   })
+  .strict()
   .openapi("ChatRequest");
 
 const usageSchema = z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() });

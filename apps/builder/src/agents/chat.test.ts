@@ -450,6 +450,68 @@ describe("agent chat", () => {
     expect(answer.message.tool_calls).toHaveLength(defaultAiSettings.maxSteps);
   });
 
+  it("offers a workflow tool with its Start inputs as the arguments (names, types, required, descriptions), as /api/mcp does", async () => {
+    const workflow = await builder.request("/api/workflows", {
+      method: "POST",
+      cookie: alice,
+      json: {
+        name: "Echo",
+        graph: {
+          nodes: [
+            {
+              id: "start",
+              type: "start",
+              position: { x: 0, y: 0 },
+              data: {
+                inputs: [
+                  { name: "message", type: "string", required: true, description: "What to echo" },
+                  { name: "times", type: "number", default: 1, description: "How often" },
+                  { name: "loud", type: "boolean" },
+                ],
+              },
+            },
+            {
+              id: "done",
+              type: "end",
+              position: { x: 0, y: 0 },
+              data: { outputs: [{ name: "echo", value: "{{start.message}}" }] },
+            },
+          ],
+          edges: [{ id: "e", source: "start", target: "done" }],
+        },
+      },
+    });
+    expect(workflow.status, await workflow.clone().text()).toBe(201);
+    const workflowId = ((await workflow.json()) as { id: string }).id;
+    const agentId = await createAgent(alice, {
+      provider: "openai-compatible",
+      model: "llama3.2",
+      tools: [{ type: "workflow", name: "echo", workflow_id: workflowId }],
+    });
+    const schemas: unknown[] = [];
+    openai.script = (turn) => {
+      schemas.push(turn.toolSchemas.echo);
+      const [result] = resultsThisTurn(turn);
+      if (!result) return { toolCalls: [{ name: "echo", input: { message: "ping" } }] };
+      return { text: JSON.stringify(result.output) };
+    };
+    const answer = await chatJson(alice, agentId, { message: "Echo ping" });
+    expect(schemas[0]).toMatchObject({
+      type: "object",
+      properties: {
+        message: { type: "string", description: "What to echo" },
+        times: { type: "number", description: "How often", default: 1 },
+        loud: { type: "boolean" },
+      },
+      required: ["message"],
+    });
+    expect(answer.message.tool_calls[0]).toMatchObject({
+      name: "echo",
+      is_error: false,
+      output: { outputs: { echo: "ping" } },
+    });
+  });
+
   it("lets a tool failure reach the model as an error result instead of failing the turn", async () => {
     // The workflow exists when the agent is saved (a save naming none is refused) and is gone when called.
     const workflow = await builder.request("/api/workflows", {

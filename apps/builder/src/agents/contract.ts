@@ -13,8 +13,11 @@ const parametersSchema = z.record(z.string(), z.unknown()).default({ type: "obje
 
 export const agentToolSchema = z
   .discriminatedUnion("type", [
-    z.object({ type: z.literal("knowledge_search"), top_k: z.number().int().min(1).max(50).optional() }),
-    z.object({
+    z.strictObject({
+      type: z.literal("knowledge_search"),
+      top_k: z.number().int().min(1).max(50).optional(),
+    }),
+    z.strictObject({
       type: z.literal("code"),
       name: toolName,
       description: z.string().max(1000).default(""),
@@ -22,7 +25,7 @@ export const agentToolSchema = z
       code: z.string().min(1).max(100_000).openapi({ description: CODE_ENTRY_POINTS }),
       parameters: parametersSchema,
     }),
-    z.object({
+    z.strictObject({
       type: z.literal("http"),
       name: toolName,
       description: z.string().max(1000).default(""),
@@ -31,13 +34,13 @@ export const agentToolSchema = z
       headers: z.record(z.string(), z.string()).optional(),
       parameters: parametersSchema,
     }),
-    z.object({
+    z.strictObject({
       type: z.literal("workflow"),
       name: toolName,
       description: z.string().max(1000).default(""),
       workflow_id: z.string().max(64),
     }),
-    z.object({
+    z.strictObject({
       type: z.literal("mcp"),
       server_id: z
         .string()
@@ -50,7 +53,7 @@ export const agentToolSchema = z
         .openapi({ description: "Put before each tool's name, so two servers' tools cannot clash" }),
       tools: z
         .array(
-          z.object({
+          z.strictObject({
             name: z.string().min(1).max(128).openapi({ description: "The tool's name on the server" }),
             description: z
               .string()
@@ -108,6 +111,7 @@ export const createAgentBody = z
       description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
     }),
   })
+  .strict()
   .openapi("CreateAgentRequest");
 
 export const updateAgentBody = patchBody(

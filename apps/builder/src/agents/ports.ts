@@ -68,6 +68,11 @@ export interface WorkflowRunner {
     /** How deeply nested the calling turn is (a workflow's run_agent tool nests turns in runs). */
     depth: number;
   }): Promise<Record<string, unknown>>;
+  /** The JSON Schema of the workflow's inputs (its Start node's); undefined when the workspace has no such workflow. */
+  inputSchema(request: {
+    workspaceId: string;
+    workflowId: string;
+  }): Promise<Record<string, unknown> | undefined>;
 }
 
 /** A tool of an MCP server as the server lists it. */

@@ -22,6 +22,7 @@ const themeSchema = z
       .openapi({ example: "#2563eb" }),
     dark: z.boolean(),
   })
+  .strict()
   .openapi("AppTheme");
 
 const rateLimitSchema = z
@@ -29,6 +30,7 @@ const rateLimitSchema = z
     requests: z.number().int().min(1).max(100_000),
     window_seconds: z.number().int().min(1).max(86_400),
   })
+  .strict()
   .openapi("AppRateLimit", { description: "Requests (chat turns, runs) each end user may make per window" });
 
 const allowedOrigins = z
@@ -73,6 +75,7 @@ export const createAppBody = z
     workflow_id: target.optional().openapi({ description: "Publish this workflow (or give agent_id)" }),
     ...appFields,
   })
+  .strict()
   .partial({
     name: true,
     slug: true,
@@ -95,7 +98,7 @@ export const createAppBody = z
     ],
   });
 
-export const updateAppBody = patchBody(z.object(appFields).partial()).openapi("UpdateAppRequest");
+export const updateAppBody = patchBody(z.object(appFields).strict().partial()).openapi("UpdateAppRequest");
 
 export type CreateAppInput = z.infer<typeof createAppBody>;
 export type UpdateAppInput = z.infer<typeof updateAppBody>;
@@ -152,6 +155,7 @@ export const createdAppKeySchema = appKeySchema
 
 export const createAppKeyBody = z
   .object({ name: z.string().trim().min(1).max(100) })
+  .strict()
   .openapi("CreateAppKeyRequest");
 
 export const listAppsQuery = listQuerySchema.extend({

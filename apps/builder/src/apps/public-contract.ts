@@ -52,6 +52,7 @@ export const publicChatBody = z
     message: z.string().trim().min(1).max(32_000),
     conversation_id: z.string().max(64).optional(),
   })
+  .strict()
   .openapi("PublicChatRequest");
 
 export const publicConversationSchema = z
@@ -80,6 +81,7 @@ export const feedbackBody = z
     rating: ratingSchema.nullable().openapi({ description: "null takes a rating back" }),
     comment: z.string().max(2000).optional(),
   })
+  .strict()
   .openapi("FeedbackRequest");
 
 export const feedbackSchema = z
@@ -88,6 +90,7 @@ export const feedbackSchema = z
 
 export const publicRunBody = z
   .object({ inputs: z.record(z.string(), z.unknown()).default({}) })
+  .strict()
   .openapi("PublicRunRequest");
 
 export const publicRunSchema = z

@@ -16,8 +16,16 @@ import {
 } from "./principal-cache.ts";
 
 /**
+ * What a 401 answers in `WWW-Authenticate` (RFC 6750): every route takes an API key as a bearer
+ * token, and clients such as MCP's read this header to learn how to authenticate.
+ */
+export const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="builder"' };
+const INVALID_TOKEN_CHALLENGE = { "www-authenticate": 'Bearer realm="builder", error="invalid_token"' };
+
+/**
  * Lets a request through with a session cookie or `Authorization: Bearer <api key>` and sets
- * the principal; anything else is a 401. Paths in `publicPaths` (prefixes) skip the check.
+ * the principal; anything else is a 401 with a bearer challenge. Paths in `publicPaths`
+ * (prefixes) skip the check.
  */
 export function requireAuth(
   deps: Deps,
@@ -30,21 +38,21 @@ export function requireAuth(
     const authorization = c.req.header("authorization");
     if (authorization !== undefined) {
       const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
-      if (!token) throw AuthErrors.INVALID_API_KEY();
+      if (!token) throw AuthErrors.INVALID_API_KEY({ headers: INVALID_TOKEN_CHALLENGE });
       const credential = apiKeyCredential(sha256Hex(token));
       const principal = principals.get(credential) ?? (await authenticateApiKey(deps, token));
-      if (!principal) throw AuthErrors.INVALID_API_KEY();
+      if (!principal) throw AuthErrors.INVALID_API_KEY({ headers: INVALID_TOKEN_CHALLENGE });
       principals.set(credential, principal);
       c.set("principal", principal);
       return next();
     }
     const cookie = sessionCookieValue(c);
-    if (!cookie) throw CommonErrors.UNAUTHENTICATED();
+    if (!cookie) throw CommonErrors.UNAUTHENTICATED({ headers: BEARER_CHALLENGE });
     const credential = sessionCredential(cookie);
     let principal = principals.get(credential);
     if (!principal) {
       const session = await auth.api.getSession({ headers: c.req.raw.headers }).catch(() => null);
-      if (!session) throw CommonErrors.UNAUTHENTICATED();
+      if (!session) throw CommonErrors.UNAUTHENTICATED({ headers: BEARER_CHALLENGE });
       const workspaceId = await personalWorkspaceId(deps, session.user);
       principal = { userId: session.user.id, workspaceId, via: "session" };
       principals.set(credential, principal);

@@ -41,6 +41,7 @@ export const createCredentialBody = z
       }),
     name: z.string().trim().min(1).max(100).optional(),
   })
+  .strict()
   .openapi("CreateCredentialRequest");
 
 export const credentialSchema = z

@@ -10,11 +10,9 @@ export const rangeHeaders = z.object({
 
 /** The query of a signed link to a stored file. */
 export const signedFileQuery = z.object({
-  expires: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(99_999_999_999)
+  expires: z
+    .string()
+    .regex(/^[0-9]{1,11}$/, "must be Unix seconds")
     .openapi({
       param: { name: "expires", in: "query" },
       description: "Unix seconds after which the link stops working",

@@ -116,7 +116,8 @@ export function publicFileRoutes(deps: Pick<Deps, "db" | "clock" | "config">, st
   router.openapi(signedFileRoute, async (c) => {
     const { id } = c.req.valid("param");
     const query = c.req.valid("query");
-    if (!isSignedFileUrlValid(deps.config.secretKey, id, query, deps.clock.now()))
+    const link = { expires: Number(query.expires), signature: query.signature };
+    if (!isSignedFileUrlValid(deps.config.secretKey, id, link, deps.clock.now()))
       throw FileErrors.FILE_NOT_FOUND();
     const file = await findFileById(deps, id);
     if (!file) throw FileErrors.FILE_NOT_FOUND();

@@ -20,6 +20,7 @@ export const generateBody = z
         "Seconds to hold the request while Replicate runs (its sync mode). Absent or 0: answer at once with `starting`.",
     }),
   })
+  .strict()
   .openapi("GenerateRequest");
 
 export const generationOutputSchema = z

@@ -5,6 +5,7 @@ export const createApiKeyBody = z
     name: z.string().trim().min(1).max(100),
     expires_in_days: z.number().int().min(1).max(3650).optional(),
   })
+  .strict()
   .openapi("CreateApiKeyRequest");
 
 export const apiKeySchema = z

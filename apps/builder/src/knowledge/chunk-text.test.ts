@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chunkSections, splitText } from "./chunk-text.ts";
+import { htmlSections, markdownSections } from "./parse-document.ts";
 
 describe("splitText", () => {
   it("keeps a short text whole, trimmed", () => {
@@ -49,6 +50,30 @@ describe("chunkSections", () => {
     ]);
     const joined = sections.map((section) => section.text).join("\n\n");
     expect(joined.slice(18, 30)).toBe("Second page.");
+  });
+
+  it("gives a heading with nothing under it no chunk of its own: it starts the next section's first chunk", () => {
+    const markdown = "# Guide\n\n## Install\n\nRun npm install.\n\n## Use\n\nRun npm start.\n";
+    const sections = markdownSections(markdown);
+    const chunks = chunkSections(sections, { chunkSize: 100, chunkOverlap: 10 });
+    expect(chunks.map((chunk) => chunk.text)).toEqual([
+      "# Guide\n\n\n## Install\n\nRun npm install.",
+      "## Use\n\nRun npm start.",
+    ]);
+    expect(chunks[0]?.headingPath).toEqual(["Guide", "Install"]);
+    const joined = sections.map((section) => section.text).join("\n\n");
+    for (const chunk of chunks) expect(joined.slice(chunk.start, chunk.end)).toBe(chunk.text);
+
+    const html = chunkSections(htmlSections("<h1>Guide</h1><h2>Install</h2><p>Run npm install.</p>"), {
+      chunkSize: 100,
+      chunkOverlap: 10,
+    });
+    expect(html).toHaveLength(1);
+    expect(html[0]?.text).toMatch(/^Guide\s+Install\s+Run npm install\.$/);
+    // A heading alone at the end has nothing to join, and stays.
+    expect(
+      chunkSections(markdownSections("Intro.\n# Empty\n"), { chunkSize: 100, chunkOverlap: 10 }),
+    ).toHaveLength(2);
   });
 
   it("rejects an overlap as large as the chunk", () => {

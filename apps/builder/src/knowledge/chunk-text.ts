@@ -36,6 +36,9 @@ const WORD = 0;
  * tokens before the previous one ended. Recursive in the usual sense: a chunk never crosses a
  * section (heading or page); inside one it ends at a paragraph break if one lies in the last
  * half of the window, else a line break, else a sentence end, else a word break, else mid-word.
+ * A section holding only its heading (`# Guide` straight above `## Install`) is no chunk of its
+ * own, which a search would find and cite for its title alone: it starts the next section's first
+ * chunk, making that one longer by the heading.
  *
  * @example chunkSections(sections, { chunkSize: 500, chunkOverlap: 50 })
  */
@@ -47,23 +50,46 @@ export function chunkSections(
     throw new Error("chunkOverlap must be smaller than chunkSize");
   const maxChars = options.chunkSize * CHARACTERS_PER_TOKEN;
   const overlapChars = options.chunkOverlap * CHARACTERS_PER_TOKEN;
+  const joined = sections.map((section) => section.text).join("\n\n");
   const chunks: TextChunk[] = [];
+  const push = (start: number, end: number, section: DocumentSection) => {
+    const text = joined.slice(start, end);
+    chunks.push({
+      text,
+      start,
+      end,
+      page: section.page,
+      headingPath: section.headingPath,
+      tokenCount: estimateTokens(text),
+    });
+  };
+  /** Headings with nothing under them so far: where the first starts, where the last ends. */
+  let pending: { start: number; end: number; section: DocumentSection } | undefined;
   let offset = 0;
   for (const section of sections) {
-    for (const [start, end] of splitText(section.text, maxChars, overlapChars)) {
-      const text = section.text.slice(start, end);
-      chunks.push({
-        text,
-        start: offset + start,
-        end: offset + end,
-        page: section.page,
-        headingPath: section.headingPath,
-        tokenCount: estimateTokens(text),
-      });
+    const ranges = splitText(section.text, maxChars, overlapChars);
+    const [first] = ranges;
+    if (first && ranges.length === 1 && isHeadingOnly(section)) {
+      pending = { start: pending?.start ?? offset + first[0], end: offset + first[1], section };
+    } else {
+      for (const [index, [start, end]] of ranges.entries()) {
+        push(index === 0 && pending ? pending.start : offset + start, offset + end, section);
+        pending = undefined;
+      }
     }
     offset += section.text.length + 2;
   }
+  // Headings at the very end have nothing to start: they stay, as one chunk.
+  if (pending) push(pending.start, pending.end, pending.section);
   return chunks;
+}
+
+/** A section holding nothing but its own heading: `## Install` (Markdown) or the title alone (HTML). */
+function isHeadingOnly(section: DocumentSection): boolean {
+  const title = section.headingPath.at(-1);
+  if (title === undefined) return false;
+  const text = section.text.trim();
+  return text === title || text.replace(/^#{1,6}\s+/, "").replace(/\s+#+$/, "") === title;
 }
 
 /** `[start, end)` ranges of `text`, trimmed of surrounding whitespace. */

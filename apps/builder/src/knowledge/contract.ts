@@ -10,6 +10,7 @@ const rerankSetting = z
     provider: z.enum(RERANK_PROVIDERS).openapi({ example: "cohere" }),
     model: z.string().trim().min(1).max(200).openapi({ example: "rerank-v3.5" }),
   })
+  .strict()
   .openapi("RerankSetting");
 
 export const DOCUMENT_STATUSES = ["queued", "parsing", "embedding", "ready", "failed"] as const;
@@ -26,6 +27,7 @@ const embeddingSetting = z
       .openapi({ example: "openai", enum: [...EMBEDDING_PROVIDERS] }),
     model: z.string().trim().min(1).max(200).openapi({ example: "text-embedding-3-small" }),
   })
+  .strict()
   .openapi("EmbeddingSetting");
 
 export const createKnowledgeBaseBody = z
@@ -44,6 +46,7 @@ export const createKnowledgeBaseBody = z
         "Off by default. A provider's rerank model that reorders each search's best `max(4 × top_k, 40)` candidates; `score` is then its relevance (0–1).",
     }),
   })
+  .strict()
   .openapi("CreateKnowledgeBaseRequest");
 export type CreateKnowledgeBaseInput = z.infer<typeof createKnowledgeBaseBody>;
 
@@ -151,6 +154,7 @@ export const searchBody = z
         "Drop results scoring below this: cosine similarity (vector), BM25 (fulltext), the fused reciprocal-rank score (hybrid), or the rerank model's relevance when the base has one",
     }),
   })
+  .strict()
   .openapi("SearchKnowledgeBaseRequest");
 export type SearchInput = z.infer<typeof searchBody>;
 

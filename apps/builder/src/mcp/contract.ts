@@ -52,6 +52,7 @@ export const createMcpServerBody = z
         propertyNames: { pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
       }),
   })
+  .strict()
   .refine(
     (body) =>
       !body.bearer_token ||

@@ -1,4 +1,5 @@
 import { ApiError } from "@app/http";
+import { type StartInputsJsonSchema, startInputsJsonSchema } from "@app/workflow";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { findTurnContext } from "../agents/find-turn-context.ts";
 import { listExposedAgents } from "../agents/list-exposed-agents.ts";
@@ -14,7 +15,7 @@ import { workflowToRun } from "../workflows/workflow-versions.ts";
 export interface ExposedTool {
   name: string;
   description: string;
-  inputSchema: { type: "object"; properties: Record<string, unknown>; required?: string[] };
+  inputSchema: StartInputsJsonSchema;
   target: { kind: "agent" | "workflow"; id: string };
 }
 
@@ -60,23 +61,10 @@ export async function listExposedTools(deps: Pick<Deps, "db">, workspaceId: stri
     });
   }
   for (const workflow of workflows) {
-    const start = workflow.graph.nodes.find((node) => node.type === "start");
-    const inputs = start?.type === "start" ? start.data.inputs : [];
-    const properties: Record<string, unknown> = {};
-    for (const input of inputs) {
-      properties[input.name] = {
-        type: input.type,
-        ...(input.description ? { description: input.description } : {}),
-        ...(input.default !== undefined ? { default: input.default } : {}),
-      };
-    }
-    const required = inputs
-      .filter((input) => input.required && input.default === undefined)
-      .map((i) => i.name);
     tools.push({
       name: uniqueName(taken, workflow.name, "workflow"),
       description: workflow.description || `Run the workflow "${workflow.name}" and get its outputs.`,
-      inputSchema: { type: "object", properties, ...(required.length > 0 ? { required } : {}) },
+      inputSchema: startInputsJsonSchema(workflow.graph),
       target: { kind: "workflow", id: workflow.id },
     });
   }

@@ -234,6 +234,27 @@ describe("the builder as an MCP server", () => {
     );
   });
 
+  it("says how to authenticate on every 401 (WWW-Authenticate: Bearer), as MCP clients look for", async () => {
+    const headers = { accept: "application/json, text/event-stream" };
+    const anonymous = await builder.request("/api/mcp", { method: "POST", headers, json: {} });
+    const withCookie = await builder.request("/api/mcp", {
+      method: "POST",
+      cookie: alice.cookie,
+      headers,
+      json: {},
+    });
+    const badKey = await builder.request("/api/mcp", {
+      method: "POST",
+      bearer: "sk_not_a_key",
+      headers,
+      json: {},
+    });
+    for (const response of [anonymous, withCookie, badKey]) expect(response.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toBe('Bearer realm="builder"');
+    expect(withCookie.headers.get("www-authenticate")).toBe('Bearer realm="builder"');
+    expect(badKey.headers.get("www-authenticate")).toBe('Bearer realm="builder", error="invalid_token"');
+  });
+
   it("a body that is not JSON is a JSON-RPC parse error", async () => {
     const response = await builder.request("/api/mcp", {
       method: "POST",

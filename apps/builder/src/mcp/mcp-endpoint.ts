@@ -5,6 +5,7 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
+import { BEARER_CHALLENGE } from "../auth/require-auth.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { WorkflowRunner } from "../workflows/runs/workflow-runner.ts";
@@ -43,7 +44,7 @@ export class McpEndpoint {
 
   async handle(c: Context<AppEnv>): Promise<Response> {
     const principal = c.get("principal");
-    if (principal.via !== "api_key") throw McpErrors.MCP_API_KEY_REQUIRED();
+    if (principal.via !== "api_key") throw McpErrors.MCP_API_KEY_REQUIRED({ headers: BEARER_CHALLENGE });
     // The input guard has read the body already (Hono caches its text), so the transport gets it parsed.
     let parsedBody: unknown;
     if (c.req.method === "POST") {

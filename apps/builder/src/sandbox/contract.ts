@@ -28,6 +28,7 @@ export const runSandboxBody = z
         description: `Memory limit; default ${memoryMb.default}`,
       }),
   })
+  .strict()
   .openapi("SandboxRunRequest");
 
 export const runResultSchema = z

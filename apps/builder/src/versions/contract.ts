@@ -10,6 +10,7 @@ export const publishVersionBody = z
   .object({
     notes: z.string().max(5000).default("").openapi({ description: "What changed, for the history" }),
   })
+  .strict()
   .openapi("PublishVersionRequest");
 
 export const versionParams = z.object({

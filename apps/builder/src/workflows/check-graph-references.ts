@@ -10,7 +10,7 @@ const isLiteralId = (value: unknown): value is string => typeof value === "strin
 
 /**
  * Refuses (422, naming each node's field) a graph that points at another workspace's (or no)
- * knowledge base, workflow or agent, or gives an HTTP node a URL the SSRF policy would refuse when
+ * knowledge base (an LLM node's or a knowledge_search tool's), workflow or agent, or gives an HTTP node a URL the SSRF policy would refuse when
  * the node runs. Templated ids and hosts are left to run time, where the same checks apply.
  *
  * @example await checkGraphReferences(deps, workspaceId, graph);
@@ -24,21 +24,29 @@ export async function checkGraphReferences(
   const urlRefusals = await refusalsByUrl(deps, graph);
   for (const [index, node] of graph.nodes.entries()) {
     const at = (field: string) => `graph.nodes[${index}].data.${field}`;
-    if (node.type === "llm") {
-      for (const [i, id] of (node.data.knowledge_base_ids ?? []).entries()) {
-        if (!(await findKnowledgeBase(deps.db, workspaceId, id))) {
+    /** `undefined` stands for an id left to run time (a template), keeping the others' indexes. */
+    const checkKnowledgeBases = async (ids: readonly (string | undefined)[], field: string) => {
+      for (const [i, id] of ids.entries()) {
+        if (id !== undefined && !(await findKnowledgeBase(deps.db, workspaceId, id))) {
           details.push({
-            path: at(`knowledge_base_ids[${i}]`),
+            path: at(`${field}[${i}]`),
             message: `no knowledge base ${id} in this workspace`,
             node_id: node.id,
           });
         }
       }
+    };
+    if (node.type === "llm") {
+      await checkKnowledgeBases(node.data.knowledge_base_ids ?? [], "knowledge_base_ids");
     } else if (node.type === "http") {
       const refusal = urlRefusals.get(node.data.url);
       if (refusal) details.push({ path: at("url"), message: refusal, node_id: node.id });
     } else if (node.type === "tool") {
-      const { workflow_id: workflowId, agent_id: agentId } = node.data.args;
+      const { workflow_id: workflowId, agent_id: agentId, knowledge_base_ids: baseIds } = node.data.args;
+      if (node.data.tool === "knowledge_search" && Array.isArray(baseIds)) {
+        const literalIds = baseIds.map((id: unknown) => (isLiteralId(id) ? id : undefined));
+        await checkKnowledgeBases(literalIds, "args.knowledge_base_ids");
+      }
       if (node.data.tool === "run_workflow" && isLiteralId(workflowId)) {
         if (!(await findWorkflow(deps.db, workspaceId, workflowId))) {
           details.push({

@@ -17,6 +17,7 @@ export const createWorkflowBody = z
       description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
     }),
   })
+  .strict()
   .openapi("CreateWorkflowRequest");
 
 export const updateWorkflowBody = patchBody(
@@ -65,6 +66,7 @@ export const workflowExportSchema = z
     description: z.string().max(5000).default(""),
     graph: graphSchema,
   })
+  .strict()
   .openapi("WorkflowExport");
 
 export const graphIssueSchema = z
@@ -84,7 +86,7 @@ export const validationResultSchema = z
 export type CreateWorkflowInput = z.infer<typeof createWorkflowBody>;
 export type UpdateWorkflowInput = z.infer<typeof updateWorkflowBody>;
 
-export const validateGraphBody = z.object({ graph: z.unknown() });
+export const validateGraphBody = z.object({ graph: z.unknown() }).strict();
 
 export const nodeRunSchema = z.object({
   node_id: z.string(),
@@ -176,7 +178,7 @@ export const runSchema = z
   .openapi("WorkflowRun");
 
 export const replayRunBody = z
-  .object({
+  .strictObject({
     from_node: z.string().min(1).max(64).optional().openapi({
       description:
         "The node to run again, with everything downstream of it; the others keep their recorded outcomes. Default: the node the run failed at",
@@ -186,6 +188,7 @@ export const replayRunBody = z
 
 export const runWorkflowBody = z
   .object({ inputs: z.record(z.string(), z.unknown()).default({}), version: versionSelector })
+  .strict()
   .openapi("RunWorkflowRequest");
 
 export const toolSchema = z.object({

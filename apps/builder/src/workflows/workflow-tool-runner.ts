@@ -1,3 +1,4 @@
+import { startInputsJsonSchema } from "@app/workflow";
 import type { WorkflowRunner as WorkflowToolPort } from "../agents/ports.ts";
 import type { Deps } from "../deps.ts";
 import { findWorkflow } from "./find-workflow.ts";
@@ -6,7 +7,8 @@ import type { WorkflowRunner } from "./runs/workflow-runner.ts";
 
 /**
  * Workflows as agent tools: runs the workspace's workflow to the end and answers its outputs; a
- * workflow that does not exist or does not succeed is an error the tool reports to the model.
+ * workflow that does not exist or does not succeed is an error the tool reports to the model. The
+ * model is told the workflow's Start inputs as the tool's arguments.
  *
  * @example agentTools: { workflows: workflowToolRunner(deps, () => runner) }
  */
@@ -23,6 +25,10 @@ export function workflowToolRunner(deps: Pick<Deps, "db">, runner: () => Workflo
         );
       }
       return result.outputs ?? {};
+    },
+    async inputSchema({ workspaceId, workflowId }) {
+      const workflow = await findWorkflow(deps.db, workspaceId, workflowId);
+      return workflow ? { ...startInputsJsonSchema(workflow.graph) } : undefined;
     },
   };
 }

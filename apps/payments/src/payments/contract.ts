@@ -44,7 +44,7 @@ export type CreatePaymentInput = z.infer<typeof createPaymentBody>;
 
 export const listPaymentsQuery = z.object({
   limit: limitQuery,
-  starting_after: startingAfterQuery,
+  starting_after: startingAfterQuery("pay", "a payment"),
   status: z
     .enum(PAYMENT_STATUSES)
     .optional()

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { amountInput, currencyInput } from "../shared/money.ts";
-import { limitQuery } from "../shared/openapi.ts";
+import { limitQuery, startingAfterQuery } from "../shared/openapi.ts";
 
 export const createPayoutBody = z
   .object({
@@ -37,9 +37,5 @@ export const payoutSchema = z
 
 export const listPayoutsQuery = z.object({
   limit: limitQuery,
-  starting_after: z
-    .string()
-    .max(64)
-    .optional()
-    .openapi({ param: { name: "starting_after", in: "query" } }),
+  starting_after: startingAfterQuery("po", "a payout"),
 });

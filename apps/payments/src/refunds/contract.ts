@@ -23,7 +23,7 @@ export const refundSchema = z
 
 export const listRefundsQuery = z.object({
   limit: limitQuery,
-  starting_after: startingAfterQuery,
+  starting_after: startingAfterQuery("re", "a refund"),
   payment: z
     .string()
     .max(64)

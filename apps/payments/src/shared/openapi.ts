@@ -1,4 +1,4 @@
-import { ID_PATTERN } from "@app/http";
+import { idPattern } from "@app/http";
 import { z } from "@hono/zod-openapi";
 
 /** `limit` of the lists: 1 to 100, default 10 (as Stripe does). */
@@ -10,12 +10,19 @@ export const limitQuery = z.coerce
   .default(10)
   .openapi({ param: { name: "limit", in: "query" }, example: 10 });
 
-/** `starting_after` of the lists: an id of the list's kind; anything else is refused rather than paging nowhere. */
-export const startingAfterQuery = z
-  .string()
-  .regex(ID_PATTERN, "must be the id of an object in the list")
-  .optional()
-  .openapi({ param: { name: "starting_after", in: "query" } });
+/**
+ * `starting_after` of a list: an id of the list's kind; anything else (another kind's id included)
+ * is refused rather than paging nowhere.
+ *
+ * @example const listRefundsQuery = z.object({ starting_after: startingAfterQuery("re", "a refund") });
+ */
+export function startingAfterQuery(prefix: string, noun: string) {
+  return z
+    .string()
+    .regex(idPattern(prefix), `must be the id of ${noun} in the list (${prefix}_…)`)
+    .optional()
+    .openapi({ param: { name: "starting_after", in: "query" } });
+}
 
 /**
  * The list envelope from `limit + 1` rows fetched newest first.

@@ -77,7 +77,10 @@ export const deliverySchema = z
   })
   .openapi("WebhookDelivery");
 
-export const listEndpointsQuery = z.object({ limit: limitQuery, starting_after: startingAfterQuery });
+export const listEndpointsQuery = z.object({
+  limit: limitQuery,
+  starting_after: startingAfterQuery("we", "a webhook endpoint"),
+});
 
 /** The answer of a delete, as Stripe gives it. */
 export const deletedEndpointSchema = z.object({
@@ -88,7 +91,7 @@ export const deletedEndpointSchema = z.object({
 
 export const listDeliveriesQuery = z.object({
   limit: limitQuery,
-  starting_after: startingAfterQuery,
+  starting_after: startingAfterQuery("wd", "a webhook delivery"),
   endpoint: z
     .string()
     .max(64)
