@@ -1,18 +1,10 @@
-import { errorResponses, idParam, jsonContent, listOf } from "@app/http";
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import {
-  diffParams,
-  fieldChangeSchema,
-  lineChangeSchema,
-  publishVersionBody,
-  toVersionPage,
-  versionListQuery,
-  versionParams,
-} from "../versions/contract.ts";
+import { fieldChangeSchema, lineChangeSchema, toVersionPage } from "../versions/contract.ts";
 import { VersionErrors } from "../versions/errors.ts";
-import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
+import { etagOf, expectedRevisions, refusedWrite } from "../versions/revisions.ts";
+import { versionRouteDefinitions } from "../versions/version-route-definitions.ts";
 import { agentSide, diffAgents, restoreAgent } from "./agent-history.ts";
 import { toAgentJson } from "./agent-json.ts";
 import { toAgentVersionJson } from "./agent-version-json.ts";
@@ -21,47 +13,6 @@ import { agentSchema, agentVersionSchema } from "./contract.ts";
 import { AgentErrors } from "./errors.ts";
 import { findAgent } from "./find-agent.ts";
 import { publishAgent } from "./publish-agent.ts";
-
-const publishRoute = createRoute({
-  method: "post",
-  path: "/{id}/versions",
-  tags: ["agents"],
-  summary: "Publish the agent's draft as its next version",
-  description:
-    "Apps, the MCP endpoint and other outside callers then use this version; the draft stays editable.",
-  request: { params: idParam, body: { required: false, content: jsonContent(publishVersionBody) } },
-  responses: {
-    201: { description: "The new version", content: jsonContent(agentVersionSchema) },
-    ...errorResponses(400, 401, 404, 422),
-  },
-});
-
-const listRoute = createRoute({
-  method: "get",
-  path: "/{id}/versions",
-  tags: ["agents"],
-  summary: "The agent's published versions, newest first",
-  request: { params: idParam, query: versionListQuery },
-  responses: {
-    200: {
-      description: "A page of versions",
-      content: jsonContent(listOf(agentVersionSchema).openapi("AgentVersionList")),
-    },
-    ...errorResponses(401, 404, 422),
-  },
-});
-
-const getRoute = createRoute({
-  method: "get",
-  path: "/{id}/versions/{version}",
-  tags: ["agents"],
-  summary: "One published version of the agent",
-  request: { params: versionParams },
-  responses: {
-    200: { description: "The version", content: jsonContent(agentVersionSchema) },
-    ...errorResponses(401, 404, 422),
-  },
-});
 
 const agentDiffSchema = z
   .object({
@@ -76,28 +27,14 @@ const agentDiffSchema = z
   })
   .openapi("AgentDiff");
 
-const diffRoute = createRoute({
-  method: "get",
-  path: "/{id}/versions/{a}/diff/{b}",
-  tags: ["agents"],
-  summary: "What changed from one version (or the draft) to another",
-  request: { params: diffParams },
-  responses: {
-    200: { description: "The differences", content: jsonContent(agentDiffSchema) },
-    ...errorResponses(401, 404, 422),
-  },
-});
-
-const restoreRoute = createRoute({
-  method: "post",
-  path: "/{id}/versions/{version}/restore",
-  tags: ["agents"],
-  summary: "Make a version's content the draft (the history keeps everything)",
-  request: { params: versionParams, headers: ifMatchHeaders },
-  responses: {
-    200: { description: "The agent with its restored draft", content: jsonContent(agentSchema) },
-    ...errorResponses(401, 404, 412, 422),
-  },
+const routes = versionRouteDefinitions({
+  tag: "agents",
+  noun: "agent",
+  base: "/{id}",
+  version: agentVersionSchema,
+  diff: agentDiffSchema,
+  resource: agentSchema,
+  listName: "AgentVersionList",
 });
 
 /**
@@ -106,7 +43,7 @@ const restoreRoute = createRoute({
  * @example registerAgentVersionRoutes(router, deps);
  */
 export function registerAgentVersionRoutes(router: OpenAPIHono<AppEnv>, deps: Deps): void {
-  router.openapi(publishRoute, async (c) => {
+  router.openapi(routes.publish, async (c) => {
     const principal = c.get("principal");
     const body = (c.req.valid("json") as { notes?: string } | undefined) ?? {};
     const row = await publishAgent(deps, principal.workspaceId, c.req.valid("param").id, {
@@ -116,7 +53,7 @@ export function registerAgentVersionRoutes(router: OpenAPIHono<AppEnv>, deps: De
     if (!row) throw AgentErrors.AGENT_NOT_FOUND();
     return c.json(toAgentVersionJson(row), 201);
   });
-  router.openapi(listRoute, async (c) => {
+  router.openapi(routes.list, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
     const agent = await findAgent(deps.db, workspaceId, c.req.valid("param").id);
     if (!agent) throw AgentErrors.AGENT_NOT_FOUND();
@@ -124,7 +61,7 @@ export function registerAgentVersionRoutes(router: OpenAPIHono<AppEnv>, deps: De
     const rows = await listAgentVersions(deps.db, workspaceId, agent.id, query);
     return c.json(toVersionPage(rows, query.limit, toAgentVersionJson), 200);
   });
-  router.openapi(getRoute, async (c) => {
+  router.openapi(routes.get, async (c) => {
     const { id, version } = c.req.valid("param");
     const workspaceId = c.get("principal").workspaceId;
     const row = await findAgentVersion(deps.db, workspaceId, id, version);
@@ -134,7 +71,7 @@ export function registerAgentVersionRoutes(router: OpenAPIHono<AppEnv>, deps: De
     }
     return c.json(toAgentVersionJson(row), 200);
   });
-  router.openapi(diffRoute, async (c) => {
+  router.openapi(routes.diff, async (c) => {
     const { id, a, b } = c.req.valid("param");
     const agent = await findAgent(deps.db, c.get("principal").workspaceId, id);
     if (!agent) throw AgentErrors.AGENT_NOT_FOUND();
@@ -143,7 +80,7 @@ export function registerAgentVersionRoutes(router: OpenAPIHono<AppEnv>, deps: De
     if (!after) throw VersionErrors.VERSION_NOT_FOUND({ param: "b" });
     return c.json({ from: a, to: b, ...diffAgents(before, after) }, 200);
   });
-  router.openapi(restoreRoute, async (c) => {
+  router.openapi(routes.restore, async (c) => {
     const { id, version } = c.req.valid("param");
     const workspaceId = c.get("principal").workspaceId;
     const row = await findAgentVersion(deps.db, workspaceId, id, version);

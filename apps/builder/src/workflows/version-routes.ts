@@ -1,17 +1,10 @@
-import { errorResponses, idParam, jsonContent, listOf } from "@app/http";
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import {
-  diffParams,
-  fieldChangeSchema,
-  publishVersionBody,
-  toVersionPage,
-  versionListQuery,
-  versionParams,
-} from "../versions/contract.ts";
+import { fieldChangeSchema, toVersionPage } from "../versions/contract.ts";
 import { VersionErrors } from "../versions/errors.ts";
-import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
+import { etagOf, expectedRevisions, refusedWrite } from "../versions/revisions.ts";
+import { versionRouteDefinitions } from "../versions/version-route-definitions.ts";
 import { workflowSchema, workflowVersionSchema } from "./contract.ts";
 import { WorkflowErrors } from "./errors.ts";
 import { findWorkflow } from "./find-workflow.ts";
@@ -20,47 +13,6 @@ import { diffWorkflows, restoreWorkflow, workflowSide } from "./workflow-history
 import { toWorkflowJson } from "./workflow-json.ts";
 import { toWorkflowVersionJson } from "./workflow-version-json.ts";
 import { findWorkflowVersion, listWorkflowVersions } from "./workflow-versions.ts";
-
-const publishRoute = createRoute({
-  method: "post",
-  path: "/workflows/{id}/versions",
-  tags: ["workflows"],
-  summary: "Publish the workflow's draft as its next version",
-  description:
-    "Apps, the MCP endpoint and other outside callers then use this version; the draft stays editable.",
-  request: { params: idParam, body: { required: false, content: jsonContent(publishVersionBody) } },
-  responses: {
-    201: { description: "The new version", content: jsonContent(workflowVersionSchema) },
-    ...errorResponses(400, 401, 404, 422),
-  },
-});
-
-const listRoute = createRoute({
-  method: "get",
-  path: "/workflows/{id}/versions",
-  tags: ["workflows"],
-  summary: "The workflow's published versions, newest first",
-  request: { params: idParam, query: versionListQuery },
-  responses: {
-    200: {
-      description: "A page of versions",
-      content: jsonContent(listOf(workflowVersionSchema).openapi("WorkflowVersionList")),
-    },
-    ...errorResponses(401, 404, 422),
-  },
-});
-
-const getRoute = createRoute({
-  method: "get",
-  path: "/workflows/{id}/versions/{version}",
-  tags: ["workflows"],
-  summary: "One published version of the workflow",
-  request: { params: versionParams },
-  responses: {
-    200: { description: "The version", content: jsonContent(workflowVersionSchema) },
-    ...errorResponses(401, 404, 422),
-  },
-});
 
 const workflowDiffSchema = z
   .object({
@@ -80,29 +32,14 @@ const workflowDiffSchema = z
   })
   .openapi("WorkflowDiff");
 
-const diffRoute = createRoute({
-  method: "get",
-  path: "/workflows/{id}/versions/{a}/diff/{b}",
-  tags: ["workflows"],
-  summary:
-    "What changed from one version (or the draft) to another: nodes and edges added, removed and changed",
-  request: { params: diffParams },
-  responses: {
-    200: { description: "The differences", content: jsonContent(workflowDiffSchema) },
-    ...errorResponses(401, 404, 422),
-  },
-});
-
-const restoreRoute = createRoute({
-  method: "post",
-  path: "/workflows/{id}/versions/{version}/restore",
-  tags: ["workflows"],
-  summary: "Make a version's content the draft (the history keeps everything)",
-  request: { params: versionParams, headers: ifMatchHeaders },
-  responses: {
-    200: { description: "The workflow with its restored draft", content: jsonContent(workflowSchema) },
-    ...errorResponses(401, 404, 412, 422),
-  },
+const routes = versionRouteDefinitions({
+  tag: "workflows",
+  noun: "workflow",
+  base: "/workflows/{id}",
+  version: workflowVersionSchema,
+  diff: workflowDiffSchema,
+  resource: workflowSchema,
+  listName: "WorkflowVersionList",
 });
 
 /**
@@ -112,7 +49,7 @@ const restoreRoute = createRoute({
  */
 export function registerWorkflowVersionRoutes(router: OpenAPIHono<AppEnv>, deps: Deps): void {
   const urls = { publicUrl: deps.config.publicUrl, secretKey: deps.config.secretKey };
-  router.openapi(publishRoute, async (c) => {
+  router.openapi(routes.publish, async (c) => {
     const principal = c.get("principal");
     const body = (c.req.valid("json") as { notes?: string } | undefined) ?? {};
     const row = await publishWorkflow(deps, principal.workspaceId, c.req.valid("param").id, {
@@ -122,7 +59,7 @@ export function registerWorkflowVersionRoutes(router: OpenAPIHono<AppEnv>, deps:
     if (!row) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
     return c.json(toWorkflowVersionJson(row), 201);
   });
-  router.openapi(listRoute, async (c) => {
+  router.openapi(routes.list, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
     const workflow = await findWorkflow(deps.db, workspaceId, c.req.valid("param").id);
     if (!workflow) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
@@ -130,7 +67,7 @@ export function registerWorkflowVersionRoutes(router: OpenAPIHono<AppEnv>, deps:
     const rows = await listWorkflowVersions(deps.db, workspaceId, workflow.id, query);
     return c.json(toVersionPage(rows, query.limit, toWorkflowVersionJson), 200);
   });
-  router.openapi(getRoute, async (c) => {
+  router.openapi(routes.get, async (c) => {
     const { id, version } = c.req.valid("param");
     const workspaceId = c.get("principal").workspaceId;
     const row = await findWorkflowVersion(deps.db, workspaceId, id, version);
@@ -140,7 +77,7 @@ export function registerWorkflowVersionRoutes(router: OpenAPIHono<AppEnv>, deps:
     }
     return c.json(toWorkflowVersionJson(row), 200);
   });
-  router.openapi(diffRoute, async (c) => {
+  router.openapi(routes.diff, async (c) => {
     const { id, a, b } = c.req.valid("param");
     const workflow = await findWorkflow(deps.db, c.get("principal").workspaceId, id);
     if (!workflow) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
@@ -152,7 +89,7 @@ export function registerWorkflowVersionRoutes(router: OpenAPIHono<AppEnv>, deps:
     if (!after) throw VersionErrors.VERSION_NOT_FOUND({ param: "b" });
     return c.json({ from: a, to: b, ...diffWorkflows(before, after) }, 200);
   });
-  router.openapi(restoreRoute, async (c) => {
+  router.openapi(routes.restore, async (c) => {
     const { id, version } = c.req.valid("param");
     const workspaceId = c.get("principal").workspaceId;
     const row = await findWorkflowVersion(deps.db, workspaceId, id, version);
