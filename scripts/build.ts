@@ -90,47 +90,67 @@ function isServiceBuildCurrent(stamp: string): boolean {
  */
 export async function buildServices(): Promise<void> {
   const stamp = sourceStamp(SERVICE_SOURCES);
-  const esbuild = await import("esbuild");
   // Side by side: esbuild's one process then keeps both cores busy through each build's serial parts.
-  // That process outlives the build unless stopped: in `npm start` it held ~700 MB for the
-  // supervisor's whole life.
-  await Promise.all(
-    Object.entries(SERVICE_ENTRIES).map(async ([name, service]) => {
-      const outdir = join(root, service.dir, "dist");
-      // Chunk names change with their content: the last build's would pile up.
-      rmSync(outdir, { recursive: true, force: true });
-      mkdirSync(outdir, { recursive: true });
-      await esbuild.build({
-        entryPoints: service.entries.map((entry) => join(root, service.dir, "src", `${entry}.ts`)),
-        outdir,
-        // `<entry>.js` is the small loader below; the bundle is `<entry>.bundle.js`.
-        entryNames: "[name].bundle",
-        bundle: true,
-        platform: "node",
-        format: "esm",
-        target: "node24",
-        sourcemap: "linked",
-        // The sources are in the checkout: a map of positions only is a fraction of the size.
-        sourcesContent: false,
-        logLevel: "warning",
-        // What `import()` loads on first use (tracing, document parsers, providers) stays out of the
-        // start: a chunk of its own, read only when called.
-        splitting: true,
-        // Beside the entries: `import.meta.url` of our sources is rewritten relative to `outdir`.
-        chunkNames: "[name]-[hash]",
-        external: RUNTIME_FILE_PACKAGES,
-        // CommonJS dependencies inlined into an ES module still call `require` for Node's built-ins.
-        banner: {
-          js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
-        },
-        plugins: [sourceRelativeImportMeta(outdir)],
-      });
-      for (const entry of service.entries)
-        writeFileSync(join(outdir, `${entry}.js`), compileCachedEntry(entry));
-      writeFileSync(join(outdir, STAMP_FILE), `${stamp}\n`);
-      console.log(`Built ${name} into ${relative(root, outdir)}/`);
-    }),
-  ).finally(() => esbuild.stop());
+  await usingEsbuild((esbuild) =>
+    Promise.all(
+      Object.entries(SERVICE_ENTRIES).map(async ([name, service]) => {
+        const outdir = join(root, service.dir, "dist");
+        // Chunk names change with their content: the last build's would pile up.
+        rmSync(outdir, { recursive: true, force: true });
+        mkdirSync(outdir, { recursive: true });
+        await esbuild.build({
+          entryPoints: service.entries.map((entry) => join(root, service.dir, "src", `${entry}.ts`)),
+          outdir,
+          // `<entry>.js` is the small loader below; the bundle is `<entry>.bundle.js`.
+          entryNames: "[name].bundle",
+          bundle: true,
+          platform: "node",
+          format: "esm",
+          target: "node24",
+          sourcemap: "linked",
+          // The sources are in the checkout: a map of positions only is a fraction of the size.
+          sourcesContent: false,
+          logLevel: "warning",
+          // What `import()` loads on first use (tracing, document parsers, providers) stays out of the
+          // start: a chunk of its own, read only when called.
+          splitting: true,
+          // Beside the entries: `import.meta.url` of our sources is rewritten relative to `outdir`.
+          chunkNames: "[name]-[hash]",
+          external: RUNTIME_FILE_PACKAGES,
+          // CommonJS dependencies inlined into an ES module still call `require` for Node's built-ins.
+          banner: {
+            js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+          },
+          plugins: [sourceRelativeImportMeta(outdir)],
+        });
+        for (const entry of service.entries)
+          writeFileSync(join(outdir, `${entry}.js`), compileCachedEntry(entry));
+        writeFileSync(join(outdir, STAMP_FILE), `${stamp}\n`);
+        console.log(`Built ${name} into ${relative(root, outdir)}/`);
+      }),
+    ),
+  );
+}
+
+let esbuildUsers = 0;
+
+/**
+ * Runs builds on esbuild's one service process and stops that process when the last build using
+ * it ends. It outlives the builds otherwise: in `npm start` it held ~700 MB for the supervisor's
+ * whole life. Counted, because the services and the widget build side by side on the same process,
+ * and stopping it under a build still running would fail that build.
+ *
+ * @example await usingEsbuild((esbuild) => esbuild.build({ entryPoints, outdir }));
+ */
+async function usingEsbuild<T>(work: (esbuild: typeof import("esbuild")) => Promise<T>): Promise<T> {
+  const esbuild = await import("esbuild");
+  esbuildUsers += 1;
+  try {
+    return await work(esbuild);
+  } finally {
+    esbuildUsers -= 1;
+    if (esbuildUsers === 0) await esbuild.stop();
+  }
 }
 
 /**
@@ -202,7 +222,7 @@ export async function buildStudio({ isQuick = false }: { isQuick?: boolean } = {
  */
 export async function buildWidgetScripts(): Promise<void> {
   const { buildWidget } = await import("../apps/widget/build.ts");
-  await buildWidget();
+  await usingEsbuild(() => buildWidget());
   writeFileSync(join(root, "apps/widget/dist", STAMP_FILE), `${sourceStamp(WIDGET_SOURCES)}\n`);
   console.log("Built the widget into apps/widget/dist/");
 }
