@@ -160,7 +160,7 @@ export type BuilderConfig = {
   databaseUrl: string | undefined;
   /**
    * PGlite's page cache (`shared_buffers`) in megabytes, unused with `databaseUrl`; undefined sizes
-   * it from the data at each start (see `embeddedCacheSize`). Vector search reads the HNSW index
+   * it at each start from the search tables' size (see `embeddedCacheSize` and `recordHotSet`). Vector search reads the HNSW index
    * page by page: once the index outgrows the cache, every search goes back to the data directory
    * for pages (at 100k chunks of 384 dimensions the index is about 200 MB).
    */
