@@ -52,16 +52,14 @@ async function recordRuns(
     };
   });
   await builder.deps.db.insert(workflowRuns).values(rows);
-  await builder.deps.db
-    .insert(workflowNodeRuns)
-    .values(
-      rows.map((row) => ({
-        runId: row.id,
-        nodeId: "start",
-        nodeType: "start",
-        status: "succeeded" as const,
-      })),
-    );
+  await builder.deps.db.insert(workflowNodeRuns).values(
+    rows.map((row) => ({
+      runId: row.id,
+      nodeId: "start",
+      nodeType: "start",
+      status: "succeeded" as const,
+    })),
+  );
   return rows.map((row) => row.id);
 }
 
