@@ -60,10 +60,11 @@ export interface SandboxOptions {
   perWorkspaceConcurrency?: number;
   /**
    * A workspace runs on the whole pool, beyond `perWorkspaceConcurrency`, once no other workspace has
-   * held or waited for a slot for this long; 0 holds every workspace to its share always. Default 5 s:
-   * far longer than the gap between the runs of a workspace in use (a newcomer waits for one run once,
-   * then finds its slot free), short enough that a single-workspace install has its whole machine back
-   * seconds after another's last run.
+   * held or waited for a slot for this long; 0 holds every workspace to its share always. Another
+   * workspace within its share starts at once beside the borrowed runs (the pool runs over its size
+   * until they end) rather than waiting for one of them, which may take its whole timeout. Default 5 s:
+   * far longer than the gap between the runs of a workspace in use, short enough that a
+   * single-workspace install has its whole machine back seconds after another's last run.
    */
   contentionWindowMs?: number;
   /** How long a run may wait for a slot before SandboxBusyError. Default 30 s. */

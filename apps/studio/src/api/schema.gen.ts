@@ -1086,7 +1086,7 @@ export type SandboxRuntimes = {
   concurrency: number;
   /** Runs at once of one workspace while other workspaces want the sandbox */
   workspace_concurrency: number;
-  /** A workspace alone for this long runs on the whole pool, beyond workspace_concurrency; 0: never */
+  /** A workspace alone for this long runs on the whole pool, beyond workspace_concurrency (another workspace then starts within its share at once, beside the borrowed runs); 0: never */
   contention_window_ms: number;
   queue_timeout_ms: number;
   languages: {
