@@ -985,6 +985,8 @@ export type KnowledgeSearchAnswer = {
   mode: "vector" | "fulltext" | "hybrid";
   /** Whether the base's rerank model ordered the results */
   reranked: boolean;
+  /** The highest `score` this search can give, so a score reads on its own: 1 for cosine similarity (vector with a provider model) and a rerank model's relevance; a fused score's (hybrid; vector with the local embedder) when a passage is first in every ranking; null for BM25 (fulltext), which is unbounded */
+  max_score: number | null;
   data: KnowledgeSearchResult[];
 };
 
