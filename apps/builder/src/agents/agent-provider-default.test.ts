@@ -78,7 +78,7 @@ describe("an agent created without a provider", () => {
     expect(body.error.message).toContain("Settings");
   });
 
-  it("is refused with 422 on model when the provider lists no model to default to", async () => {
+  it("gets an openai-compatible key's provider with its first listed chat model", async () => {
     const { cookie } = await builder.signUp();
     await addKey(cookie, {
       provider: "openai-compatible",
@@ -90,7 +90,7 @@ describe("an agent created without a provider", () => {
       cookie,
       json: { name: "Local" },
     });
-    expect(response.status).toBe(422);
-    expect(await response.json()).toMatchObject({ error: { code: "validation_failed", param: "model" } });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ provider: "openai-compatible", model: "llama3.2" });
   });
 });
