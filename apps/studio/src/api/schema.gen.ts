@@ -220,8 +220,10 @@ export type AgentTool = {
 export type CreateAgentRequest = {
   name: string;
   description?: string;
-  provider: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
-  model: string;
+  /** Absent: the provider of the workspace's newest stored key, else one the server has a key for (422 when there is none) */
+  provider?: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
+  /** Absent: the provider's first chat model in GET /api/providers (422 for a provider with none listed) */
+  model?: string;
   instructions?: string;
   temperature?: number | null;
   tools?: AgentTool[];
@@ -1728,6 +1730,8 @@ export interface ApiOperations {
   "GET /api/providers": {
     response: {
       data: Provider[];
+      /** What a new agent gets without a provider: the provider of the workspace's newest stored key, else one the server has a key for; null when none is set up */
+      default_provider: string | null;
     };
   };
   "GET /api/providers/{id}/models": {
