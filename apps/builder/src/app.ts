@@ -48,6 +48,7 @@ import { webhookRoutes } from "./webhooks/routes.ts";
 import { HOOK_BODY_LIMIT_BYTES, hookRoutes } from "./workflows/hook-routes.ts";
 import { createNodeServices } from "./workflows/node-services.ts";
 import { workflowRoutes } from "./workflows/routes.ts";
+import { createRunRetention, type RunRetentionWorker } from "./workflows/runs/run-retention.ts";
 import { WorkflowRunner } from "./workflows/runs/workflow-runner.ts";
 import { scheduleRoutes } from "./workflows/schedules/routes.ts";
 import { createScheduler, type Scheduler } from "./workflows/schedules/scheduler.ts";
@@ -80,6 +81,8 @@ export interface BuilderApp {
   stop(): Promise<void>;
   /** Fires workflow schedules; started and stopped with the rest (tests drive a round with `runDue`). */
   scheduler: Scheduler;
+  /** Prunes finished workflow runs past their retention (tests call `pruneNow`). */
+  runRetention: RunRetentionWorker;
 }
 
 /**
@@ -119,6 +122,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
   const scheduler = createScheduler(deps, runner);
+  const runRetention = createRunRetention(deps);
   const knowledge = createKnowledgeFeature(deps);
   const billing = createBillingFeature(deps);
   const app = createRoutes(
@@ -134,6 +138,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
   return {
     app,
     scheduler,
+    runRetention,
     start: async () => {
       await getRunner().start();
       // After the runner: its start closes runs a crash left running, which overlap rules read.
@@ -142,8 +147,10 @@ export function createBuilderApp(input: Deps): BuilderApp {
       await generation.worker.start();
       events.start();
       billing.worker.start();
+      runRetention.start();
     },
     stop: async () => {
+      await runRetention.stop();
       await billing.worker.stop();
       await generation.worker.stop();
       await knowledge.worker.stop();

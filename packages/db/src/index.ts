@@ -1,4 +1,4 @@
-export { type CacheSize, embeddedCacheSize } from "./cache-size.ts";
+export { type CacheSize, embeddedCacheSize, recordHotSet } from "./cache-size.ts";
 export {
   type Database,
   type DatabaseKind,

@@ -103,6 +103,8 @@ export const workflowRuns = pgTable(
     // The runs list filtered by status pages newest first without reading the other statuses' runs.
     index("workflow_runs_workflow_status_idx").on(table.workflowId, table.status, table.id),
     index("workflow_runs_running_idx").on(table.status, table.heartbeatAt),
+    // Retention by age finds the oldest runs without reading the rest.
+    index("workflow_runs_started_idx").on(table.startedAt),
     index("workflow_runs_end_user_idx").on(table.appId, table.endUserId, table.id),
     // A schedule's last run (its status in the schedule's answer).
     index("workflow_runs_schedule_idx")
