@@ -68,14 +68,16 @@ describe("an agent created without a provider", () => {
     expect(await response.json()).toMatchObject({ provider: "groq" });
   });
 
-  it("is refused with 422 on provider when nothing is set up, saying where to add a key", async () => {
+  it("gets OpenAI when nothing is set up, and GET /api/providers says no provider is configured", async () => {
     const { cookie } = await builder.signUp();
     expect(await defaultProvider(builder, cookie)).toBeNull();
-    const response = await builder.request("/api/agents", { method: "POST", cookie, json: { name: "Lost" } });
-    expect(response.status).toBe(422);
-    const body = (await response.json()) as { error: { code: string; param: string; message: string } };
-    expect(body.error).toMatchObject({ code: "validation_failed", param: "provider" });
-    expect(body.error.message).toContain("Settings");
+    const response = await builder.request("/api/agents", {
+      method: "POST",
+      cookie,
+      json: { name: "Draft" },
+    });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ provider: "openai", model: "gpt-4.1" });
   });
 
   it("gets an openai-compatible key's provider with its first listed chat model", async () => {

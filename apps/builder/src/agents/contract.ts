@@ -102,7 +102,7 @@ export const createAgentBody = z
     description: z.string().max(2000).default(""),
     provider: provider.optional().openapi({
       description:
-        "Absent: the provider of the workspace's newest stored key, else one the server has a key for (422 when there is none)",
+        "Absent: the provider of the workspace's newest stored key, else one the server has a key for, else openai",
     }),
     model: z.string().trim().min(1).max(200).optional().openapi({
       example: "gpt-4o-mini",

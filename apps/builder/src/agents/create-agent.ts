@@ -3,14 +3,14 @@ import { CommonErrors } from "@app/http";
 import type { BuilderConfig } from "../config.ts";
 import { configuredProvider } from "../credentials/configured-provider.ts";
 import type { BuilderDb } from "../db/index.ts";
-import { defaultChatModel } from "../providers/catalogue.ts";
+import { defaultChatModel, PROVIDER_IDS } from "../providers/catalogue.ts";
 import type { CreateAgentInput } from "./contract.ts";
 import type { AgentRow } from "./schema.ts";
 import { agents } from "./schema.ts";
 
 /**
- * Creates an agent. Without a provider it gets the workspace's configured one, without a model that
- * provider's first chat model: a default of OpenAI failed the first message of a workspace whose only
+ * Creates an agent. Without a provider it gets the workspace's configured one (else the catalogue's
+ * first), without a model that provider's first chat model: a default of OpenAI failed the first message of a workspace whose only
  * key is another provider's.
  *
  * @example const row = await createAgent(deps, workspaceId, { name: "Support", ...defaults });
@@ -20,12 +20,10 @@ export async function createAgent(
   workspaceId: string,
   input: CreateAgentInput,
 ): Promise<AgentRow> {
-  const provider = input.provider ?? (await configuredProvider({ db, config }, workspaceId));
-  if (!provider)
-    throw refused(
-      "provider",
-      "this workspace has no model provider key: name a provider, or add a key first (Settings → Credentials, or POST /api/credentials)",
-    );
+  // With no key set up yet, the catalogue's first provider: an agent may be drafted before its key is
+  // added, and its first message then says which key is missing.
+  const provider =
+    input.provider ?? (await configuredProvider({ db, config }, workspaceId)) ?? PROVIDER_IDS[0] ?? "openai";
   const model = input.model ?? defaultChatModel(provider);
   if (!model) throw refused("model", `name a model: ${provider} lists none to default to`);
   const now = clock.now();

@@ -220,7 +220,7 @@ export type AgentTool = {
 export type CreateAgentRequest = {
   name: string;
   description?: string;
-  /** Absent: the provider of the workspace's newest stored key, else one the server has a key for (422 when there is none) */
+  /** Absent: the provider of the workspace's newest stored key, else one the server has a key for, else openai */
   provider?: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
   /** Absent: the provider's first chat model in GET /api/providers (422 for a provider with none listed) */
   model?: string;
