@@ -236,7 +236,7 @@ export function knowledgeRoutes(
     const base = await findKnowledgeBase(deps.db, workspaceId, c.req.valid("param").id);
     if (!base) throw KnowledgeErrors.KNOWLEDGE_BASE_NOT_FOUND();
     const body = c.req.valid("json");
-    const { mode, hits, reranked } = await searchKnowledge(deps, workspaceId, {
+    const { mode, hits, reranked, maxScore } = await searchKnowledge(deps, workspaceId, {
       knowledgeBaseIds: [base.id],
       query: body.query,
       topK: body.top_k,
@@ -247,6 +247,7 @@ export function knowledgeRoutes(
       {
         mode,
         reranked,
+        max_score: maxScore,
         data: hits.map((hit) => ({
           chunk_id: hit.chunkId,
           document_id: hit.documentId,

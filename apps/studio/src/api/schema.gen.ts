@@ -220,8 +220,10 @@ export type AgentTool = {
 export type CreateAgentRequest = {
   name: string;
   description?: string;
-  provider: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
-  model: string;
+  /** Absent: the provider of the workspace's newest stored key, else one the server has a key for, else openai */
+  provider?: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
+  /** Absent: the provider's first chat model in GET /api/providers (422 for a provider with none listed) */
+  model?: string;
   instructions?: string;
   temperature?: number | null;
   tools?: AgentTool[];
@@ -985,6 +987,8 @@ export type KnowledgeSearchAnswer = {
   mode: "vector" | "fulltext" | "hybrid";
   /** Whether the base's rerank model ordered the results */
   reranked: boolean;
+  /** The highest `score` this search can give, so a score reads on its own: 1 for cosine similarity (vector with a provider model) and a rerank model's relevance; a fused score's (hybrid; vector with the local embedder) when a passage is first in every ranking; null for BM25 (fulltext), which is unbounded */
+  max_score: number | null;
   data: KnowledgeSearchResult[];
 };
 
@@ -1726,6 +1730,8 @@ export interface ApiOperations {
   "GET /api/providers": {
     response: {
       data: Provider[];
+      /** What a new agent gets without a provider: the provider of the workspace's newest stored key, else one the server has a key for; null when none is set up */
+      default_provider: string | null;
     };
   };
   "GET /api/providers/{id}/models": {

@@ -155,6 +155,20 @@ export function MissingKey({ message, provider }: { message: string; provider?: 
   );
 }
 
+/**
+ * A workflow run's error as its run panel and history show it: a missing provider key links to
+ * Settings (the API's message, meant for API users, says `POST /api/credentials`).
+ */
+export function RunErrorText({ error }: { error: { code: string; message: string; node_id?: string } }) {
+  if (error.code === "provider_not_configured") return <MissingKey message={error.message} />;
+  return (
+    <p className="field-error">
+      {error.node_id ? `${error.node_id}: ` : ""}
+      {error.message}
+    </p>
+  );
+}
+
 /** An error, with "Try again" when the thing that failed can be asked again (a query's refetch). */
 export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: (() => unknown) | undefined }) {
   const [isRetrying, setRetrying] = useState(false);

@@ -2,7 +2,7 @@ import { useState } from "react";
 import { api } from "../api/client.ts";
 import { CodeEditor } from "../editor/CodeEditor.tsx";
 import { JsonTree } from "../ui/JsonTree.tsx";
-import { Button, ErrorBox, Field, Link, Loading, QueryError, StatusBadge } from "../ui/ui.tsx";
+import { Button, ErrorBox, Field, Link, Loading, QueryError, RunErrorText, StatusBadge } from "../ui/ui.tsx";
 import type { EditorNode } from "./graph.ts";
 import { type NodeRunView, RUN_TONE } from "./NodeRunInspector.tsx";
 import { type NodeRun, type Run, streamRun, useRecentRuns } from "./queries.ts";
@@ -182,12 +182,7 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
               <span className="muted">{result.elapsed_ms} ms</span>
             ) : null}
           </div>
-          {result.error ? (
-            <p className="field-error">
-              {result.error.node_id ? `${result.error.node_id}: ` : ""}
-              {result.error.message}
-            </p>
-          ) : null}
+          {result.error ? <RunErrorText error={result.error} /> : null}
           {result.error?.node_id && shownRunId && !isRunning ? (
             <Button variant="secondary" isBusy={isReplaying} onClick={() => void replay()}>
               Replay from {result.error.node_id}

@@ -14,6 +14,7 @@ import {
   LoadMore,
   PageHeader,
   QueryError,
+  RunErrorText,
   StatusBadge,
 } from "../ui/ui.tsx";
 import { NodeRunInspector, RUN_TONE } from "./NodeRunInspector.tsx";
@@ -151,12 +152,7 @@ function RunDetail({ runId, onReplayed }: { runId: string; onReplayed: (created:
       {run.data ? (
         <div className="run-detail-grid">
           <div>
-            {run.data.error ? (
-              <p className="field-error">
-                {run.data.error.node_id ? `${run.data.error.node_id}: ` : ""}
-                {run.data.error.message}
-              </p>
-            ) : null}
+            {run.data.error ? <RunErrorText error={run.data.error} /> : null}
             {run.data.outputs ? <JsonTree label="Run outputs" value={run.data.outputs} /> : null}
             <ol className="node-run-list">
               {nodes.map((node) => (

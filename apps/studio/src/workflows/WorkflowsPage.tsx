@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef } from "react";
+import { useDefaultModel } from "../agents/queries.ts";
 import { api } from "../api/client.ts";
 import { navigate } from "../router.ts";
 import { Button, EmptyState, ErrorBox, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
 import { useWorkflowList, type Workflow } from "./queries.ts";
-import { WORKFLOW_TEMPLATES, type WorkflowTemplate } from "./templates.ts";
+import { WORKFLOW_TEMPLATES, type WorkflowTemplate, withModel } from "./templates.ts";
 
 const STARTER_GRAPH = {
   nodes: [
@@ -36,10 +37,15 @@ export function WorkflowsPage() {
       navigate(`/workflows/${created.id}`);
     },
   });
+  const defaults = useDefaultModel();
   const fromTemplate = useMutation({
     mutationFn: (template: WorkflowTemplate) =>
       api<Workflow>("/api/workflows", {
-        json: { name: template.name, description: template.description, graph: template.graph },
+        json: {
+          name: template.name,
+          description: template.description,
+          graph: withModel(template.graph, defaults),
+        },
       }),
     onSuccess: (created) => {
       void client.invalidateQueries({ queryKey: ["workflows"] });
