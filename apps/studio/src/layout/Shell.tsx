@@ -2,6 +2,7 @@ import { type ReactNode, useEffect, useState } from "react";
 import { useSession, useSignOut } from "../auth/session.ts";
 import { match, navigate, usePath } from "../router.ts";
 import { ErrorBox, Link } from "../ui/ui.tsx";
+import { CommandPalette } from "./CommandPalette.tsx";
 
 const SECTIONS = [
   { path: "/agents", label: "Agents" },
@@ -61,6 +62,7 @@ export function Shell({ children }: { children: ReactNode }) {
             {isMenuOpen ? "«" : "»"}
           </button>
         </div>
+        <CommandPalette screens={SECTIONS} />
         {SECTIONS.map((section) => (
           <Link
             key={section.path}
