@@ -80,6 +80,8 @@ export interface BuilderApp {
   stop(): Promise<void>;
   /** Fires workflow schedules; started and stopped with the rest (tests drive a round with `runDue`). */
   scheduler: Scheduler;
+  /** Executes workflow runs; its sweep (tests call `expireApprovals` after moving a manual clock). */
+  runner: WorkflowRunner;
 }
 
 /**
@@ -134,6 +136,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
   return {
     app,
     scheduler,
+    runner,
     start: async () => {
       await getRunner().start();
       // After the runner: its start closes runs a crash left running, which overlap rules read.

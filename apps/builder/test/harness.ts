@@ -22,6 +22,8 @@ export interface TestBuilder {
   databaseUrl: string | undefined;
   /** The running app's scheduler: tests move a manual clock and call `runDue()`. */
   readonly scheduler: BuilderApp["scheduler"];
+  /** The running app's workflow runner: tests move a manual clock and call `expireApprovals()`. */
+  readonly runner: BuilderApp["runner"];
   /** fetch against the running builder, with JSON and the studio's Origin header filled in. */
   request(
     path: string,
@@ -124,6 +126,9 @@ export async function startTestBuilder(
     databaseUrl: database.url,
     get scheduler() {
       return builder.scheduler;
+    },
+    get runner() {
+      return builder.runner;
     },
     request,
     async signUp(email, password = "correct horse battery") {

@@ -54,7 +54,7 @@ export type EditorNodeData = {
   config: Record<string, unknown>;
   extra: Pick<ApiNode, "on_error" | "default_output" | "timeout_ms" | "retry">;
   issues?: string[];
-  runStatus?: "running" | "succeeded" | "failed" | "skipped";
+  runStatus?: "running" | "waiting" | "succeeded" | "failed" | "skipped";
 };
 
 export type EditorNode = Node<EditorNodeData, "step">;
