@@ -48,6 +48,7 @@ import { webhookRoutes } from "./webhooks/routes.ts";
 import { HOOK_BODY_LIMIT_BYTES, hookRoutes } from "./workflows/hook-routes.ts";
 import { createNodeServices } from "./workflows/node-services.ts";
 import { workflowRoutes } from "./workflows/routes.ts";
+import { startErrorWorkflow } from "./workflows/runs/error-workflow.ts";
 import { WorkflowRunner } from "./workflows/runs/workflow-runner.ts";
 import { scheduleRoutes } from "./workflows/schedules/routes.ts";
 import { createScheduler, type Scheduler } from "./workflows/schedules/scheduler.ts";
@@ -120,6 +121,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
     },
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
+  runner.onRunFailed = (run) => startErrorWorkflow(deps, getRunner(), run);
   const scheduler = createScheduler(deps, runner);
   const knowledge = createKnowledgeFeature(deps);
   const billing = createBillingFeature(deps);

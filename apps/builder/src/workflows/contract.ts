@@ -8,6 +8,11 @@ export const graphSchema = workflowGraphSchema.openapi("WorkflowGraph", {
     "Nodes (`start`, `end`, `llm`, `code`, `http`, `condition`, `tool`) and the edges between them",
 });
 
+const errorWorkflowIdSchema = z.string().min(1).max(64).nullable().openapi({
+  description:
+    "A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none",
+});
+
 export const createWorkflowBody = z
   .object({
     name: z.string().trim().min(1).max(200),
@@ -16,6 +21,7 @@ export const createWorkflowBody = z
     mcp_exposed: z.boolean().default(false).openapi({
       description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
     }),
+    error_workflow_id: errorWorkflowIdSchema.optional(),
   })
   .strict()
   .openapi("CreateWorkflowRequest");
@@ -27,6 +33,7 @@ export const updateWorkflowBody = patchBody(
       description: z.string().max(5000),
       graph: graphSchema,
       mcp_exposed: z.boolean(),
+      error_workflow_id: errorWorkflowIdSchema,
     })
     .partial(),
 ).openapi("UpdateWorkflowRequest");
@@ -41,6 +48,10 @@ export const workflowSchema = z
       .string()
       .openapi({ description: "POST a JSON body here to start a run (the URL is the secret)" }),
     mcp_exposed: z.boolean(),
+    error_workflow_id: z.string().nullable().openapi({
+      description:
+        "A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none",
+    }),
     ...publishingFields,
     created_at: z.string(),
     updated_at: z.string(),

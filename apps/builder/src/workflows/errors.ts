@@ -6,6 +6,10 @@ export const WorkflowErrors = defineErrors({
   RUN_NOT_FOUND: { status: 404, message: "No run with this id." },
   INVALID_GRAPH: { status: 422, message: "The workflow graph is invalid." },
   INVALID_INPUTS: { status: 422, message: "The run's inputs do not match the start node." },
+  INVALID_ERROR_WORKFLOW: {
+    status: 422,
+    message: "error_workflow_id must name another workflow of this workspace.",
+  },
   RUN_NOT_RUNNING: { status: 409, message: "The run has already finished." },
   RUN_NOT_WAITING: {
     status: 409,

@@ -277,6 +277,26 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     if (issues.length > 0) throw graphError(issues);
     await checkGraphReferences(deps, c.get("principal").workspaceId, graph);
   };
+  /** An error workflow must be another workflow of the workspace (a run's failure never starts itself). */
+  const checkErrorWorkflow = async (
+    c: Context<AppEnv>,
+    errorWorkflowId: string | null | undefined,
+    selfId: string | undefined,
+  ) => {
+    if (errorWorkflowId === undefined || errorWorkflowId === null) return;
+    if (errorWorkflowId === selfId) {
+      throw WorkflowErrors.INVALID_ERROR_WORKFLOW({
+        message: "A workflow cannot be its own error workflow.",
+        param: "error_workflow_id",
+      });
+    }
+    if (!(await findWorkflow(deps.db, c.get("principal").workspaceId, errorWorkflowId))) {
+      throw WorkflowErrors.INVALID_ERROR_WORKFLOW({
+        message: `No workflow ${errorWorkflowId} in this workspace.`,
+        param: "error_workflow_id",
+      });
+    }
+  };
   const ownWorkflow = async (c: Context<AppEnv>, id: string) => {
     const row = await findWorkflow(deps.db, c.get("principal").workspaceId, id);
     if (!row) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
@@ -294,6 +314,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
   router.openapi(routes.create, async (c) => {
     const body = c.req.valid("json");
     await checkGraph(c, body.graph);
+    await checkErrorWorkflow(c, body.error_workflow_id, undefined);
     const row = await createWorkflow(deps, c.get("principal").workspaceId, body);
     if (row.mcpExposed) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toWorkflowJson(row, urls), 201);
@@ -329,6 +350,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     if (body.graph) await checkGraph(c, body.graph);
     const workspaceId = c.get("principal").workspaceId;
     const { id } = c.req.valid("param");
+    await checkErrorWorkflow(c, body.error_workflow_id, id);
     const row = await updateWorkflow(
       deps,
       workspaceId,

@@ -1,6 +1,7 @@
 import type { NodeError, NodeLogs, RunError, WorkflowGraph } from "@app/workflow";
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   boolean,
   index,
   integer,
@@ -30,6 +31,10 @@ export const workflows = pgTable(
     /** The newest published version; null while never published (outsiders then reach the draft). */
     publishedVersion: integer("published_version"),
     publishedAt: timestamp("published_at", { withTimezone: true }),
+    /** A workflow of the same workspace started with the failure when a run of this one fails. */
+    errorWorkflowId: text("error_workflow_id").references((): AnyPgColumn => workflows.id, {
+      onDelete: "set null",
+    }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -394,6 +394,8 @@ export type Workflow = {
   /** POST a JSON body here to start a run (the URL is the secret) */
   trigger_url: string;
   mcp_exposed: boolean;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id: string | null;
   /** The newest published version; null when never published */
   published_version: number | null;
   published_at: string | null;
@@ -661,6 +663,8 @@ export type CreateWorkflowRequest = {
   graph: WorkflowGraph;
   /** Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md) */
   mcp_exposed?: boolean;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id?: string | null;
 };
 
 export type GraphValidation = {
@@ -689,6 +693,8 @@ export type UpdateWorkflowRequest = {
   description?: string;
   graph?: WorkflowGraph;
   mcp_exposed?: boolean;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id?: string | null;
 };
 
 export type WorkflowRun = {

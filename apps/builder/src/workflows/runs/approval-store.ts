@@ -143,7 +143,7 @@ export interface ExpiredApprovals {
   /** Runs whose timed-out node was rejected (`on_timeout: "reject"`): back to `running`, to go on here. */
   toContinue: RunRow[];
   /** Runs failed with `approval_timed_out` (`on_timeout: "fail"`). */
-  failed: number;
+  failed: RunRow[];
 }
 
 /**
@@ -171,15 +171,15 @@ export async function expireApprovals(deps: StoreDeps, limit: number): Promise<E
     )
     .orderBy(asc(workflowApprovals.expiresAt))
     .limit(limit);
-  const result: ExpiredApprovals = { toContinue: [], failed: 0 };
+  const result: ExpiredApprovals = { toContinue: [], failed: [] };
   const decided = new Set<string>();
   for (const { approval } of due) {
     // One decision per run and sweep: the run is no longer waiting after it.
     if (decided.has(approval.runId)) continue;
     decided.add(approval.runId);
     if (approval.onTimeout === "fail") {
-      const isFailed = await failOnTimeout(deps, approval, now);
-      if (isFailed) result.failed += 1;
+      const failed = await failOnTimeout(deps, approval, now);
+      if (failed) result.failed.push(failed);
       continue;
     }
     const run = await db
@@ -207,8 +207,12 @@ export async function expireApprovals(deps: StoreDeps, limit: number): Promise<E
   return result;
 }
 
-/** Fails a waiting run whose approval timed out under `on_timeout: "fail"`; false if another process did. */
-function failOnTimeout({ db, clock }: StoreDeps, approval: ApprovalRow, now: Date): Promise<boolean> {
+/** Fails a waiting run whose approval timed out under `on_timeout: "fail"`; undefined if another process did. */
+function failOnTimeout(
+  { db, clock }: StoreDeps,
+  approval: ApprovalRow,
+  now: Date,
+): Promise<RunRow | undefined> {
   const error: RunError = {
     code: "approval_timed_out",
     message: `No decision on node ${approval.nodeId} within its approval timeout; the run failed (on_timeout: fail).`,
@@ -221,7 +225,7 @@ function failOnTimeout({ db, clock }: StoreDeps, approval: ApprovalRow, now: Dat
         .set({ status: "timed_out", decidedAt: now, decidedBy: null })
         .where(and(eq(workflowApprovals.id, approval.id), eq(workflowApprovals.status, "pending")))
         .returning({ id: workflowApprovals.id });
-      if (!taken) return false;
+      if (!taken) return undefined;
       const row = await endWaitingRun(tx, approval.runId, "failed", error, now);
       if (!row) throw new NotDecided();
       await tx
@@ -229,10 +233,10 @@ function failOnTimeout({ db, clock }: StoreDeps, approval: ApprovalRow, now: Dat
         .set({ status: "failed", error: { code: error.code, message: error.message }, finishedAt: now })
         .where(and(eq(workflowNodeRuns.runId, approval.runId), eq(workflowNodeRuns.nodeId, approval.nodeId)));
       if (row) await emitRunEvent({ db: tx, clock }, row);
-      return true;
+      return row;
     })
     .catch((error: unknown) => {
-      if (isRollback(error)) return false;
+      if (isRollback(error)) return undefined;
       throw error;
     });
 }

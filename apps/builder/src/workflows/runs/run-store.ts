@@ -371,11 +371,11 @@ const interrupted: RunError = {
 /**
  * Marks runs whose process stopped (no heartbeat after `staleBefore`) and that cannot resume as
  * failed, so no run stays "running" forever after a crash, each with its `workflow.run.failed`
- * event. Answers how many it closed.
+ * event. Answers the runs it closed.
  *
  * @example const closed = await failInterruptedRuns(deps, new Date(Date.now() - 60_000));
  */
-export function failInterruptedRuns(deps: RunStoreDeps, staleBefore: Date): Promise<number> {
+export function failInterruptedRuns(deps: RunStoreDeps, staleBefore: Date): Promise<RunRow[]> {
   return failRunsWhere(
     deps,
     and(eq(workflowRuns.status, "running"), lte(workflowRuns.heartbeatAt, staleBefore), isNotResumable),
@@ -388,15 +388,15 @@ export function failInterruptedRuns(deps: RunStoreDeps, staleBefore: Date): Prom
  *
  * @example await failRun(deps, run.id, { code: "run_interrupted", message: "…" });
  */
-export async function failRun(deps: RunStoreDeps, runId: string, error: RunError): Promise<void> {
-  await failRunsWhere(deps, and(eq(workflowRuns.id, runId), eq(workflowRuns.status, "running")), error);
+export function failRun(deps: RunStoreDeps, runId: string, error: RunError): Promise<RunRow[]> {
+  return failRunsWhere(deps, and(eq(workflowRuns.id, runId), eq(workflowRuns.status, "running")), error);
 }
 
 async function failRunsWhere(
   { db, clock }: RunStoreDeps,
   where: SQL | undefined,
   error: RunError,
-): Promise<number> {
+): Promise<RunRow[]> {
   const now = clock.now();
   return db.transaction(async (tx) => {
     const rows = await tx
@@ -404,7 +404,7 @@ async function failRunsWhere(
       .set({ status: "failed", error, finishedAt: now })
       .where(where)
       .returning();
-    if (rows.length === 0) return 0;
+    if (rows.length === 0) return [];
     await tx
       .update(workflowNodeRuns)
       .set({ status: "failed", error, finishedAt: now })
@@ -418,6 +418,6 @@ async function failRunsWhere(
         ),
       );
     for (const row of rows) await emitRunEvent({ db: tx, clock }, row);
-    return rows.length;
+    return rows;
   });
 }

@@ -8,10 +8,12 @@ import {
   type NodeFailedEvent,
   type NodeFinishedEvent,
   type RecordedNode,
+  type RunError,
   type RunRecorder,
   type RunResult,
   runWorkflow,
   type ToolOutputs,
+  type WorkflowGraph,
   WorkflowGraphError,
 } from "@app/workflow";
 import type { Deps } from "../../deps.ts";
@@ -59,6 +61,16 @@ export interface RunRequest {
   replay?: { of: string; recorded: ReadonlyMap<string, RecordedNode> } | undefined;
   /** A run row already written in `running` (a schedule's tick, claimed with it): executed, not inserted. */
   claimed?: ClaimedRun;
+}
+
+/** A run that has just failed, as what follows a failure (its error workflow) needs it. */
+export interface FailedRun {
+  id: string;
+  workspaceId: string;
+  workflowId: string;
+  trigger: RunTrigger;
+  graph: WorkflowGraph;
+  error: RunError | null;
 }
 
 /** A run row a schedule's claim wrote, with the tick it fired for. */
@@ -110,6 +122,11 @@ interface Execution {
 export class WorkflowRunner {
   private readonly active = new Map<string, AbortController>();
   private readonly compiled = new Map<string, CompiledWorkflow>();
+  /** Error workflows being run, and the runs of those that ended since `errorWorkflowsSettled` last asked. */
+  private readonly errorWorkflows = new Set<Promise<void>>();
+  private readonly errorWorkflowRuns: string[] = [];
+  /** What follows a failed run: its error workflow (app.ts sets it), answering that run's id. */
+  onRunFailed: ((run: FailedRun) => Promise<string | undefined>) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly leaseMs: number;
   private readonly heartbeatMs: number;
@@ -234,10 +251,11 @@ export class WorkflowRunner {
       compiled = compileWorkflow(run.graph, { tools: this.tools.outputs() });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await failRun(this.deps, run.id, {
+      const failed = await failRun(this.deps, run.id, {
         code: "run_interrupted",
         message: `The process running this workflow stopped, and the run cannot resume here: ${message}`,
       });
+      for (const row of failed) this.failed(row);
       return undefined;
     }
     const [nodeRuns, approvals] = await Promise.all([
@@ -307,6 +325,7 @@ export class WorkflowRunner {
       // A wake costs the engine a query; most workspaces have no webhook listening.
       if (deliveries > 0) this.deps.deliveries?.wake();
       if (result.status === "waiting") await this.pendingAsStored(result);
+      if (result.status === "failed") this.failed({ ...row, error: result.error });
       execution.onEvent?.({ event: "run_finished", data: runFinishedData(result) });
       return result;
     } finally {
@@ -340,7 +359,8 @@ export class WorkflowRunner {
    */
   async expireApprovals(): Promise<void> {
     const { toContinue, failed } = await expireApprovals(this.deps, CLAIM_BATCH);
-    if (failed > 0) this.deps.deliveries?.wake();
+    if (failed.length > 0) this.deps.deliveries?.wake();
+    for (const row of failed) this.failed(row);
     await Promise.all(
       toContinue.map((run) =>
         this.resume(run, "decision").catch((error: unknown) =>
@@ -348,6 +368,33 @@ export class WorkflowRunner {
         ),
       ),
     );
+  }
+
+  /**
+   * A run failed: its workflow's error workflow starts in the background (at most once: a process
+   * that dies right after the failure was recorded starts none). `errorWorkflowsSettled` waits for them.
+   */
+  private failed(run: FailedRun): void {
+    const started: Promise<void> = (this.onRunFailed?.(run) ?? Promise.resolve(undefined))
+      .then(
+        (runId) => {
+          if (runId) this.errorWorkflowRuns.push(runId);
+        },
+        (error: unknown) => {
+          this.deps.logger.error({ err: error, run_id: run.id }, "the error workflow did not start");
+        },
+      )
+      .finally(() => this.errorWorkflows.delete(started));
+    this.errorWorkflows.add(started);
+  }
+
+  /**
+   * Resolves with the ids of the error workflow runs started since the last call, once they have
+   * ended (tests read them).
+   */
+  async errorWorkflowsSettled(): Promise<string[]> {
+    while (this.errorWorkflows.size > 0) await Promise.all([...this.errorWorkflows]);
+    return this.errorWorkflowRuns.splice(0);
   }
 
   /** Ends a claimed run that cannot start (its graph no longer compiles) as failed, with its event. */
@@ -368,6 +415,7 @@ export class WorkflowRunner {
     };
     const deliveries = await recordRunEnd(this.deps, row, result, [], { rowExists: true });
     if (deliveries > 0) this.deps.deliveries?.wake();
+    this.failed({ ...row, error });
     return result;
   }
 
@@ -418,9 +466,10 @@ export class WorkflowRunner {
   private async sweep(silentForMs = this.leaseMs): Promise<void> {
     const staleBefore = new Date(this.deps.clock.now().getTime() - silentForMs);
     const closed = await failInterruptedRuns(this.deps, staleBefore);
-    if (closed > 0) {
-      this.deps.logger.warn({ runs: closed }, "marked interrupted workflow runs as failed");
+    if (closed.length > 0) {
+      this.deps.logger.warn({ runs: closed.length }, "marked interrupted workflow runs as failed");
       this.deps.deliveries?.wake();
+      for (const row of closed) this.failed(row);
     }
     const claimed = await claimInterruptedRuns(this.deps, staleBefore, CLAIM_BATCH);
     for (const run of claimed) {

@@ -1,0 +1,2 @@
+ALTER TABLE "workflows" ADD COLUMN "error_workflow_id" text;--> statement-breakpoint
+ALTER TABLE "workflows" ADD CONSTRAINT "workflows_error_workflow_id_workflows_id_fk" FOREIGN KEY ("error_workflow_id") REFERENCES "public"."workflows"("id") ON DELETE set null ON UPDATE no action;
