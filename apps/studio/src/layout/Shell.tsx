@@ -6,6 +6,7 @@ import { ErrorBox, Link } from "../ui/ui.tsx";
 const SECTIONS = [
   { path: "/agents", label: "Agents" },
   { path: "/workflows", label: "Workflows" },
+  { path: "/approvals", label: "Approvals" },
   { path: "/apps", label: "Apps" },
   { path: "/knowledge", label: "Knowledge" },
   { path: "/generate", label: "Generate" },
