@@ -441,7 +441,9 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     });
     const result = await runner.resume(run, "decision");
     const stored = await findRun(deps.db, workspaceId, run.id);
-    if (!result || !stored) throw WorkflowErrors.RUN_NOT_FOUND();
+    if (!stored) throw WorkflowErrors.RUN_NOT_FOUND();
+    // A graph that no longer compiles here failed the run instead: answered as stored.
+    if (!result) return c.json(runJson(stored, await findNodeRuns(deps.db, stored.id)), 200);
     return c.json(
       finishedRunJson(result, {
         workflowId: stored.workflowId,
