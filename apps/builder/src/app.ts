@@ -48,6 +48,7 @@ import { webhookRoutes } from "./webhooks/routes.ts";
 import { HOOK_BODY_LIMIT_BYTES, hookRoutes } from "./workflows/hook-routes.ts";
 import { createNodeServices } from "./workflows/node-services.ts";
 import { workflowRoutes } from "./workflows/routes.ts";
+import { startErrorWorkflow } from "./workflows/runs/error-workflow.ts";
 import { createRunRetention, type RunRetentionWorker } from "./workflows/runs/run-retention.ts";
 import { WorkflowRunner } from "./workflows/runs/workflow-runner.ts";
 import { scheduleRoutes } from "./workflows/schedules/routes.ts";
@@ -83,6 +84,8 @@ export interface BuilderApp {
   scheduler: Scheduler;
   /** Prunes finished workflow runs past their retention (tests call `pruneNow`). */
   runRetention: RunRetentionWorker;
+  /** Executes workflow runs; its sweep (tests call `expireApprovals` after moving a manual clock). */
+  runner: WorkflowRunner;
 }
 
 /**
@@ -121,6 +124,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
     },
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
+  runner.onRunFailed = (run) => startErrorWorkflow(deps, getRunner(), run);
   const scheduler = createScheduler(deps, runner);
   const runRetention = createRunRetention(deps);
   const knowledge = createKnowledgeFeature(deps);
@@ -139,6 +143,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
     app,
     scheduler,
     runRetention,
+    runner,
     start: async () => {
       await getRunner().start();
       // After the runner: its start closes runs a crash left running, which overlap rules read.

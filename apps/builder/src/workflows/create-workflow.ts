@@ -9,7 +9,10 @@ export async function createWorkflow(
   { db, clock }: { db: BuilderDb; clock: Clock },
   workspaceId: string,
   // An imported document carries no exposure: it starts unexposed.
-  input: Omit<CreateWorkflowInput, "mcp_exposed"> & { mcp_exposed?: boolean },
+  input: Omit<CreateWorkflowInput, "mcp_exposed" | "error_workflow_id"> & {
+    mcp_exposed?: boolean;
+    error_workflow_id?: string | null | undefined;
+  },
 ): Promise<WorkflowRow> {
   const now = clock.now();
   const [row] = await db
@@ -21,6 +24,7 @@ export async function createWorkflow(
       description: input.description,
       graph: input.graph,
       mcpExposed: input.mcp_exposed ?? false,
+      errorWorkflowId: input.error_workflow_id ?? null,
       createdAt: now,
       updatedAt: now,
     })

@@ -396,6 +396,8 @@ export type Workflow = {
   /** POST a JSON body here to start a run (the URL is the secret) */
   trigger_url: string;
   mcp_exposed: boolean;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id: string | null;
   /** The newest published version; null when never published */
   published_version: number | null;
   published_at: string | null;
@@ -545,6 +547,12 @@ export type WorkflowGraph = {
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
     timeout_ms?: number;
+    /** The run pauses here (status waiting) until POST /api/runs/{id}/approvals approves or rejects the node's resolved request */
+    requires_approval?: boolean;
+    /** Seconds an approval may wait; then on_timeout decides it. None: it waits until decided */
+    approval_timeout_s?: number;
+    /** What a timed-out approval does: reject (default; as a person's reject, under on_error) or fail (the run fails with approval_timed_out) */
+    on_timeout?: "reject" | "fail";
     type: "http";
     data: {
       /** Label shown in the editor */
@@ -627,6 +635,12 @@ export type WorkflowGraph = {
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
     timeout_ms?: number;
+    /** The run pauses here (status waiting) until POST /api/runs/{id}/approvals approves or rejects the node's resolved request */
+    requires_approval?: boolean;
+    /** Seconds an approval may wait; then on_timeout decides it. None: it waits until decided */
+    approval_timeout_s?: number;
+    /** What a timed-out approval does: reject (default; as a person's reject, under on_error) or fail (the run fails with approval_timed_out) */
+    on_timeout?: "reject" | "fail";
     type: "tool";
     data: {
       /** Label shown in the editor */
@@ -651,6 +665,8 @@ export type CreateWorkflowRequest = {
   graph: WorkflowGraph;
   /** Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md) */
   mcp_exposed?: boolean;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id?: string | null;
 };
 
 export type GraphValidation = {
@@ -679,13 +695,15 @@ export type UpdateWorkflowRequest = {
   description?: string;
   graph?: WorkflowGraph;
   mcp_exposed?: boolean;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id?: string | null;
 };
 
 export type WorkflowRun = {
   id: string;
   workflow_id: string;
-  status: "running" | "succeeded" | "failed" | "cancelled";
-  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule";
+  status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
+  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule" | "error_workflow";
   /** The workflow version it ran; null for the draft */
   version: number | null;
   /** The app whose end user started it */
@@ -712,10 +730,13 @@ export type WorkflowRun = {
   started_at: string;
   finished_at: string | null;
   elapsed_ms: number | null;
+  /** The nodes a `waiting` run waits at for approval (POST /api/runs/{id}/approvals); on GET /api/runs/{id} and blocking answers */
+  pending?: PendingApproval[];
   nodes?: {
     node_id: string;
     node_type: string;
-    status: "running" | "succeeded" | "failed" | "skipped";
+    /** `waiting`: a node that requires approval, paused at; `inputs` is its request */
+    status: "running" | "waiting" | "succeeded" | "failed" | "skipped";
     step: number | null;
     inputs?: unknown;
     outputs: Record<string, unknown> | null;
@@ -750,10 +771,43 @@ export type WorkflowRun = {
   }[];
 };
 
+export type PendingApproval = {
+  node_id: string;
+  node_type: string;
+  title: string | null;
+  /** The node's resolved request (its data with templates resolved): what approving sends */
+  input?: unknown;
+  requested_at: string;
+  /** When `on_timeout` decides it (`approval_timeout_s`); null: it waits */
+  expires_at: string | null;
+};
+
 export type RunWorkflowRequest = {
   inputs?: Record<string, unknown>;
   /** Run a published version: its number, or "published" for the newest (the draft when never published). Absent: the draft. */
   version?: number | "published";
+};
+
+export type ApprovalDecisionRequest = {
+  node_id: string;
+  decision: "approve" | "reject";
+  /** With approve: the request to send instead of the proposed one (a whole request of the node's type, as in `pending[].input`) */
+  input?: Record<string, unknown>;
+};
+
+export type PendingApprovalItem = {
+  id: string;
+  run_id: string;
+  workflow_id: string;
+  workflow_name: string;
+  node_id: string;
+  node_type: string;
+  /** The node's title; null when it has none */
+  title: string | null;
+  input?: unknown;
+  requested_at: string;
+  expires_at: string | null;
+  on_timeout: "reject" | "fail" | null;
 };
 
 export type ReplayRunRequest = {
@@ -821,7 +875,7 @@ export type Schedule = {
   /** The schedule's latest run (GET /api/runs/{id} has the rest) */
   last_run: {
     id: string;
-    status: "running" | "succeeded" | "failed" | "cancelled";
+    status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
     scheduled_for: string | null;
   } | null;
   created_at: string;
@@ -1302,8 +1356,8 @@ export type Webhook = {
 export type CreateWebhookRequest = {
   /** Where to POST events: https, or http only with ALLOW_PRIVATE_URLS=1; private addresses only with ALLOW_PRIVATE_URLS=1 */
   url: string;
-  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
-  events: ("workflow.run.succeeded" | "workflow.run.failed" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
+  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, workflow.run.waiting, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
+  events: ("workflow.run.succeeded" | "workflow.run.failed" | "workflow.run.waiting" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
   description?: string;
 };
 
@@ -1316,8 +1370,8 @@ export type WebhookList = {
 export type UpdateWebhookRequest = {
   /** Where to POST events: https, or http only with ALLOW_PRIVATE_URLS=1; private addresses only with ALLOW_PRIVATE_URLS=1 */
   url?: string;
-  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
-  events?: ("workflow.run.succeeded" | "workflow.run.failed" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
+  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, workflow.run.waiting, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
+  events?: ("workflow.run.succeeded" | "workflow.run.failed" | "workflow.run.waiting" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
   description?: string;
   /** A disabled endpoint's deliveries are parked as failed */
   disabled?: boolean;
@@ -1382,7 +1436,7 @@ export type EventList = {
 export type Event = {
   id: string;
   object: "event";
-  type: "workflow.run.succeeded" | "workflow.run.failed" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added";
+  type: "workflow.run.succeeded" | "workflow.run.failed" | "workflow.run.waiting" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added";
   environment: "live";
   /** Unix seconds */
   created: number;
@@ -1659,7 +1713,7 @@ export type FeedbackRequest = {
 
 export type PublicRun = {
   id: string;
-  status: "running" | "succeeded" | "failed" | "cancelled";
+  status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
   outputs: Record<string, unknown> | null;
   error: {
     code: string;
@@ -1849,6 +1903,17 @@ export interface ApiOperations {
   };
   "GET /api/runs/{id}": {
     response: WorkflowRun;
+  };
+  "POST /api/runs/{id}/approvals": {
+    body: ApprovalDecisionRequest;
+    response: WorkflowRun;
+  };
+  "GET /api/approvals": {
+    response: {
+      data: PendingApprovalItem[];
+      has_more: boolean;
+      next_cursor: string | null;
+    };
   };
   "POST /api/runs/{id}/replay": {
     body: ReplayRunRequest;

@@ -7,6 +7,7 @@ import { CommandPalette } from "./CommandPalette.tsx";
 const SECTIONS = [
   { path: "/agents", label: "Agents" },
   { path: "/workflows", label: "Workflows" },
+  { path: "/approvals", label: "Approvals" },
   { path: "/apps", label: "Apps" },
   { path: "/knowledge", label: "Knowledge" },
   { path: "/generate", label: "Generate" },

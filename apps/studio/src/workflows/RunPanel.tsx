@@ -88,6 +88,10 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
           };
         }
         if (event === "node_skipped" && nodeId) current = { ...current, [nodeId]: { status: "skipped" } };
+        // A node that requires approval: the run waits there (Approvals, or the run's inspector).
+        if (event === "node_waiting" && nodeId) {
+          current = { ...current, [nodeId]: { status: "waiting", inputs: data.inputs } };
+        }
         if (event === "run_finished") setResult(data as unknown as RunSummary);
         show(current);
       });

@@ -56,7 +56,7 @@ export function useRecentRuns(workflowId: string) {
 }
 
 /** Statuses the runs page filters by; the API filters, so every page is full of the chosen one. */
-export const RUN_FILTERS = ["all", "succeeded", "failed", "running", "cancelled"] as const;
+export const RUN_FILTERS = ["all", "succeeded", "failed", "running", "waiting", "cancelled"] as const;
 export type RunFilter = (typeof RUN_FILTERS)[number];
 
 /** A workflow's runs, newest first, a page at a time, of one status or all. */
