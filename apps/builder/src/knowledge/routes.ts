@@ -6,6 +6,7 @@ import {
   jsonContent,
   listOf,
   listQuerySchema,
+  searchableListQuerySchema,
   toPage,
 } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
@@ -69,7 +70,7 @@ const routes = {
     path: "/knowledge-bases",
     tags,
     summary: "List the caller's knowledge bases, newest first",
-    request: { query: listQuerySchema },
+    request: { query: searchableListQuerySchema },
     responses: {
       200: {
         description: "A page of knowledge bases",
@@ -102,7 +103,7 @@ const routes = {
     path: "/knowledge-bases/{id}/documents",
     tags,
     summary: "List a knowledge base's documents, newest first",
-    request: { params: idParam, query: listQuerySchema },
+    request: { params: idParam, query: searchableListQuerySchema },
     responses: {
       200: {
         description: "A page of documents",

@@ -4,7 +4,7 @@ import {
   idParam,
   jsonContent,
   listOf,
-  listQuerySchema,
+  searchableListQuerySchema,
   toPage,
 } from "@app/http";
 import { validateGraph, type WorkflowGraph } from "@app/workflow";
@@ -55,7 +55,7 @@ const routes = {
     path: "/workflows",
     tags: ["workflows"],
     summary: "List the caller's workflows, newest first",
-    request: { query: listQuerySchema },
+    request: { query: searchableListQuerySchema },
     responses: {
       200: { description: "A page of workflows", content: jsonContent(listOf(workflowSchema)) },
       ...errorResponses(401, 422),

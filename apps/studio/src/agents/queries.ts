@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api } from "../api/client.ts";
-import { usePagedList } from "../api/paged.ts";
+import { searchPath, usePagedList } from "../api/paged.ts";
 import type { Agent, Answer } from "../api/types.ts";
 import { useDelete } from "../api/use-delete.ts";
 
@@ -59,8 +59,8 @@ export function useAgents() {
 }
 
 /** The agents screen's list, a page at a time. */
-export function useAgentList() {
-  return usePagedList<Agent>(["agents", "pages"], "/api/agents");
+export function useAgentList(q = "") {
+  return usePagedList<Agent>(["agents", "pages", q], searchPath("/api/agents", q));
 }
 
 export function useAgent(id: string | undefined) {

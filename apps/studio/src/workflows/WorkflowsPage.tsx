@@ -3,7 +3,18 @@ import { useRef } from "react";
 import { useDefaultModel } from "../agents/queries.ts";
 import { api } from "../api/client.ts";
 import { navigate } from "../router.ts";
-import { Button, EmptyState, ErrorBox, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
+import {
+  Button,
+  EmptyState,
+  ErrorBox,
+  Link,
+  Loading,
+  LoadMore,
+  NoMatches,
+  PageHeader,
+  QueryError,
+  useListSearch,
+} from "../ui/ui.tsx";
 import { useWorkflowList, type Workflow } from "./queries.ts";
 import { WORKFLOW_TEMPLATES, type WorkflowTemplate, withModel } from "./templates.ts";
 
@@ -26,7 +37,8 @@ const STARTER_GRAPH = {
 };
 
 export function WorkflowsPage() {
-  const workflows = useWorkflowList();
+  const search = useListSearch("workflows");
+  const workflows = useWorkflowList(search.q);
   const client = useQueryClient();
   const fileInput = useRef<HTMLInputElement>(null);
   const create = useMutation({
@@ -90,10 +102,12 @@ export function WorkflowsPage() {
           </>
         }
       />
+      {search.box}
       <QueryError query={workflows} />
       <ErrorBox error={create.error ?? importFile.error ?? fromTemplate.error} />
       {workflows.isPending ? <Loading what="workflows" /> : null}
-      {workflows.data && workflows.data.length === 0 ? (
+      {search.q && workflows.data?.length === 0 ? <NoMatches what="workflows" q={search.q} /> : null}
+      {!search.q && workflows.data && workflows.data.length === 0 ? (
         <EmptyState title="No workflows yet">
           <p>
             Draw a flow of Start, LLM, Code, HTTP, Condition, Tool and End nodes, then run it or call it by
