@@ -1,7 +1,6 @@
 import type { Clock } from "@app/core";
 import type { Logger } from "@app/http";
 import type { Sandbox } from "@app/sandbox";
-import type { AgentToolPorts } from "./agents/ports.ts";
 import type { BuilderConfig } from "./config.ts";
 import type { BuilderDb } from "./db/index.ts";
 import type { EventDeliverySettings } from "./events/delivery-settings.ts";
@@ -9,6 +8,7 @@ import type { DeliveryNotifier } from "./events/emit-event.ts";
 import type { GenerationSettings } from "./generation/generation-context.ts";
 import type { IngestionWorkerOptions } from "./knowledge/ingestion-worker.ts";
 import type { McpSettings } from "./mcp/mcp-settings.ts";
+import type { AgentToolPorts } from "./ports/tool-ports.ts";
 import type { AiSettings } from "./providers/settings.ts";
 import type { Storage } from "./storage/storage.ts";
 import type { WorkflowCapabilities } from "./workflows/capabilities.ts";

@@ -105,7 +105,7 @@ export function sandboxCodeCapability(sandbox: Sandbox, deps: MeteredDeps) {
 }
 
 /**
- * Agents' code tools on the sandbox (`CodeRunner` of agents/ports.ts): a failure, `sandbox_busy`
+ * Agents' code tools on the sandbox (`CodeRunner` of ports/tool-ports.ts): a failure, `sandbox_busy`
  * included, comes back as `error` ("<code>: <message>") for the tool to hand the model, with what
  * the program printed.
  *

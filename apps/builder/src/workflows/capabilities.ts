@@ -1,5 +1,5 @@
 import type { NodeLogs } from "@app/workflow";
-import type { KnowledgeSearch, McpToolSource } from "../agents/ports.ts";
+import type { KnowledgeSearch, McpToolSource } from "../ports/tool-ports.ts";
 
 /**
  * What workflow nodes use from parts of the builder that a deployment may lack (the sandbox needs
