@@ -4,6 +4,7 @@ import type { Sandbox } from "@app/sandbox";
 import type { AgentToolPorts } from "./agents/ports.ts";
 import type { BuilderConfig } from "./config.ts";
 import type { BuilderDb } from "./db/index.ts";
+import type { EvaluationWorkerOptions } from "./evaluations/worker-options.ts";
 import type { EventDeliverySettings } from "./events/delivery-settings.ts";
 import type { DeliveryNotifier } from "./events/emit-event.ts";
 import type { GenerationSettings } from "./generation/generation-context.ts";
@@ -35,6 +36,8 @@ export interface Deps {
   mcp?: Partial<McpSettings>;
   /** Leases, retries and the local embedder's thread of the ingestion worker; absent, the defaults. */
   ingestion?: Partial<IngestionWorkerOptions>;
+  /** Concurrency, lease and polling of the evaluation worker; absent, the defaults. */
+  evaluations?: Partial<EvaluationWorkerOptions>;
   /** Whether and how this process delivers webhooks; absent, the defaults (inline). */
   eventDelivery?: Partial<EventDeliverySettings>;
   /**

@@ -60,6 +60,7 @@ export async function startTestBuilder(
         | "eventDelivery"
         | "mcp"
         | "ingestion"
+        | "evaluations"
       >
     >;
   } = {},
@@ -93,6 +94,7 @@ export async function startTestBuilder(
     ...(options.deps?.eventDelivery ? { eventDelivery: options.deps.eventDelivery } : {}),
     ...(options.deps?.mcp ? { mcp: options.deps.mcp } : {}),
     ...(options.deps?.ingestion ? { ingestion: options.deps.ingestion } : {}),
+    ...(options.deps?.evaluations ? { evaluations: options.deps.evaluations } : {}),
   };
   let builder = createBuilderApp(deps);
   await builder.start();

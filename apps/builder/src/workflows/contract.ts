@@ -145,7 +145,7 @@ export const runSchema = z
     id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
     workflow_id: z.string(),
     status: z.enum(RUN_STATUSES),
-    trigger: z.enum(["api", "hook", "tool", "mcp", "app", "schedule"]),
+    trigger: z.enum(["api", "hook", "tool", "mcp", "app", "schedule", "evaluation"]),
     version: z
       .number()
       .int()

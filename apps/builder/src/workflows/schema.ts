@@ -55,7 +55,7 @@ export interface NodeAttemptJson {
   elapsed_ms: number;
 }
 
-export type RunTrigger = "api" | "hook" | "tool" | "mcp" | "app" | "schedule";
+export type RunTrigger = "api" | "hook" | "tool" | "mcp" | "app" | "schedule" | "evaluation";
 
 export const workflowRuns = pgTable(
   "workflow_runs",

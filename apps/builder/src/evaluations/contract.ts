@@ -1,0 +1,304 @@
+import { patternProblem } from "@app/workflow";
+import { z } from "@hono/zod-openapi";
+
+/** Rows a dataset holds at most. */
+export const MAX_DATASET_ROWS = 1000;
+/** Characters of one row's input or expected answer (a workflow row's inputs as JSON). */
+export const MAX_ROW_CHARS = 20_000;
+/** Characters of a CSV import's body (under the 1 MiB limit of JSON bodies). */
+export const MAX_CSV_CHARS = 900_000;
+/** Evaluators one evaluation runs. */
+export const MAX_EVALUATORS = 10;
+
+const textField = z.string().max(MAX_ROW_CHARS);
+
+const datasetRowInput = z
+  .object({
+    input: textField.optional().openapi({ description: "An agent's message" }),
+    inputs: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "A workflow's inputs (its Start node's fields)" }),
+    expected: textField
+      .nullable()
+      .optional()
+      .openapi({ description: "The answer the evaluators compare with" }),
+  })
+  .strict()
+  .superRefine((row, context) => {
+    if ((row.input === undefined) === (row.inputs === undefined)) {
+      context.addIssue({ code: "custom", message: "needs exactly one of input or inputs", path: ["input"] });
+    }
+    if (row.inputs !== undefined && JSON.stringify(row.inputs).length > MAX_ROW_CHARS) {
+      context.addIssue({
+        code: "custom",
+        message: `is longer than ${MAX_ROW_CHARS} characters`,
+        path: ["inputs"],
+      });
+    }
+  });
+
+export type DatasetRowInput = z.infer<typeof datasetRowInput>;
+
+export const createDatasetBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    rows: z
+      .array(datasetRowInput)
+      .max(MAX_DATASET_ROWS)
+      .optional()
+      .openapi({
+        description: `Rows of { input } or { inputs }, with an optional expected; at most ${MAX_DATASET_ROWS}`,
+      }),
+    from_messages: z.array(z.string().max(64)).min(1).max(MAX_DATASET_ROWS).optional().openapi({
+      description:
+        "Ids of messages from the workspace's conversations: each user message becomes a row's input and the assistant's answer that followed it the row's expected (an assistant message's id takes the question before it)",
+    }),
+  })
+  .strict()
+  .refine((body) => !(body.rows && body.from_messages), {
+    message: "give rows or from_messages, not both",
+    path: ["from_messages"],
+  })
+  .openapi("CreateDatasetRequest");
+
+export type CreateDatasetInput = z.infer<typeof createDatasetBody>;
+
+export const importRowsBody = z
+  .object({
+    csv: z.string().min(1).max(MAX_CSV_CHARS).openapi({
+      description:
+        "CSV with a header row: `input` (or one column per workflow input, named `inputs.<field>`) and optionally `expected`",
+    }),
+  })
+  .strict()
+  .openapi("ImportDatasetRowsRequest");
+
+export const datasetRowSchema = z
+  .object({
+    position: z.number().int(),
+    input: z.string().nullable(),
+    inputs: z.record(z.string(), z.unknown()).nullable(),
+    expected: z.string().nullable(),
+  })
+  .openapi("DatasetRow");
+
+export const datasetSchema = z
+  .object({
+    id: z.string().openapi({ example: "ds_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
+    object: z.literal("dataset"),
+    name: z.string(),
+    row_count: z.number().int(),
+    created_at: z.string(),
+    rows: z.array(datasetRowSchema).optional().openapi({ description: "The rows, on GET of one dataset" }),
+  })
+  .openapi("Dataset");
+
+export const importResultSchema = z
+  .object({
+    imported: z.number().int(),
+    row_count: z.number().int(),
+  })
+  .openapi("DatasetImportResult");
+
+const embeddingSetting = z
+  .object({ provider: z.string().min(1).max(64), model: z.string().min(1).max(200) })
+  .strict()
+  .openapi({ description: 'The embedding model; default the built-in `{ provider: "local" }` embedder' });
+
+export const evaluatorSpec = z
+  .discriminatedUnion("type", [
+    z
+      .object({
+        type: z.literal("exact"),
+        case_sensitive: z.boolean().default(true),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.literal("contains"),
+        value: z
+          .string()
+          .max(MAX_ROW_CHARS)
+          .optional()
+          .openapi({ description: "What the output must contain; default the row's expected" }),
+        case_sensitive: z.boolean().default(false),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.literal("regex"),
+        pattern: z
+          .string()
+          .min(1)
+          .superRefine((value, context) => {
+            const problem = patternProblem(value);
+            if (problem) context.addIssue({ code: "custom", message: problem });
+          }),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.literal("json_schema"),
+        schema: z.record(z.string(), z.unknown()).superRefine((value, context) => {
+          const problem = jsonSchemaProblem(value);
+          if (problem) context.addIssue({ code: "custom", message: problem });
+        }),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.literal("numeric"),
+        tolerance: z
+          .number()
+          .min(0)
+          .max(1e12)
+          .default(0)
+          .openapi({ description: "Largest absolute difference that still passes" }),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.literal("similarity"),
+        threshold: z.number().min(0).max(1).default(0.8),
+        embedding: embeddingSetting.optional(),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.literal("llm_judge"),
+        rubric: z.string().min(1).max(4000),
+        provider: z.string().min(1).max(64),
+        model: z.string().min(1).max(200),
+        pass_score: z.number().min(0).max(1).default(0.5),
+      })
+      .strict(),
+  ])
+  .openapi("Evaluator");
+
+export type EvaluatorSpec = z.infer<typeof evaluatorSpec>;
+
+export const evaluatorsField = z.array(evaluatorSpec).min(1).max(MAX_EVALUATORS);
+
+const targetSchema = z
+  .object({
+    agent_id: z.string().max(64).optional(),
+    workflow_id: z.string().max(64).optional(),
+    version: z
+      .union([z.number().int().min(1).max(2_147_483_647), z.literal("published"), z.literal("draft")])
+      .default("draft")
+      .openapi({ description: 'A version number, "published" (the newest), or "draft" (default)' }),
+  })
+  .strict()
+  .refine((target) => (target.agent_id === undefined) !== (target.workflow_id === undefined), {
+    message: "needs exactly one of agent_id or workflow_id",
+    path: ["agent_id"],
+  });
+
+export type EvaluationTarget = z.infer<typeof targetSchema>;
+
+export const createEvaluationBody = z
+  .object({
+    target: targetSchema,
+    dataset_id: z.string().max(64),
+    evaluators: evaluatorsField,
+  })
+  .strict()
+  .openapi("CreateEvaluationRequest");
+
+export type CreateEvaluationInput = z.infer<typeof createEvaluationBody>;
+
+const scoreSchema = z.object({
+  evaluator: z.string(),
+  score: z.number(),
+  passed: z.boolean(),
+  reason: z.string().nullable(),
+});
+
+export const evaluationRowSchema = z
+  .object({
+    position: z.number().int(),
+    status: z.enum(["pending", "running", "succeeded", "failed"]),
+    input: z.string().nullable(),
+    inputs: z.record(z.string(), z.unknown()).nullable(),
+    expected: z.string().nullable(),
+    output: z.string().nullable(),
+    error: z.string().nullable(),
+    scores: z.array(scoreSchema),
+    score: z.number().nullable().openapi({ description: "The mean of this row's evaluator scores" }),
+    latency_ms: z.number().int().nullable(),
+    credits: z.number().int().nullable(),
+  })
+  .openapi("EvaluationRow");
+
+export const evaluationSchema = z
+  .object({
+    id: z.string().openapi({ example: "eval_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
+    object: z.literal("evaluation"),
+    target: z.object({
+      agent_id: z.string().nullable(),
+      workflow_id: z.string().nullable(),
+      version: z.union([z.number().int(), z.literal("draft")]),
+    }),
+    dataset_id: z.string(),
+    evaluators: z.array(evaluatorSpec),
+    status: z.enum(["running", "succeeded", "failed"]),
+    reason: z.string().openapi({ description: '"api", or "publish_gate" for one a publish started' }),
+    rows_total: z.number().int(),
+    rows_done: z.number().int(),
+    mean_score: z
+      .number()
+      .nullable()
+      .openapi({ description: "The mean of the finished rows' scores (a failed row scores 0)" }),
+    mean_by_evaluator: z.record(z.string(), z.number()),
+    credits: z.number().int(),
+    mean_latency_ms: z.number().nullable(),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+    rows: z
+      .array(evaluationRowSchema)
+      .optional()
+      .openapi({ description: "Every row, on GET of one evaluation" }),
+  })
+  .openapi("Evaluation");
+
+export const compareQuery = z.object({
+  a: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "a", in: "query" } }),
+  b: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "b", in: "query" } }),
+});
+
+export const comparisonSchema = z
+  .object({
+    a: evaluationSchema,
+    b: evaluationSchema,
+    mean_delta: z.number().nullable(),
+    rows: z.array(
+      z.object({
+        position: z.number().int(),
+        input: z.string().nullable(),
+        inputs: z.record(z.string(), z.unknown()).nullable(),
+        expected: z.string().nullable(),
+        a: evaluationRowSchema.nullable(),
+        b: evaluationRowSchema.nullable(),
+        change: z.enum(["improved", "regressed", "unchanged", "output_changed", "missing"]),
+        score_delta: z.number().nullable(),
+      }),
+    ),
+  })
+  .openapi("EvaluationComparison");
+
+/** Why a JSON Schema cannot be used, or undefined. */
+export function jsonSchemaProblem(schema: Record<string, unknown>): string | undefined {
+  try {
+    z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    return undefined;
+  } catch (error) {
+    return `is not a usable JSON Schema: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
