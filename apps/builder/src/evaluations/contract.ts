@@ -12,54 +12,59 @@ export const MAX_EVALUATORS = 10;
 
 const textField = z.string().max(MAX_ROW_CHARS);
 
-const datasetRowInput = z
-  .object({
-    input: textField.optional().openapi({ description: "An agent's message" }),
-    inputs: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .openapi({ description: "A workflow's inputs (its Start node's fields)" }),
-    expected: textField
-      .nullable()
-      .optional()
-      .openapi({ description: "The answer the evaluators compare with" }),
-  })
-  .strict()
-  .superRefine((row, context) => {
-    if ((row.input === undefined) === (row.inputs === undefined)) {
-      context.addIssue({ code: "custom", message: "needs exactly one of input or inputs", path: ["input"] });
-    }
-    if (row.inputs !== undefined && JSON.stringify(row.inputs).length > MAX_ROW_CHARS) {
-      context.addIssue({
-        code: "custom",
-        message: `is longer than ${MAX_ROW_CHARS} characters`,
-        path: ["inputs"],
-      });
-    }
-  });
+const expectedField = textField
+  .nullable()
+  .optional()
+  .openapi({ description: "The answer the evaluators compare with" });
 
-export type DatasetRowInput = z.infer<typeof datasetRowInput>;
+const inputsField = z
+  .record(z.string(), z.unknown())
+  .refine((inputs) => JSON.stringify(inputs).length <= MAX_ROW_CHARS, {
+    message: `is longer than ${MAX_ROW_CHARS} characters as JSON`,
+  })
+  .openapi({ description: "A workflow's inputs (its Start node's fields)" });
+
+// One or the other, as two strict shapes: the document states the rule the validation applies.
+const datasetRowInput = z.union([
+  z
+    .object({ input: textField.openapi({ description: "An agent's message" }), expected: expectedField })
+    .strict(),
+  z.object({ inputs: inputsField, expected: expectedField }).strict(),
+]);
+
+/** A row as the use-cases take it: an agent's `input` or a workflow's `inputs`. */
+export type DatasetRowInput = {
+  input?: string | undefined;
+  inputs?: Record<string, unknown> | undefined;
+  expected?: string | null | undefined;
+};
+
+const datasetName = z.string().trim().min(1).max(200);
 
 export const createDatasetBody = z
-  .object({
-    name: z.string().trim().min(1).max(200),
-    rows: z
-      .array(datasetRowInput)
-      .max(MAX_DATASET_ROWS)
-      .optional()
-      .openapi({
-        description: `Rows of { input } or { inputs }, with an optional expected; at most ${MAX_DATASET_ROWS}`,
-      }),
-    from_messages: z.array(z.string().max(64)).min(1).max(MAX_DATASET_ROWS).optional().openapi({
-      description:
-        "Ids of messages from the workspace's conversations: each user message becomes a row's input and the assistant's answer that followed it the row's expected (an assistant message's id takes the question before it)",
-    }),
-  })
-  .strict()
-  .refine((body) => !(body.rows && body.from_messages), {
-    message: "give rows or from_messages, not both",
-    path: ["from_messages"],
-  })
+  .union([
+    z
+      .object({
+        name: datasetName,
+        rows: z
+          .array(datasetRowInput)
+          .max(MAX_DATASET_ROWS)
+          .default([])
+          .openapi({
+            description: `Rows of { input } (an agent's) or { inputs } (a workflow's), with an optional expected; at most ${MAX_DATASET_ROWS}`,
+          }),
+      })
+      .strict(),
+    z
+      .object({
+        name: datasetName,
+        from_messages: z.array(z.string().max(64)).min(1).max(MAX_DATASET_ROWS).openapi({
+          description:
+            "Ids of messages from the workspace's conversations: each user message becomes a row's input and the assistant's answer that followed it the row's expected (an assistant message's id takes the question before it)",
+        }),
+      })
+      .strict(),
+  ])
   .openapi("CreateDatasetRequest");
 
 export type CreateDatasetInput = z.infer<typeof createDatasetBody>;
@@ -180,20 +185,15 @@ export type EvaluatorSpec = z.infer<typeof evaluatorSpec>;
 
 export const evaluatorsField = z.array(evaluatorSpec).min(1).max(MAX_EVALUATORS);
 
-const targetSchema = z
-  .object({
-    agent_id: z.string().max(64).optional(),
-    workflow_id: z.string().max(64).optional(),
-    version: z
-      .union([z.number().int().min(1).max(2_147_483_647), z.literal("published"), z.literal("draft")])
-      .default("draft")
-      .openapi({ description: 'A version number, "published" (the newest), or "draft" (default)' }),
-  })
-  .strict()
-  .refine((target) => (target.agent_id === undefined) !== (target.workflow_id === undefined), {
-    message: "needs exactly one of agent_id or workflow_id",
-    path: ["agent_id"],
-  });
+const versionField = z
+  .union([z.number().int().min(1).max(2_147_483_647), z.literal("published"), z.literal("draft")])
+  .default("draft")
+  .openapi({ description: 'A version number, "published" (the newest), or "draft" (default)' });
+
+const targetSchema = z.union([
+  z.object({ agent_id: z.string().max(64), version: versionField }).strict(),
+  z.object({ workflow_id: z.string().max(64), version: versionField }).strict(),
+]);
 
 export type EvaluationTarget = z.infer<typeof targetSchema>;
 

@@ -72,13 +72,12 @@ async function resolveTarget(
   workspaceId: string,
   target: EvaluationTarget,
 ): Promise<{ kind: "agent" | "workflow"; id: string; version: number | null }> {
-  const param = target.agent_id === undefined ? "target.workflow_id" : "target.agent_id";
+  const kind = "agent_id" in target ? "agent" : "workflow";
   const found =
-    target.agent_id !== undefined
+    "agent_id" in target
       ? await findAgent(db, workspaceId, target.agent_id)
-      : await findWorkflow(db, workspaceId, target.workflow_id ?? "");
-  if (!found) throw EvaluationErrors.TARGET_NOT_FOUND({ param });
-  const kind = target.agent_id === undefined ? "workflow" : "agent";
+      : await findWorkflow(db, workspaceId, target.workflow_id);
+  if (!found) throw EvaluationErrors.TARGET_NOT_FOUND({ param: `target.${kind}_id` });
   if (target.version === "draft") return { kind, id: found.id, version: null };
   if (target.version === "published") return { kind, id: found.id, version: found.publishedVersion };
   const version =

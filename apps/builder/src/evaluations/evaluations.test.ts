@@ -493,7 +493,7 @@ describe("evaluations", () => {
           dataset_id: dataset,
           evaluators: [{ type: "exact" }],
         },
-        "target.agent_id",
+        "target",
       ],
       [
         {

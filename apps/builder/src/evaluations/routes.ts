@@ -83,8 +83,8 @@ export function datasetRoutesOf(deps: Deps) {
   router.openapi(createDatasetRoute, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
     const body = c.req.valid("json");
-    let rows: DatasetRowInput[] = body.rows ?? [];
-    if (body.from_messages) {
+    let rows: DatasetRowInput[] = "rows" in body ? body.rows : [];
+    if ("from_messages" in body) {
       const pairs = await questionAnswerPairs(deps.db, workspaceId, body.from_messages);
       const found = new Set(pairs.map((pair) => pair.messageId));
       const missing = body.from_messages.findIndex((id) => !found.has(id));
