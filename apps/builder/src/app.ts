@@ -30,6 +30,7 @@ import { credentialRoutes } from "./credentials/routes.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { createEvaluationWorker, type EvaluationWorker } from "./evaluations/evaluation-worker.ts";
+import { createPublishGate } from "./evaluations/publish-gate.ts";
 import { datasetRoutesOf, evaluationRoutes } from "./evaluations/routes.ts";
 import { createEventDelivery } from "./events/event-delivery.ts";
 import { eventRoutes } from "./events/routes.ts";
@@ -128,6 +129,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
   const knowledge = createKnowledgeFeature(deps);
   const billing = createBillingFeature(deps);
   const evaluations = createEvaluationWorker(deps, runner);
+  deps.publishGate = createPublishGate(deps, evaluations);
   const app = createRoutes(
     deps,
     runner,

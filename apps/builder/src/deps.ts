@@ -12,6 +12,7 @@ import type { IngestionWorkerOptions } from "./knowledge/ingestion-worker.ts";
 import type { McpSettings } from "./mcp/mcp-settings.ts";
 import type { AiSettings } from "./providers/settings.ts";
 import type { Storage } from "./storage/storage.ts";
+import type { PublishGate } from "./versions/evaluation-gate.ts";
 import type { WorkflowCapabilities } from "./workflows/capabilities.ts";
 
 /** What use-cases and routes are given; tests build the same object with their own clock and database. */
@@ -51,6 +52,8 @@ export interface Deps {
    * sessions get a list-changed notification; set by `createBuilderApp`.
    */
   mcpExposure?: { changed(workspaceId: string): void };
+  /** Runs the evaluation gate of a publish; set by `createBuilderApp` (absent: gates cannot be set). */
+  publishGate?: PublishGate;
   /** Wakes the webhook delivery engine after events are committed; set by `createBuilderApp`. */
   deliveries?: DeliveryNotifier;
 }

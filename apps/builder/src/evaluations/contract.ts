@@ -1,5 +1,7 @@
-import { patternProblem } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
+import { evaluatorSpec, evaluatorsField } from "../versions/evaluation-gate.ts";
+
+export { type EvaluatorSpec, evaluatorSpec, evaluatorsField } from "../versions/evaluation-gate.ts";
 
 /** Rows a dataset holds at most. */
 export const MAX_DATASET_ROWS = 1000;
@@ -7,8 +9,6 @@ export const MAX_DATASET_ROWS = 1000;
 export const MAX_ROW_CHARS = 20_000;
 /** Characters of a CSV import's body (under the 1 MiB limit of JSON bodies). */
 export const MAX_CSV_CHARS = 900_000;
-/** Evaluators one evaluation runs. */
-export const MAX_EVALUATORS = 10;
 
 const textField = z.string().max(MAX_ROW_CHARS);
 
@@ -105,85 +105,6 @@ export const importResultSchema = z
     row_count: z.number().int(),
   })
   .openapi("DatasetImportResult");
-
-const embeddingSetting = z
-  .object({ provider: z.string().min(1).max(64), model: z.string().min(1).max(200) })
-  .strict()
-  .openapi({ description: 'The embedding model; default the built-in `{ provider: "local" }` embedder' });
-
-export const evaluatorSpec = z
-  .discriminatedUnion("type", [
-    z
-      .object({
-        type: z.literal("exact"),
-        case_sensitive: z.boolean().default(true),
-      })
-      .strict(),
-    z
-      .object({
-        type: z.literal("contains"),
-        value: z
-          .string()
-          .max(MAX_ROW_CHARS)
-          .optional()
-          .openapi({ description: "What the output must contain; default the row's expected" }),
-        case_sensitive: z.boolean().default(false),
-      })
-      .strict(),
-    z
-      .object({
-        type: z.literal("regex"),
-        pattern: z
-          .string()
-          .min(1)
-          .superRefine((value, context) => {
-            const problem = patternProblem(value);
-            if (problem) context.addIssue({ code: "custom", message: problem });
-          }),
-      })
-      .strict(),
-    z
-      .object({
-        type: z.literal("json_schema"),
-        schema: z.record(z.string(), z.unknown()).superRefine((value, context) => {
-          const problem = jsonSchemaProblem(value);
-          if (problem) context.addIssue({ code: "custom", message: problem });
-        }),
-      })
-      .strict(),
-    z
-      .object({
-        type: z.literal("numeric"),
-        tolerance: z
-          .number()
-          .min(0)
-          .max(1e12)
-          .default(0)
-          .openapi({ description: "Largest absolute difference that still passes" }),
-      })
-      .strict(),
-    z
-      .object({
-        type: z.literal("similarity"),
-        threshold: z.number().min(0).max(1).default(0.8),
-        embedding: embeddingSetting.optional(),
-      })
-      .strict(),
-    z
-      .object({
-        type: z.literal("llm_judge"),
-        rubric: z.string().min(1).max(4000),
-        provider: z.string().min(1).max(64),
-        model: z.string().min(1).max(200),
-        pass_score: z.number().min(0).max(1).default(0.5),
-      })
-      .strict(),
-  ])
-  .openapi("Evaluator");
-
-export type EvaluatorSpec = z.infer<typeof evaluatorSpec>;
-
-export const evaluatorsField = z.array(evaluatorSpec).min(1).max(MAX_EVALUATORS);
 
 const versionField = z
   .union([z.number().int().min(1).max(2_147_483_647), z.literal("published"), z.literal("draft")])
@@ -292,13 +213,3 @@ export const comparisonSchema = z
     ),
   })
   .openapi("EvaluationComparison");
-
-/** Why a JSON Schema cannot be used, or undefined. */
-export function jsonSchemaProblem(schema: Record<string, unknown>): string | undefined {
-  try {
-    z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-    return undefined;
-  } catch (error) {
-    return `is not a usable JSON Schema: ${error instanceof Error ? error.message : String(error)}`;
-  }
-}

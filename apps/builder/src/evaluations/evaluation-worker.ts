@@ -16,6 +16,7 @@ export interface EvaluationWorker {
   wake(): void;
   /** Resolves when this process closes the evaluation, or after `ms` (whichever comes first). */
   whenFinished(evaluationId: string, ms: number): Promise<void>;
+  readonly options: EvaluationWorkerOptions;
 }
 
 /**
@@ -33,6 +34,7 @@ export function createEvaluationWorker(deps: Deps, runner: WorkflowRunner): Eval
     leaseMs: deps.ai.timeoutMs * 4 + 60_000,
     minIdleMs: 100,
     maxIdleMs: 2_000,
+    gateTimeoutMs: 120_000,
     ...deps.evaluations,
   };
   const finished = new EventEmitter();
@@ -130,6 +132,7 @@ export function createEvaluationWorker(deps: Deps, runner: WorkflowRunner): Eval
         })),
       ).catch((error: unknown) => deps.logger.error({ err: error }, "releasing evaluation rows failed"));
     },
+    options,
     wake: () => loop.wake(),
     whenFinished(evaluationId, ms) {
       return new Promise((resolve) => {

@@ -529,3 +529,75 @@ async function getEvaluationFromDb(id: string): Promise<string[]> {
     .where(eq(evaluationResults.evaluationId, id));
   return rows.map((row) => row.status);
 }
+
+describe("the publish gate", () => {
+  it("evaluates the draft before publishing: passes above min_score, refuses under it with 409, and force publishes anyway", async () => {
+    const gated = await createAgent(alice, "v1: answer briefly.");
+    const dataset = await createDataset(alice, [
+      { input: "What is 2+2?", expected: "4" },
+      { input: "Capital of France?", expected: "Paris is the capital of France." },
+    ]);
+    const gate = { dataset_id: dataset, evaluators: [{ type: "exact" }], min_score: 0.9 };
+    const set = await builder.request(`/api/agents/${gated}`, {
+      method: "PATCH",
+      cookie: alice,
+      json: { evaluation_gate: gate },
+    });
+    expect(set.status, await set.clone().text()).toBe(200);
+    expect(((await set.json()) as { evaluation_gate: unknown }).evaluation_gate).toMatchObject({
+      min_score: 0.9,
+    });
+
+    const first = await post(`/api/agents/${gated}/versions`, alice, { notes: "good" });
+    expect(first.status, await first.clone().text()).toBe(201);
+    const passed = (
+      (await first.json()) as {
+        evaluation_gate: { evaluation_id: string; mean_score: number; is_skipped: boolean };
+      }
+    ).evaluation_gate;
+    expect(passed).toMatchObject({ mean_score: 1, min_score: 0.9, is_skipped: false });
+    expect((await getEvaluation(passed.evaluation_id)).status).toBe("succeeded");
+
+    await builder.request(`/api/agents/${gated}`, {
+      method: "PATCH",
+      cookie: alice,
+      json: { instructions: "v2: answer briefly." },
+    });
+    const refused = await post(`/api/agents/${gated}/versions`, alice, { notes: "worse" });
+    expect(refused.status).toBe(409);
+    const error = (
+      (await refused.json()) as { error: { code: string; details: { path: string; message: string }[] } }
+    ).error;
+    expect(error.code).toBe("evaluation_gate_failed");
+    const details = Object.fromEntries(error.details.map((detail) => [detail.path, detail.message]));
+    expect(details).toMatchObject({ mean_score: "0.5", min_score: "0.9", "scores.exact": "0.5" });
+    const failed = await getEvaluation(details.evaluation_id ?? "");
+    expect(failed.rows.map((row) => row.output)).toEqual(["5", "Paris is the capital of France."]);
+    const versions = (await (
+      await builder.request(`/api/agents/${gated}/versions`, { cookie: alice })
+    ).json()) as {
+      data: unknown[];
+    };
+    expect(versions.data.length).toBe(1);
+
+    const forced = await post(`/api/agents/${gated}/versions`, alice, { notes: "ship it", force: true });
+    expect(forced.status).toBe(201);
+    expect(await forced.json()).toMatchObject({
+      version: 2,
+      evaluation_gate: { evaluation_id: null, mean_score: null, min_score: 0.9, is_skipped: true },
+    });
+  });
+
+  it("takes only a dataset of the workspace", async () => {
+    const bobsDataset = await createDataset(bob, [{ input: "hi" }]);
+    const response = await post("/api/agents", alice, {
+      name: "Gated",
+      provider: "openai-compatible",
+      model: "fake-model",
+      evaluation_gate: { dataset_id: bobsDataset, evaluators: [{ type: "exact" }], min_score: 0.5 },
+    });
+    expect(response.status).toBe(422);
+    const error = ((await response.json()) as { error: { details: { path: string }[] } }).error;
+    expect(error.details.map((detail) => detail.path)).toEqual(["evaluation_gate.dataset_id"]);
+  });
+});

@@ -8,4 +8,6 @@ export interface EvaluationWorkerOptions {
   /** The first idle sleep between claims; doubles up to `maxIdleMs`. */
   minIdleMs: number;
   maxIdleMs: number;
+  /** How long a publish waits for its gate's evaluation before answering 504 (it goes on). */
+  gateTimeoutMs: number;
 }
