@@ -167,11 +167,9 @@ export const agentVersionSchema = z
     tools: z.array(agentToolSchema),
     knowledge_base_ids: z.array(z.string()),
     memory_turns: z.number().int(),
-    evaluation_gate: gateResultSchema
-      .nullable()
-      .openapi({
-        description: "The gate's evaluation when this version was published, or that force skipped it",
-      }),
+    evaluation_gate: gateResultSchema.nullable().openapi({
+      description: "The gate's evaluation when this version was published, or that force skipped it",
+    }),
   })
   .openapi("AgentVersion", { description: "An immutable published version of an agent" });
 

@@ -2,6 +2,7 @@ import { listQuerySchema, patchBody } from "@app/http";
 import { workflowGraphSchema } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
 import { publishingFields, versionFields, versionSelector } from "../versions/contract.ts";
+import { evaluationGateSchema, gateResultSchema } from "../versions/evaluation-gate.ts";
 
 export const graphSchema = workflowGraphSchema.openapi("WorkflowGraph", {
   description:
@@ -16,6 +17,7 @@ export const createWorkflowBody = z
     mcp_exposed: z.boolean().default(false).openapi({
       description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
     }),
+    evaluation_gate: evaluationGateSchema.nullable().default(null),
   })
   .strict()
   .openapi("CreateWorkflowRequest");
@@ -27,6 +29,7 @@ export const updateWorkflowBody = patchBody(
       description: z.string().max(5000),
       graph: graphSchema,
       mcp_exposed: z.boolean(),
+      evaluation_gate: evaluationGateSchema.nullable(),
     })
     .partial(),
 ).openapi("UpdateWorkflowRequest");
@@ -41,6 +44,7 @@ export const workflowSchema = z
       .string()
       .openapi({ description: "POST a JSON body here to start a run (the URL is the secret)" }),
     mcp_exposed: z.boolean(),
+    evaluation_gate: evaluationGateSchema.nullable(),
     ...publishingFields,
     created_at: z.string(),
     updated_at: z.string(),
@@ -54,6 +58,9 @@ export const workflowVersionSchema = z
     name: z.string(),
     description: z.string(),
     graph: graphSchema,
+    evaluation_gate: gateResultSchema.nullable().openapi({
+      description: "The gate's evaluation when this version was published, or that force skipped it",
+    }),
   })
   .openapi("WorkflowVersion", { description: "An immutable published version of a workflow" });
 

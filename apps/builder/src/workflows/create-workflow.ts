@@ -9,7 +9,10 @@ export async function createWorkflow(
   { db, clock }: { db: BuilderDb; clock: Clock },
   workspaceId: string,
   // An imported document carries no exposure: it starts unexposed.
-  input: Omit<CreateWorkflowInput, "mcp_exposed"> & { mcp_exposed?: boolean },
+  input: Omit<CreateWorkflowInput, "mcp_exposed" | "evaluation_gate"> & {
+    mcp_exposed?: boolean;
+    evaluation_gate?: CreateWorkflowInput["evaluation_gate"];
+  },
 ): Promise<WorkflowRow> {
   const now = clock.now();
   const [row] = await db
@@ -21,6 +24,7 @@ export async function createWorkflow(
       description: input.description,
       graph: input.graph,
       mcpExposed: input.mcp_exposed ?? false,
+      evaluationGate: input.evaluation_gate ?? null,
       createdAt: now,
       updatedAt: now,
     })

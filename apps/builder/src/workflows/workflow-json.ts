@@ -10,6 +10,7 @@ export function toWorkflowJson(row: WorkflowRow, context: { publicUrl: string; s
     graph: row.graph,
     trigger_url: `${context.publicUrl}/api/hooks/${triggerToken(context.secretKey, row.id, row.triggerVersion)}`,
     mcp_exposed: row.mcpExposed,
+    evaluation_gate: row.evaluationGate,
     ...toPublishingJson(row),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
