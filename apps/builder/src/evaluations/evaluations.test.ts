@@ -530,6 +530,66 @@ async function getEvaluationFromDb(id: string): Promise<string[]> {
   return rows.map((row) => row.status);
 }
 
+describe("evaluations of a workflow", () => {
+  it("run each row's inputs through the workflow and score its output; the publish gate applies to workflows too", async () => {
+    const created = await post("/api/workflows", alice, {
+      name: "Greeter",
+      graph: {
+        nodes: [
+          {
+            id: "start",
+            type: "start",
+            position: { x: 0, y: 0 },
+            data: { inputs: [{ name: "name", type: "string", required: true }] },
+          },
+          {
+            id: "done",
+            type: "end",
+            position: { x: 0, y: 0 },
+            data: { outputs: [{ name: "answer", value: "Hello, {{start.name}}!" }] },
+          },
+        ],
+        edges: [{ id: "e", source: "start", target: "done" }],
+      },
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const workflowId = ((await created.json()) as { id: string }).id;
+    const dataset = await createDataset(alice, [
+      { inputs: { name: "Ana" }, expected: "Hello, Ana!" },
+      { inputs: { name: "Budi" }, expected: "Hi, Budi" },
+      { inputs: {}, expected: "Hello" },
+    ]);
+    const id = await evaluate({
+      target: { workflow_id: workflowId },
+      dataset_id: dataset,
+      evaluators: [{ type: "exact" }],
+    });
+    const evaluation = await waitFor(id, finished);
+    expect(evaluation.rows.map((row) => [row.status, row.output, row.score])).toEqual([
+      ["succeeded", "Hello, Ana!", 1],
+      ["succeeded", "Hello, Budi!", 0],
+      ["failed", null, 0],
+    ]);
+    expect(evaluation.rows[2]?.error).toContain("invalid_inputs");
+    expect(evaluation.mean_score).toBeCloseTo(1 / 3, 4);
+
+    const gate = { dataset_id: dataset, evaluators: [{ type: "exact" }], min_score: 0.5 };
+    const set = await builder.request(`/api/workflows/${workflowId}`, {
+      method: "PATCH",
+      cookie: alice,
+      json: { evaluation_gate: gate },
+    });
+    expect(set.status, await set.clone().text()).toBe(200);
+    const refused = await post(`/api/workflows/${workflowId}/versions`, alice, {});
+    expect(refused.status).toBe(409);
+    const forced = await post(`/api/workflows/${workflowId}/versions`, alice, { force: true });
+    expect(forced.status).toBe(201);
+    expect(((await forced.json()) as { evaluation_gate: unknown }).evaluation_gate).toMatchObject({
+      is_skipped: true,
+    });
+  });
+});
+
 describe("the publish gate", () => {
   it("evaluates the draft before publishing: passes above min_score, refuses under it with 409, and force publishes anyway", async () => {
     const gated = await createAgent(alice, "v1: answer briefly.");
