@@ -16,7 +16,6 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
-import { sandboxCodeRunner } from "./agents/sandbox-code-runner.ts";
 import { appPageRoutes } from "./app-pages/routes.ts";
 import { findAppBySlug } from "./apps/manage-apps.ts";
 import { publicAppRoutes } from "./apps/public-routes.ts";
@@ -43,7 +42,7 @@ import { createMcpFeature } from "./mcp/mcp-feature.ts";
 import { OAUTH_CALLBACK_PATH } from "./mcp/mcp-oauth.ts";
 import { builderMetrics } from "./metrics.ts";
 import { providerRoutes } from "./providers/routes.ts";
-import { sandboxCodeCapability } from "./sandbox/capabilities.ts";
+import { sandboxCodeCapability, sandboxCodeRunner } from "./sandbox/metered-sandbox.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { studioRoutes } from "./studio/serve-studio.ts";
 import { usageRoutes } from "./usage/routes.ts";
@@ -51,6 +50,7 @@ import { webhookRoutes } from "./webhooks/routes.ts";
 import { HOOK_BODY_LIMIT_BYTES, hookRoutes } from "./workflows/hook-routes.ts";
 import { createNodeServices } from "./workflows/node-services.ts";
 import { workflowRoutes } from "./workflows/routes.ts";
+import { startErrorWorkflow } from "./workflows/runs/error-workflow.ts";
 import { createRunRetention, type RunRetentionWorker } from "./workflows/runs/run-retention.ts";
 import { WorkflowRunner } from "./workflows/runs/workflow-runner.ts";
 import { scheduleRoutes } from "./workflows/schedules/routes.ts";
@@ -86,6 +86,8 @@ export interface BuilderApp {
   scheduler: Scheduler;
   /** Prunes finished workflow runs past their retention (tests call `pruneNow`). */
   runRetention: RunRetentionWorker;
+  /** Executes workflow runs; its sweep (tests call `expireApprovals` after moving a manual clock). */
+  runner: WorkflowRunner;
 }
 
 /**
@@ -124,6 +126,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
     },
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
+  runner.onRunFailed = (run) => startErrorWorkflow(deps, getRunner(), run);
   const scheduler = createScheduler(deps, runner);
   const runRetention = createRunRetention(deps);
   const knowledge = createKnowledgeFeature(deps);
@@ -145,6 +148,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
     app,
     scheduler,
     runRetention,
+    runner,
     start: async () => {
       await getRunner().start();
       // After the runner: its start closes runs a crash left running, which overlap rules read.

@@ -24,6 +24,8 @@ export interface TestBuilder {
   readonly scheduler: BuilderApp["scheduler"];
   /** The running app's run retention: tests call `pruneNow()`. */
   readonly runRetention: BuilderApp["runRetention"];
+  /** The running app's workflow runner: tests move a manual clock and call `expireApprovals()`. */
+  readonly runner: BuilderApp["runner"];
   /** fetch against the running builder, with JSON and the studio's Origin header filled in. */
   request(
     path: string,
@@ -131,6 +133,9 @@ export async function startTestBuilder(
     },
     get runRetention() {
       return builder.runRetention;
+    },
+    get runner() {
+      return builder.runner;
     },
     request,
     async signUp(email, password = "correct horse battery") {

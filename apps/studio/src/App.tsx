@@ -19,6 +19,9 @@ const WorkflowEditor = lazy(() =>
   import("./workflows/WorkflowEditor.tsx").then((m) => ({ default: m.WorkflowEditor })),
 );
 const RunsPage = lazy(() => import("./workflows/RunsPage.tsx").then((m) => ({ default: m.RunsPage })));
+const ApprovalsPage = lazy(() =>
+  import("./approvals/ApprovalsPage.tsx").then((m) => ({ default: m.ApprovalsPage })),
+);
 const KnowledgePage = lazy(() =>
   import("./knowledge/KnowledgePage.tsx").then((m) => ({ default: m.KnowledgePage })),
 );
@@ -98,6 +101,7 @@ function route(path: string) {
     return lazyPage(<RunsPage key={workflowRuns.id} workflowId={workflowRuns.id} />, "runs");
   const workflow = match("/workflows/:id", path);
   if (workflow?.id) return lazyPage(<WorkflowEditor key={workflow.id} id={workflow.id} />, "the editor");
+  if (path === "/approvals") return lazyPage(<ApprovalsPage />, "approvals");
   if (path === "/apps") return lazyPage(<AppsPage />, "apps");
   const app = match("/apps/:id", path);
   if (app?.id) return lazyPage(<AppPage key={app.id} id={app.id} />, "the app");

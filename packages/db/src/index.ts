@@ -6,7 +6,7 @@ export {
   type OpenDatabaseOptions,
   openDatabase,
 } from "./connect.ts";
-export { newestFirst, type PageRequest } from "./pagination.ts";
+export { containsText, newestFirst, type PageRequest } from "./pagination.ts";
 export { preparedQuery, queryRows } from "./statements.ts";
 export { isUniqueViolation } from "./unique-violation.ts";
 export { writeTogether } from "./write-together.ts";

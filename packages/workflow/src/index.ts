@@ -22,11 +22,14 @@ export { declaredOutputs, ERROR_OUTPUT_FIELD, type ToolOutputs } from "./node-ou
 export { type ParseGraphResult, parseWorkflowGraph } from "./parse-graph.ts";
 export { type NodeAttempt, parseRetryAfter, retryDelayMs, retryPolicyOf } from "./retry.ts";
 export type {
+  ApprovalDecision,
   NodeFailedEvent,
   NodeFinishedEvent,
   NodeRunRecord,
   NodeSkippedEvent,
   NodeStartedEvent,
+  NodeWaitingEvent,
+  PendingApproval,
   RecordedNode,
   RunError,
   RunFinishedEvent,

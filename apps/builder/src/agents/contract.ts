@@ -101,8 +101,15 @@ export const createAgentBody = z
   .object({
     name: z.string().trim().min(1).max(100),
     description: z.string().max(2000).default(""),
-    provider,
-    model: z.string().trim().min(1).max(200).openapi({ example: "gpt-4o-mini" }),
+    provider: provider.optional().openapi({
+      description:
+        "Absent: the provider of the workspace's newest stored key, else one the server has a key for, else openai",
+    }),
+    model: z.string().trim().min(1).max(200).optional().openapi({
+      example: "gpt-4o-mini",
+      description:
+        "Absent: the provider's first chat model in GET /api/providers (422 for a provider with none listed)",
+    }),
     instructions: z.string().max(100_000).default(""),
     temperature: z.number().min(0).max(2).nullable().default(null),
     tools: toolList.default([]),

@@ -176,6 +176,10 @@ export const searchAnswerSchema = z
   .object({
     mode: z.enum(SEARCH_MODES),
     reranked: z.boolean().openapi({ description: "Whether the base's rerank model ordered the results" }),
+    max_score: z.number().nullable().openapi({
+      description:
+        "The highest `score` this search can give, so a score reads on its own: 1 for cosine similarity (vector with a provider model) and a rerank model's relevance; a fused score's (hybrid; vector with the local embedder) when a passage is first in every ranking; null for BM25 (fulltext), which is unbounded",
+    }),
     data: z.array(searchResultSchema),
   })
   .openapi("KnowledgeSearchAnswer");

@@ -1,3 +1,4 @@
+import type { NodeLogs } from "@app/workflow";
 import type { KnowledgeSearch, McpToolSource } from "../agents/ports.ts";
 
 /**
@@ -19,6 +20,8 @@ export interface CodeRunOutput {
   /** The sandbox cut stdout and stderr at its output limit. */
   truncated: boolean;
   durationMs: number;
+  /** What it printed, cut as the node's record keeps it. */
+  logs: NodeLogs;
 }
 
 export interface CodeCapability {

@@ -9,8 +9,9 @@ export async function createWorkflow(
   { db, clock }: { db: BuilderDb; clock: Clock },
   workspaceId: string,
   // An imported document carries no exposure: it starts unexposed.
-  input: Omit<CreateWorkflowInput, "mcp_exposed" | "evaluation_gate"> & {
+  input: Omit<CreateWorkflowInput, "mcp_exposed" | "error_workflow_id" | "evaluation_gate"> & {
     mcp_exposed?: boolean;
+    error_workflow_id?: string | null | undefined;
     evaluation_gate?: CreateWorkflowInput["evaluation_gate"];
   },
 ): Promise<WorkflowRow> {
@@ -25,6 +26,7 @@ export async function createWorkflow(
       graph: input.graph,
       mcpExposed: input.mcp_exposed ?? false,
       evaluationGate: input.evaluation_gate ?? null,
+      errorWorkflowId: input.error_workflow_id ?? null,
       createdAt: now,
       updatedAt: now,
     })

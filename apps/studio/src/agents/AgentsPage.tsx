@@ -1,10 +1,21 @@
 import { navigate } from "../router.ts";
-import { Button, EmptyState, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
+import {
+  Button,
+  EmptyState,
+  Link,
+  Loading,
+  LoadMore,
+  NoMatches,
+  PageHeader,
+  QueryError,
+  useListSearch,
+} from "../ui/ui.tsx";
 import { GettingStarted } from "./GettingStarted.tsx";
 import { useAgentList } from "./queries.ts";
 
 export function AgentsPage() {
-  const agents = useAgentList();
+  const search = useListSearch("agents");
+  const agents = useAgentList(search.q);
   return (
     <>
       <PageHeader
@@ -12,9 +23,11 @@ export function AgentsPage() {
         actions={<Button onClick={() => navigate("/agents/new")}>New agent</Button>}
       />
       <GettingStarted />
+      {search.box}
       <QueryError query={agents} />
       {agents.isPending ? <Loading what="agents" /> : null}
-      {agents.data && agents.data.length === 0 ? (
+      {search.q && agents.data?.length === 0 ? <NoMatches what="agents" q={search.q} /> : null}
+      {!search.q && agents.data && agents.data.length === 0 ? (
         <EmptyState title="No agents yet">
           <p>An agent answers with a model of your choice, your instructions, tools and knowledge.</p>
           <Button onClick={() => navigate("/agents/new")}>Create your first agent</Button>

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api } from "../api/client.ts";
-import { usePagedList } from "../api/paged.ts";
+import { searchPath, usePagedList } from "../api/paged.ts";
 import type { Agent, Answer } from "../api/types.ts";
 import { useDelete } from "../api/use-delete.ts";
 
@@ -12,14 +12,55 @@ export function useProviders() {
   });
 }
 
+/**
+ * A provider's models: the catalogue merged with what the provider lists for the workspace's key
+ * (the listing a credential's test makes), those the key can reach first.
+ */
+export function useProviderModels(providerId: string | undefined) {
+  return useQuery({
+    queryKey: ["providers", providerId, "models"],
+    queryFn: () =>
+      api<Answer<"GET /api/providers/{id}/models">>(
+        `/api/providers/${encodeURIComponent(providerId ?? "")}/models`,
+      ),
+    enabled: Boolean(providerId),
+    staleTime: 5 * 60_000,
+    select: (answer) => ({
+      ...answer,
+      // A model the key lists comes first: it is one the key can use; the catalogue's may not be served.
+      data: [...answer.data].sort(
+        (a, b) => Number(a.source === "catalogue") - Number(b.source === "catalogue"),
+      ),
+    }),
+  });
+}
+
+/** A model that can chat: the catalogue says so, or only the provider's listing knows it (capabilities unknown). */
+export function isChatModel(model: { capabilities: string[] }): boolean {
+  return model.capabilities.length === 0 || model.capabilities.includes("chat");
+}
+
+/**
+ * What a new agent or template's LLM node runs on: the provider the workspace has a key for (the
+ * API's `default_provider`) with the first chat model its key lists; undefined while loading or
+ * when no key is set up (then the API's own default, and a "no key" note, apply).
+ */
+export function useDefaultModel(): { provider: string; model: string } | undefined {
+  const providers = useProviders();
+  const provider = providers.data?.default_provider ?? undefined;
+  const models = useProviderModels(provider);
+  const model = models.data?.data.find(isChatModel)?.id;
+  return provider && model ? { provider, model } : undefined;
+}
+
 /** Every agent of the workspace, for lookups and pickers. */
 export function useAgents() {
   return useQuery({ queryKey: ["agents"], queryFn: () => allPages<Agent>("/api/agents") });
 }
 
 /** The agents screen's list, a page at a time. */
-export function useAgentList() {
-  return usePagedList<Agent>(["agents", "pages"], "/api/agents");
+export function useAgentList(q = "") {
+  return usePagedList<Agent>(["agents", "pages", q], searchPath("/api/agents", q));
 }
 
 export function useAgent(id: string | undefined) {

@@ -264,8 +264,10 @@ export type Evaluator = {
 export type CreateAgentRequest = {
   name: string;
   description?: string;
-  provider: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
-  model: string;
+  /** Absent: the provider of the workspace's newest stored key, else one the server has a key for, else openai */
+  provider?: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
+  /** Absent: the provider's first chat model in GET /api/providers (422 for a provider with none listed) */
+  model?: string;
   instructions?: string;
   temperature?: number | null;
   tools?: AgentTool[];
@@ -453,6 +455,8 @@ export type Workflow = {
   trigger_url: string;
   mcp_exposed: boolean;
   evaluation_gate: EvaluationGate;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id: string | null;
   /** The newest published version; null when never published */
   published_version: number | null;
   published_at: string | null;
@@ -602,6 +606,12 @@ export type WorkflowGraph = {
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
     timeout_ms?: number;
+    /** The run pauses here (status waiting) until POST /api/runs/{id}/approvals approves or rejects the node's resolved request */
+    requires_approval?: boolean;
+    /** Seconds an approval may wait; then on_timeout decides it. None: it waits until decided */
+    approval_timeout_s?: number;
+    /** What a timed-out approval does: reject (default; as a person's reject, under on_error) or fail (the run fails with approval_timed_out) */
+    on_timeout?: "reject" | "fail";
     type: "http";
     data: {
       /** Label shown in the editor */
@@ -684,6 +694,12 @@ export type WorkflowGraph = {
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
     timeout_ms?: number;
+    /** The run pauses here (status waiting) until POST /api/runs/{id}/approvals approves or rejects the node's resolved request */
+    requires_approval?: boolean;
+    /** Seconds an approval may wait; then on_timeout decides it. None: it waits until decided */
+    approval_timeout_s?: number;
+    /** What a timed-out approval does: reject (default; as a person's reject, under on_error) or fail (the run fails with approval_timed_out) */
+    on_timeout?: "reject" | "fail";
     type: "tool";
     data: {
       /** Label shown in the editor */
@@ -709,6 +725,8 @@ export type CreateWorkflowRequest = {
   /** Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md) */
   mcp_exposed?: boolean;
   evaluation_gate?: EvaluationGate;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id?: string | null;
 };
 
 export type GraphValidation = {
@@ -738,13 +756,15 @@ export type UpdateWorkflowRequest = {
   graph?: WorkflowGraph;
   mcp_exposed?: boolean;
   evaluation_gate?: EvaluationGate;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id?: string | null;
 };
 
 export type WorkflowRun = {
   id: string;
   workflow_id: string;
-  status: "running" | "succeeded" | "failed" | "cancelled";
-  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule" | "evaluation";
+  status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
+  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule" | "error_workflow" | "evaluation";
   /** The workflow version it ran; null for the draft */
   version: number | null;
   /** The app whose end user started it */
@@ -771,10 +791,13 @@ export type WorkflowRun = {
   started_at: string;
   finished_at: string | null;
   elapsed_ms: number | null;
+  /** The nodes a `waiting` run waits at for approval (POST /api/runs/{id}/approvals); on GET /api/runs/{id} and blocking answers */
+  pending?: PendingApproval[];
   nodes?: {
     node_id: string;
     node_type: string;
-    status: "running" | "succeeded" | "failed" | "skipped";
+    /** `waiting`: a node that requires approval, paused at; `inputs` is its request */
+    status: "running" | "waiting" | "succeeded" | "failed" | "skipped";
     step: number | null;
     inputs?: unknown;
     outputs: Record<string, unknown> | null;
@@ -809,10 +832,43 @@ export type WorkflowRun = {
   }[];
 };
 
+export type PendingApproval = {
+  node_id: string;
+  node_type: string;
+  title: string | null;
+  /** The node's resolved request (its data with templates resolved): what approving sends */
+  input?: unknown;
+  requested_at: string;
+  /** When `on_timeout` decides it (`approval_timeout_s`); null: it waits */
+  expires_at: string | null;
+};
+
 export type RunWorkflowRequest = {
   inputs?: Record<string, unknown>;
   /** Run a published version: its number, or "published" for the newest (the draft when never published). Absent: the draft. */
   version?: number | "published";
+};
+
+export type ApprovalDecisionRequest = {
+  node_id: string;
+  decision: "approve" | "reject";
+  /** With approve: the request to send instead of the proposed one (a whole request of the node's type, as in `pending[].input`) */
+  input?: Record<string, unknown>;
+};
+
+export type PendingApprovalItem = {
+  id: string;
+  run_id: string;
+  workflow_id: string;
+  workflow_name: string;
+  node_id: string;
+  node_type: string;
+  /** The node's title; null when it has none */
+  title: string | null;
+  input?: unknown;
+  requested_at: string;
+  expires_at: string | null;
+  on_timeout: "reject" | "fail" | null;
 };
 
 export type ReplayRunRequest = {
@@ -881,7 +937,7 @@ export type Schedule = {
   /** The schedule's latest run (GET /api/runs/{id} has the rest) */
   last_run: {
     id: string;
-    status: "running" | "succeeded" | "failed" | "cancelled";
+    status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
     scheduled_for: string | null;
   } | null;
   created_at: string;
@@ -1047,6 +1103,8 @@ export type KnowledgeSearchAnswer = {
   mode: "vector" | "fulltext" | "hybrid";
   /** Whether the base's rerank model ordered the results */
   reranked: boolean;
+  /** The highest `score` this search can give, so a score reads on its own: 1 for cosine similarity (vector with a provider model) and a rerank model's relevance; a fused score's (hybrid; vector with the local embedder) when a passage is first in every ranking; null for BM25 (fulltext), which is unbounded */
+  max_score: number | null;
   data: KnowledgeSearchResult[];
 };
 
@@ -1148,7 +1206,7 @@ export type SandboxRuntimes = {
   concurrency: number;
   /** Runs at once of one workspace while other workspaces want the sandbox */
   workspace_concurrency: number;
-  /** A workspace alone for this long runs on the whole pool, beyond workspace_concurrency; 0: never */
+  /** A workspace alone for this long runs on the whole pool, beyond workspace_concurrency (another workspace then starts within its share at once, beside the borrowed runs); 0: never */
   contention_window_ms: number;
   queue_timeout_ms: number;
   languages: {
@@ -1360,8 +1418,8 @@ export type Webhook = {
 export type CreateWebhookRequest = {
   /** Where to POST events: https, or http only with ALLOW_PRIVATE_URLS=1; private addresses only with ALLOW_PRIVATE_URLS=1 */
   url: string;
-  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
-  events: ("workflow.run.succeeded" | "workflow.run.failed" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
+  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, workflow.run.waiting, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
+  events: ("workflow.run.succeeded" | "workflow.run.failed" | "workflow.run.waiting" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
   description?: string;
 };
 
@@ -1374,8 +1432,8 @@ export type WebhookList = {
 export type UpdateWebhookRequest = {
   /** Where to POST events: https, or http only with ALLOW_PRIVATE_URLS=1; private addresses only with ALLOW_PRIVATE_URLS=1 */
   url?: string;
-  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
-  events?: ("workflow.run.succeeded" | "workflow.run.failed" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
+  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, workflow.run.waiting, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
+  events?: ("workflow.run.succeeded" | "workflow.run.failed" | "workflow.run.waiting" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
   description?: string;
   /** A disabled endpoint's deliveries are parked as failed */
   disabled?: boolean;
@@ -1440,7 +1498,7 @@ export type EventList = {
 export type Event = {
   id: string;
   object: "event";
-  type: "workflow.run.succeeded" | "workflow.run.failed" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added";
+  type: "workflow.run.succeeded" | "workflow.run.failed" | "workflow.run.waiting" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added";
   environment: "live";
   /** Unix seconds */
   created: number;
@@ -1852,7 +1910,7 @@ export type FeedbackRequest = {
 
 export type PublicRun = {
   id: string;
-  status: "running" | "succeeded" | "failed" | "cancelled";
+  status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
   outputs: Record<string, unknown> | null;
   error: {
     code: string;
@@ -1923,6 +1981,8 @@ export interface ApiOperations {
   "GET /api/providers": {
     response: {
       data: Provider[];
+      /** What a new agent gets without a provider: the provider of the workspace's newest stored key, else one the server has a key for; null when none is set up */
+      default_provider: string | null;
     };
   };
   "GET /api/providers/{id}/models": {
@@ -2040,6 +2100,17 @@ export interface ApiOperations {
   };
   "GET /api/runs/{id}": {
     response: WorkflowRun;
+  };
+  "POST /api/runs/{id}/approvals": {
+    body: ApprovalDecisionRequest;
+    response: WorkflowRun;
+  };
+  "GET /api/approvals": {
+    response: {
+      data: PendingApprovalItem[];
+      has_more: boolean;
+      next_cursor: string | null;
+    };
   };
   "POST /api/runs/{id}/replay": {
     body: ReplayRunRequest;

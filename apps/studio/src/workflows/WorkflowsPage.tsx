@@ -1,10 +1,22 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef } from "react";
+import { useDefaultModel } from "../agents/queries.ts";
 import { api } from "../api/client.ts";
 import { navigate } from "../router.ts";
-import { Button, EmptyState, ErrorBox, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
+import {
+  Button,
+  EmptyState,
+  ErrorBox,
+  Link,
+  Loading,
+  LoadMore,
+  NoMatches,
+  PageHeader,
+  QueryError,
+  useListSearch,
+} from "../ui/ui.tsx";
 import { useWorkflowList, type Workflow } from "./queries.ts";
-import { WORKFLOW_TEMPLATES, type WorkflowTemplate } from "./templates.ts";
+import { WORKFLOW_TEMPLATES, type WorkflowTemplate, withModel } from "./templates.ts";
 
 const STARTER_GRAPH = {
   nodes: [
@@ -25,7 +37,8 @@ const STARTER_GRAPH = {
 };
 
 export function WorkflowsPage() {
-  const workflows = useWorkflowList();
+  const search = useListSearch("workflows");
+  const workflows = useWorkflowList(search.q);
   const client = useQueryClient();
   const fileInput = useRef<HTMLInputElement>(null);
   const create = useMutation({
@@ -36,10 +49,15 @@ export function WorkflowsPage() {
       navigate(`/workflows/${created.id}`);
     },
   });
+  const defaults = useDefaultModel();
   const fromTemplate = useMutation({
     mutationFn: (template: WorkflowTemplate) =>
       api<Workflow>("/api/workflows", {
-        json: { name: template.name, description: template.description, graph: template.graph },
+        json: {
+          name: template.name,
+          description: template.description,
+          graph: withModel(template.graph, defaults),
+        },
       }),
     onSuccess: (created) => {
       void client.invalidateQueries({ queryKey: ["workflows"] });
@@ -84,10 +102,12 @@ export function WorkflowsPage() {
           </>
         }
       />
+      {search.box}
       <QueryError query={workflows} />
       <ErrorBox error={create.error ?? importFile.error ?? fromTemplate.error} />
       {workflows.isPending ? <Loading what="workflows" /> : null}
-      {workflows.data && workflows.data.length === 0 ? (
+      {search.q && workflows.data?.length === 0 ? <NoMatches what="workflows" q={search.q} /> : null}
+      {!search.q && workflows.data && workflows.data.length === 0 ? (
         <EmptyState title="No workflows yet">
           <p>
             Draw a flow of Start, LLM, Code, HTTP, Condition, Tool and End nodes, then run it or call it by

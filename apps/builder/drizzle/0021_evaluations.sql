@@ -53,6 +53,10 @@ CREATE TABLE "evaluations" (
 	"finished_at" timestamp with time zone
 );
 --> statement-breakpoint
+ALTER TABLE "agent_versions" ADD COLUMN "gate_result" jsonb;--> statement-breakpoint
+ALTER TABLE "agents" ADD COLUMN "evaluation_gate" jsonb;--> statement-breakpoint
+ALTER TABLE "workflow_versions" ADD COLUMN "gate_result" jsonb;--> statement-breakpoint
+ALTER TABLE "workflows" ADD COLUMN "evaluation_gate" jsonb;--> statement-breakpoint
 ALTER TABLE "dataset_rows" ADD CONSTRAINT "dataset_rows_dataset_id_datasets_id_fk" FOREIGN KEY ("dataset_id") REFERENCES "public"."datasets"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "datasets" ADD CONSTRAINT "datasets_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "evaluation_results" ADD CONSTRAINT "evaluation_results_evaluation_id_evaluations_id_fk" FOREIGN KEY ("evaluation_id") REFERENCES "public"."evaluations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
