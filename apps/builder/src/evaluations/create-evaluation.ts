@@ -7,7 +7,8 @@ import { findWorkflow } from "../workflows/find-workflow.ts";
 import { findWorkflowVersion } from "../workflows/workflow-versions.ts";
 import type { EvaluationTarget, EvaluatorSpec } from "./contract.ts";
 import { EvaluationErrors } from "./errors.ts";
-import { findDataset, listDatasetRows } from "./find-dataset.ts";
+import { findDataset } from "./find-dataset.ts";
+import { listDatasetRows } from "./list-dataset-rows.ts";
 import { type EvaluationRow, evaluationResults, evaluations } from "./schema.ts";
 
 /**

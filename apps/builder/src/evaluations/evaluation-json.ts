@@ -1,4 +1,4 @@
-import type { EvaluationTotals } from "./find-evaluation.ts";
+import type { EvaluationTotals } from "./evaluation-totals.ts";
 import type { EvaluationResultRow, EvaluationRow } from "./schema.ts";
 
 const noTotals: EvaluationTotals = { rowsDone: 0, meanScore: null, credits: 0, meanLatencyMs: null };

@@ -4,9 +4,11 @@ import type { EvaluationGate, GateResult, PublishGate } from "../versions/evalua
 import { createEvaluation } from "./create-evaluation.ts";
 import { EvaluationErrors } from "./errors.ts";
 import { toEvaluationJson } from "./evaluation-json.ts";
+import { evaluationTotals } from "./evaluation-totals.ts";
 import type { EvaluationWorker } from "./evaluation-worker.ts";
 import { findDataset } from "./find-dataset.ts";
-import { evaluationTotals, findEvaluation, listEvaluationResults } from "./find-evaluation.ts";
+import { findEvaluation } from "./find-evaluation.ts";
+import { listEvaluationResults } from "./list-evaluation-results.ts";
 
 /** How often a waiting publish looks at the database, for an evaluation another process finishes. */
 const RECHECK_MS = 1_000;

@@ -28,16 +28,17 @@ import {
 import { createDataset } from "./create-dataset.ts";
 import { createEvaluation } from "./create-evaluation.ts";
 import { toDatasetJson } from "./dataset-json.ts";
+import { deleteDataset } from "./delete-dataset.ts";
 import { EvaluationErrors } from "./errors.ts";
 import { toEvaluationJson } from "./evaluation-json.ts";
+import { evaluationTotals } from "./evaluation-totals.ts";
 import type { EvaluationWorker } from "./evaluation-worker.ts";
-import { deleteDataset, findDataset, listDatasetRows, listDatasets } from "./find-dataset.ts";
-import {
-  evaluationTotals,
-  findEvaluation,
-  listEvaluationResults,
-  listEvaluations,
-} from "./find-evaluation.ts";
+import { findDataset } from "./find-dataset.ts";
+import { findEvaluation } from "./find-evaluation.ts";
+import { listDatasetRows } from "./list-dataset-rows.ts";
+import { listDatasets } from "./list-datasets.ts";
+import { listEvaluationResults } from "./list-evaluation-results.ts";
+import { listEvaluations } from "./list-evaluations.ts";
 import { parseCsvRows } from "./parse-csv-rows.ts";
 
 const datasetRoutes = resourceRoutes({ tag: "evaluations", schema: datasetSchema });
