@@ -2,6 +2,7 @@ import { navigate } from "../router.ts";
 import {
   Button,
   EmptyState,
+  ErrorBox,
   Link,
   Loading,
   LoadMore,
@@ -11,11 +12,13 @@ import {
   useListSearch,
 } from "../ui/ui.tsx";
 import { GettingStarted } from "./GettingStarted.tsx";
-import { useAgentList } from "./queries.ts";
+import { useAgentList, useCreateFromTemplate } from "./queries.ts";
+import { AGENT_TEMPLATES } from "./templates.ts";
 
 export function AgentsPage() {
   const search = useListSearch("agents");
   const agents = useAgentList(search.q);
+  const fromTemplate = useCreateFromTemplate();
   return (
     <>
       <PageHeader
@@ -49,6 +52,28 @@ export function AgentsPage() {
         ))}
       </div>
       <LoadMore query={agents} what="agents" />
+      <section aria-labelledby="agent-templates-title" className="templates">
+        <h2 id="agent-templates-title">Start from a template</h2>
+        <ErrorBox error={fromTemplate.error} />
+        <ul className="template-grid">
+          {AGENT_TEMPLATES.map((template) => (
+            <li key={template.id} className="card template-card">
+              <h3>{template.name}</h3>
+              <p className="muted">{template.description}</p>
+              <Button
+                variant="secondary"
+                isBusy={fromTemplate.isPending && fromTemplate.variables?.id === template.id}
+                onClick={() =>
+                  fromTemplate.mutate(template, { onSuccess: (created) => navigate(`/agents/${created.id}`) })
+                }
+                aria-label={`Use agent template ${template.name}`}
+              >
+                Use template
+              </Button>
+            </li>
+          ))}
+        </ul>
+      </section>
     </>
   );
 }

@@ -3,6 +3,7 @@ import { allPages, api } from "../api/client.ts";
 import { searchPath, usePagedList } from "../api/paged.ts";
 import type { Agent, Answer } from "../api/types.ts";
 import { useDelete } from "../api/use-delete.ts";
+import type { AgentTemplate } from "./templates.ts";
 
 export function useProviders() {
   return useQuery({
@@ -96,4 +97,39 @@ export function useSaveAgent(id: string | undefined) {
 
 export function useDeleteAgent() {
   return useDelete("/api/agents", ["agents"]);
+}
+
+/**
+ * Creates an agent from a template (with its sample knowledge base and document first, when it has
+ * one) on the workspace's own provider: provider and model are left for the server to choose.
+ */
+export function useCreateFromTemplate() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (template: AgentTemplate) => {
+      const knowledgeBaseIds: string[] = [];
+      if (template.sampleKnowledge) {
+        const sample = template.sampleKnowledge;
+        const base = await api<{ id: string }>("/api/knowledge-bases", { json: { name: sample.name } });
+        const form = new FormData();
+        form.set("knowledge_base_id", base.id);
+        form.set("file", new Blob([sample.text], { type: "text/markdown" }), sample.documentName);
+        await api("/api/rag/upload", { body: form });
+        knowledgeBaseIds.push(base.id);
+      }
+      return api<Agent>("/api/agents", {
+        json: {
+          name: template.name,
+          description: template.description,
+          instructions: template.instructions,
+          tools: template.tools,
+          knowledge_base_ids: knowledgeBaseIds,
+        },
+      });
+    },
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: ["agents"] });
+      void client.invalidateQueries({ queryKey: ["knowledge-bases"] });
+    },
+  });
 }
