@@ -28,6 +28,9 @@ import { BILLING_WEBHOOK_PATH, createBillingFeature } from "./billing/billing-fe
 import { credentialRoutes } from "./credentials/routes.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
+import { createEvaluationWorker, type EvaluationWorker } from "./evaluations/evaluation-worker.ts";
+import { createPublishGate } from "./evaluations/publish-gate.ts";
+import { datasetRoutesOf, evaluationRoutes } from "./evaluations/routes.ts";
 import { createEventDelivery } from "./events/event-delivery.ts";
 import { eventRoutes } from "./events/routes.ts";
 import { createGenerationFeature } from "./generation/generation-feature.ts";
@@ -128,6 +131,8 @@ export function createBuilderApp(input: Deps): BuilderApp {
   const runRetention = createRunRetention(deps);
   const knowledge = createKnowledgeFeature(deps);
   const billing = createBillingFeature(deps);
+  const evaluations = createEvaluationWorker(deps, runner);
+  deps.publishGate = createPublishGate(deps, evaluations);
   const app = createRoutes(
     deps,
     runner,
@@ -137,6 +142,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
     billing.routes,
     mcp.serverRoutes,
     mcp.serve(deps, getRunner),
+    evaluations,
   );
   return {
     app,
@@ -152,8 +158,11 @@ export function createBuilderApp(input: Deps): BuilderApp {
       events.start();
       billing.worker.start();
       runRetention.start();
+      await evaluations.start();
     },
     stop: async () => {
+      // First, while the runner and providers still answer: rows in hand are released for the next process.
+      await evaluations.stop();
       await runRetention.stop();
       await billing.worker.stop();
       await generation.worker.stop();
@@ -177,6 +186,7 @@ function createRoutes(
   billing: ReturnType<typeof createBillingFeature>["routes"],
   mcpServers: ReturnType<typeof createMcpFeature>["serverRoutes"],
   mcpEndpoint: McpEndpoint,
+  evaluations: EvaluationWorker,
 ) {
   const { config, logger } = deps;
   const auth = createAuth({
@@ -235,6 +245,8 @@ function createRoutes(
   app.route("/api/events", eventRoutes(deps));
   app.route("/api/mcp-servers", mcpServers);
   app.route("/api/apps", appRoutes(deps));
+  app.route("/api/datasets", datasetRoutesOf(deps));
+  app.route("/api/evaluations", evaluationRoutes(deps, evaluations));
   app.route("/api/public/apps", publicAppRoutes(deps, runner));
   app.on(["GET", "POST", "DELETE"], MCP_ENDPOINT_PATH, (c) => mcpEndpoint.handle(c));
   registerMcpEndpointDocs(app.openAPIRegistry);

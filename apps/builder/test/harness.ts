@@ -62,6 +62,7 @@ export async function startTestBuilder(
         | "eventDelivery"
         | "mcp"
         | "ingestion"
+        | "evaluations"
       >
     >;
   } = {},
@@ -95,6 +96,7 @@ export async function startTestBuilder(
     ...(options.deps?.eventDelivery ? { eventDelivery: options.deps.eventDelivery } : {}),
     ...(options.deps?.mcp ? { mcp: options.deps.mcp } : {}),
     ...(options.deps?.ingestion ? { ingestion: options.deps.ingestion } : {}),
+    ...(options.deps?.evaluations ? { evaluations: options.deps.evaluations } : {}),
   };
   let builder = createBuilderApp(deps);
   await builder.start();

@@ -15,7 +15,7 @@ export {
   type InputIssue,
   type InputIssueCode,
 } from "./graph-issue.ts";
-export { MAX_MATCH_INPUT_LENGTH, MAX_PATTERN_LENGTH, patternProblem } from "./guarded-regex.ts";
+export { guardedMatch, MAX_MATCH_INPUT_LENGTH, MAX_PATTERN_LENGTH, patternProblem } from "./guarded-regex.ts";
 export { type NodeError, NodeExecutionError, type NodeLogs } from "./node-error.ts";
 export { type NodeInputsByType, resolveNodeInputs, TEMPLATE_FIELDS } from "./node-inputs.ts";
 export { declaredOutputs, ERROR_OUTPUT_FIELD, type ToolOutputs } from "./node-outputs.ts";

@@ -3,6 +3,7 @@ import { CODE_ENTRY_POINTS } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
 import { PROVIDER_IDS } from "../providers/catalogue.ts";
 import { publishingFields, versionFields } from "../versions/contract.ts";
+import { evaluationGateSchema, gateResultSchema } from "../versions/evaluation-gate.ts";
 
 const toolName = z
   .string()
@@ -117,6 +118,7 @@ export const createAgentBody = z
     mcp_exposed: z.boolean().default(false).openapi({
       description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
     }),
+    evaluation_gate: evaluationGateSchema.nullable().default(null),
   })
   .strict()
   .openapi("CreateAgentRequest");
@@ -134,6 +136,7 @@ export const updateAgentBody = patchBody(
       knowledge_base_ids: z.array(z.string().max(64)).max(32),
       memory_turns: z.number().int().min(0).max(100),
       mcp_exposed: z.boolean(),
+      evaluation_gate: evaluationGateSchema.nullable(),
     })
     .partial(),
 ).openapi("UpdateAgentRequest");
@@ -151,6 +154,7 @@ export const agentSchema = z
     knowledge_base_ids: z.array(z.string()),
     memory_turns: z.number().int(),
     mcp_exposed: z.boolean(),
+    evaluation_gate: evaluationGateSchema.nullable(),
     ...publishingFields,
     created_at: z.string(),
     updated_at: z.string(),
@@ -170,6 +174,9 @@ export const agentVersionSchema = z
     tools: z.array(agentToolSchema),
     knowledge_base_ids: z.array(z.string()),
     memory_turns: z.number().int(),
+    evaluation_gate: gateResultSchema.nullable().openapi({
+      description: "The gate's evaluation when this version was published, or that force skipped it",
+    }),
   })
   .openapi("AgentVersion", { description: "An immutable published version of an agent" });
 

@@ -42,6 +42,7 @@ export async function createAgent(
       knowledgeBaseIds: input.knowledge_base_ids,
       memoryTurns: input.memory_turns,
       mcpExposed: input.mcp_exposed,
+      evaluationGate: input.evaluation_gate,
       createdAt: now,
       updatedAt: now,
     })

@@ -9,6 +9,7 @@ import {
   text,
   timestamp,
 } from "drizzle-orm/pg-core";
+import type { EvaluationGate, GateResult } from "../versions/evaluation-gate.ts";
 import { workspaces } from "../workspaces/schema.ts";
 
 export const agents = pgTable(
@@ -29,6 +30,8 @@ export const agents = pgTable(
     memoryTurns: integer("memory_turns").notNull().default(10),
     /** Served as a tool of the workspace's MCP endpoint (/api/mcp). */
     mcpExposed: boolean("mcp_exposed").notNull().default(false),
+    /** Publishing first evaluates the draft on this dataset; null: no gate. */
+    evaluationGate: jsonb("evaluation_gate").$type<EvaluationGate>(),
     /** The newest published version; null while never published (outsiders then reach the draft). */
     publishedVersion: integer("published_version"),
     publishedAt: timestamp("published_at", { withTimezone: true }),
@@ -62,6 +65,8 @@ export const agentVersions = pgTable(
     workspaceId: text("workspace_id").notNull(),
     notes: text("notes").notNull().default(""),
     snapshot: jsonb("snapshot").$type<AgentSnapshot>().notNull(),
+    /** What the evaluation gate found when this version was published (or that force skipped it). */
+    gateResult: jsonb("gate_result").$type<GateResult>(),
     createdBy: text("created_by"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
   },

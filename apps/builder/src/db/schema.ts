@@ -6,6 +6,7 @@ export * from "../apps/schema.ts";
 export * from "../auth/schema.ts";
 export * from "../billing/schema.ts";
 export * from "../credentials/schema.ts";
+export * from "../evaluations/schema.ts";
 export * from "../files/schema.ts";
 export * from "../generation/schema.ts";
 export * from "../keys/schema.ts";

@@ -2,6 +2,7 @@ import { listQuerySchema, patchBody } from "@app/http";
 import { workflowGraphSchema } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
 import { publishingFields, versionFields, versionSelector } from "../versions/contract.ts";
+import { evaluationGateSchema, gateResultSchema } from "../versions/evaluation-gate.ts";
 
 export const graphSchema = workflowGraphSchema.openapi("WorkflowGraph", {
   description:
@@ -21,6 +22,7 @@ export const createWorkflowBody = z
     mcp_exposed: z.boolean().default(false).openapi({
       description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
     }),
+    evaluation_gate: evaluationGateSchema.nullable().default(null),
     error_workflow_id: errorWorkflowIdSchema.optional(),
   })
   .strict()
@@ -33,6 +35,7 @@ export const updateWorkflowBody = patchBody(
       description: z.string().max(5000),
       graph: graphSchema,
       mcp_exposed: z.boolean(),
+      evaluation_gate: evaluationGateSchema.nullable(),
       error_workflow_id: errorWorkflowIdSchema,
     })
     .partial(),
@@ -48,6 +51,7 @@ export const workflowSchema = z
       .string()
       .openapi({ description: "POST a JSON body here to start a run (the URL is the secret)" }),
     mcp_exposed: z.boolean(),
+    evaluation_gate: evaluationGateSchema.nullable(),
     error_workflow_id: z.string().nullable().openapi({
       description:
         "A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none",
@@ -65,6 +69,9 @@ export const workflowVersionSchema = z
     name: z.string(),
     description: z.string(),
     graph: graphSchema,
+    evaluation_gate: gateResultSchema.nullable().openapi({
+      description: "The gate's evaluation when this version was published, or that force skipped it",
+    }),
   })
   .openapi("WorkflowVersion", { description: "An immutable published version of a workflow" });
 
@@ -175,7 +182,7 @@ export const runSchema = z
     id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
     workflow_id: z.string(),
     status: z.enum(RUN_STATUSES),
-    trigger: z.enum(["api", "hook", "tool", "mcp", "app", "schedule", "error_workflow"]),
+    trigger: z.enum(["api", "hook", "tool", "mcp", "app", "schedule", "error_workflow", "evaluation"]),
     version: z
       .number()
       .int()

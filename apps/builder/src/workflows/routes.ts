@@ -1,4 +1,5 @@
 import {
+  CommonErrors,
   createRouter,
   errorResponses,
   idParam,
@@ -312,9 +313,21 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
       200,
     );
   });
+  // A gate's dataset must be the workspace's; the evaluations feature answers through the port.
+  const checkGate = async (c: Context<AppEnv>, gate: { dataset_id: string } | null | undefined) => {
+    if (!gate || (await deps.publishGate?.hasDataset(c.get("principal").workspaceId, gate.dataset_id)))
+      return;
+    throw CommonErrors.VALIDATION_FAILED({
+      param: "evaluation_gate.dataset_id",
+      details: [
+        { path: "evaluation_gate.dataset_id", message: `no dataset ${gate.dataset_id} in this workspace` },
+      ],
+    });
+  };
   router.openapi(routes.create, async (c) => {
     const body = c.req.valid("json");
     await checkGraph(c, body.graph);
+    await checkGate(c, body.evaluation_gate);
     await checkErrorWorkflow(c, body.error_workflow_id, undefined);
     const row = await createWorkflow(deps, c.get("principal").workspaceId, body);
     if (row.mcpExposed) deps.mcpExposure?.changed(row.workspaceId);
@@ -349,6 +362,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
   router.openapi(routes.update, async (c) => {
     const body = c.req.valid("json");
     if (body.graph) await checkGraph(c, body.graph);
+    await checkGate(c, body.evaluation_gate);
     const workspaceId = c.get("principal").workspaceId;
     const { id } = c.req.valid("param");
     await checkErrorWorkflow(c, body.error_workflow_id, id);

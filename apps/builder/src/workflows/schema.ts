@@ -12,6 +12,7 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import type { EvaluationGate, GateResult } from "../versions/evaluation-gate.ts";
 import { workspaces } from "../workspaces/schema.ts";
 
 export const workflows = pgTable(
@@ -28,6 +29,8 @@ export const workflows = pgTable(
     triggerVersion: integer("trigger_version").notNull().default(1),
     /** Served as a tool of the workspace's MCP endpoint (/api/mcp). */
     mcpExposed: boolean("mcp_exposed").notNull().default(false),
+    /** Publishing first evaluates the draft on this dataset; null: no gate. */
+    evaluationGate: jsonb("evaluation_gate").$type<EvaluationGate>(),
     /** The newest published version; null while never published (outsiders then reach the draft). */
     publishedVersion: integer("published_version"),
     publishedAt: timestamp("published_at", { withTimezone: true }),
@@ -54,6 +57,8 @@ export const workflowVersions = pgTable(
     name: text("name").notNull(),
     description: text("description").notNull(),
     graph: jsonb("graph").$type<WorkflowGraph>().notNull(),
+    /** What the evaluation gate found when this version was published (or that force skipped it). */
+    gateResult: jsonb("gate_result").$type<GateResult>(),
     createdBy: text("created_by"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
   },
@@ -70,7 +75,15 @@ export interface NodeAttemptJson {
   elapsed_ms: number;
 }
 
-export type RunTrigger = "api" | "hook" | "tool" | "mcp" | "app" | "schedule" | "error_workflow";
+export type RunTrigger =
+  | "api"
+  | "hook"
+  | "tool"
+  | "mcp"
+  | "app"
+  | "schedule"
+  | "error_workflow"
+  | "evaluation";
 
 /** `waiting`: paused at nodes that need a person's approval (workflow_approvals); no process holds it. */
 export type RunStatusValue = "running" | "waiting" | "succeeded" | "failed" | "cancelled";

@@ -167,6 +167,7 @@ export type Agent = {
   knowledge_base_ids: string[];
   memory_turns: number;
   mcp_exposed: boolean;
+  evaluation_gate: EvaluationGate;
   /** The newest published version; null when never published */
   published_version: number | null;
   published_at: string | null;
@@ -217,6 +218,49 @@ export type AgentTool = {
   }[];
 };
 
+/** Publishing first evaluates the draft on the dataset; a mean under min_score refuses with 409 evaluation_gate_failed (force: true publishes anyway) */
+export type EvaluationGate = {
+  /** A dataset of this workspace */
+  dataset_id: string;
+  evaluators: Evaluator[];
+  /** The mean score (0–1) a draft needs to be published */
+  min_score: number;
+} | null;
+
+export type Evaluator = {
+  type: "exact";
+  case_sensitive?: boolean;
+} | {
+  type: "contains";
+  /** What the output must contain; default the row's expected */
+  value?: string;
+  case_sensitive?: boolean;
+} | {
+  type: "regex";
+  pattern: string;
+} | {
+  type: "json_schema";
+  schema: Record<string, unknown>;
+} | {
+  type: "numeric";
+  /** Largest absolute difference that still passes */
+  tolerance?: number;
+} | {
+  type: "similarity";
+  threshold?: number;
+  /** The embedding model; default the built-in `{ provider: "local" }` embedder */
+  embedding?: {
+    provider: string;
+    model: string;
+  };
+} | {
+  type: "llm_judge";
+  rubric: string;
+  provider: string;
+  model: string;
+  pass_score?: number;
+};
+
 export type CreateAgentRequest = {
   name: string;
   description?: string;
@@ -231,6 +275,7 @@ export type CreateAgentRequest = {
   memory_turns?: number;
   /** Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md) */
   mcp_exposed?: boolean;
+  evaluation_gate?: EvaluationGate;
 };
 
 export type UpdateAgentRequest = {
@@ -244,6 +289,7 @@ export type UpdateAgentRequest = {
   knowledge_base_ids?: string[];
   memory_turns?: number;
   mcp_exposed?: boolean;
+  evaluation_gate?: EvaluationGate;
 };
 
 export type ChatAnswer = {
@@ -351,11 +397,23 @@ export type AgentVersion = {
   tools: AgentTool[];
   knowledge_base_ids: string[];
   memory_turns: number;
+  evaluation_gate: EvaluationGateResult;
 };
+
+/** The gate's evaluation when this version was published, or that force skipped it */
+export type EvaluationGateResult = {
+  evaluation_id: string | null;
+  mean_score: number | null;
+  min_score: number;
+  /** Published with force: true, without evaluating */
+  is_skipped: boolean;
+} | null;
 
 export type PublishVersionRequest = {
   /** What changed, for the history */
   notes?: string;
+  /** Publish without running the evaluation gate; the version records that it skipped the gate */
+  force?: boolean;
 };
 
 export type AgentVersionList = {
@@ -396,6 +454,7 @@ export type Workflow = {
   /** POST a JSON body here to start a run (the URL is the secret) */
   trigger_url: string;
   mcp_exposed: boolean;
+  evaluation_gate: EvaluationGate;
   /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
   error_workflow_id: string | null;
   /** The newest published version; null when never published */
@@ -665,6 +724,7 @@ export type CreateWorkflowRequest = {
   graph: WorkflowGraph;
   /** Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md) */
   mcp_exposed?: boolean;
+  evaluation_gate?: EvaluationGate;
   /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
   error_workflow_id?: string | null;
 };
@@ -695,6 +755,7 @@ export type UpdateWorkflowRequest = {
   description?: string;
   graph?: WorkflowGraph;
   mcp_exposed?: boolean;
+  evaluation_gate?: EvaluationGate;
   /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
   error_workflow_id?: string | null;
 };
@@ -703,7 +764,7 @@ export type WorkflowRun = {
   id: string;
   workflow_id: string;
   status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
-  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule" | "error_workflow";
+  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule" | "error_workflow" | "evaluation";
   /** The workflow version it ran; null for the draft */
   version: number | null;
   /** The app whose end user started it */
@@ -825,6 +886,7 @@ export type WorkflowVersion = {
   name: string;
   description: string;
   graph: WorkflowGraph;
+  evaluation_gate: EvaluationGateResult;
 };
 
 export type WorkflowVersionList = {
@@ -1630,6 +1692,141 @@ export type AppConversation = Conversation & {
   } | null;
 };
 
+export type Dataset = {
+  id: string;
+  object: "dataset";
+  name: string;
+  row_count: number;
+  created_at: string;
+  /** The rows, on GET of one dataset */
+  rows?: DatasetRow[];
+};
+
+export type DatasetRow = {
+  position: number;
+  input: string | null;
+  inputs: Record<string, unknown> | null;
+  expected: string | null;
+};
+
+export type CreateDatasetRequest = {
+  name: string;
+  /** Rows of { input } (an agent's) or { inputs } (a workflow's), with an optional expected; at most 1000 */
+  rows?: ({
+    /** An agent's message */
+    input: string;
+    /** The answer the evaluators compare with */
+    expected?: string | null;
+  } | {
+    /** A workflow's inputs (its Start node's fields) */
+    inputs: Record<string, unknown>;
+    /** The answer the evaluators compare with */
+    expected?: string | null;
+  })[];
+} | {
+  name: string;
+  /** Ids of messages from the workspace's conversations: each user message becomes a row's input and the assistant's answer that followed it the row's expected (an assistant message's id takes the question before it) */
+  from_messages: string[];
+};
+
+export type DatasetList = {
+  data: Dataset[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type DatasetImportResult = {
+  imported: number;
+  row_count: number;
+};
+
+export type ImportDatasetRowsRequest = {
+  /** CSV with a header row: `input` (or one column per workflow input, named `inputs.<field>`) and optionally `expected` */
+  csv: string;
+};
+
+export type Evaluation = {
+  id: string;
+  object: "evaluation";
+  target: {
+    agent_id: string | null;
+    workflow_id: string | null;
+    version: number | "draft";
+  };
+  dataset_id: string;
+  evaluators: Evaluator[];
+  status: "running" | "succeeded" | "failed";
+  /** "api", or "publish_gate" for one a publish started */
+  reason: string;
+  rows_total: number;
+  rows_done: number;
+  /** The mean of the finished rows' scores (a failed row scores 0) */
+  mean_score: number | null;
+  mean_by_evaluator: Record<string, number>;
+  credits: number;
+  mean_latency_ms: number | null;
+  created_at: string;
+  finished_at: string | null;
+  /** Every row, on GET of one evaluation */
+  rows?: EvaluationRow[];
+};
+
+export type EvaluationRow = {
+  position: number;
+  status: "pending" | "running" | "succeeded" | "failed";
+  input: string | null;
+  inputs: Record<string, unknown> | null;
+  expected: string | null;
+  output: string | null;
+  error: string | null;
+  scores: {
+    evaluator: string;
+    score: number;
+    passed: boolean;
+    reason: string | null;
+  }[];
+  /** The mean of this row's evaluator scores */
+  score: number | null;
+  latency_ms: number | null;
+  credits: number | null;
+};
+
+export type CreateEvaluationRequest = {
+  target: {
+    agent_id: string;
+    /** A version number, "published" (the newest), or "draft" (default) */
+    version?: number | "published" | "draft";
+  } | {
+    workflow_id: string;
+    /** A version number, "published" (the newest), or "draft" (default) */
+    version?: number | "published" | "draft";
+  };
+  dataset_id: string;
+  evaluators: Evaluator[];
+};
+
+export type EvaluationList = {
+  data: Evaluation[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type EvaluationComparison = {
+  a: Evaluation;
+  b: Evaluation;
+  mean_delta: number | null;
+  rows: {
+    position: number;
+    input: string | null;
+    inputs: Record<string, unknown> | null;
+    expected: string | null;
+    a: EvaluationRow & (Record<string, unknown> | null);
+    b: EvaluationRow & (Record<string, unknown> | null);
+    change: "improved" | "regressed" | "unchanged" | "output_changed" | "missing";
+    score_delta: number | null;
+  }[];
+};
+
 export type PublicApp = {
   slug: string;
   kind: "agent" | "workflow";
@@ -2163,6 +2360,36 @@ export interface ApiOperations {
   };
   "GET /api/apps/{id}/conversations": {
     response: AppConversationList;
+  };
+  "GET /api/datasets": {
+    response: DatasetList;
+  };
+  "POST /api/datasets": {
+    body: CreateDatasetRequest;
+    response: Dataset;
+  };
+  "GET /api/datasets/{id}": {
+    response: Dataset;
+  };
+  "DELETE /api/datasets/{id}": {
+    response: void;
+  };
+  "POST /api/datasets/{id}/rows/import": {
+    body: ImportDatasetRowsRequest;
+    response: DatasetImportResult;
+  };
+  "GET /api/evaluations": {
+    response: EvaluationList;
+  };
+  "POST /api/evaluations": {
+    body: CreateEvaluationRequest;
+    response: Evaluation;
+  };
+  "GET /api/evaluations/compare": {
+    response: EvaluationComparison;
+  };
+  "GET /api/evaluations/{id}": {
+    response: Evaluation;
   };
   "GET /api/public/apps/{slug}": {
     response: PublicApp;
