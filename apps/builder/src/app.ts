@@ -17,6 +17,7 @@ import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
 import { sandboxCodeRunner } from "./agents/sandbox-code-runner.ts";
+import { annotationRoutes } from "./annotations/routes.ts";
 import { appPageRoutes } from "./app-pages/routes.ts";
 import { findAppBySlug } from "./apps/manage-apps.ts";
 import { publicAppRoutes } from "./apps/public-routes.ts";
@@ -208,6 +209,7 @@ function createRoutes(
   app.route("/api/providers", providerRoutes(deps));
   app.route("/api/credentials", credentialRoutes(deps));
   app.route("/api/agents", agentRoutes(deps));
+  app.route("/api/agents", annotationRoutes(deps));
   app.route("/api", workflowRoutes(deps, runner));
   app.route("/api", scheduleRoutes(deps, runner, scheduler));
   app.route("/api/hooks", hookRoutes(deps, runner));

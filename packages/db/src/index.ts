@@ -6,6 +6,7 @@ export {
   type OpenDatabaseOptions,
   openDatabase,
 } from "./connect.ts";
+export { containsPattern } from "./like-pattern.ts";
 export { newestFirst, type PageRequest } from "./pagination.ts";
 export { preparedQuery, queryRows } from "./statements.ts";
 export { isUniqueViolation } from "./unique-violation.ts";

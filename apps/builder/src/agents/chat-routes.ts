@@ -19,7 +19,7 @@ import {
   conversationSchema,
   messageSchema,
 } from "./chat-contract.ts";
-import { toConversationJson, toMessageJson } from "./conversation-json.ts";
+import { toConversationJson, toRatedMessageJson } from "./conversation-json.ts";
 import { deleteConversation } from "./delete-conversation.ts";
 import { AgentErrors } from "./errors.ts";
 import { findAgent } from "./find-agent.ts";
@@ -76,7 +76,9 @@ export function registerChatRoutes(router: OpenAPIHono<AppEnv>, deps: Deps): voi
     });
     if (!context) throw AgentErrors.AGENT_NOT_FOUND();
     if (context === "version_not_found") throw VersionErrors.VERSION_NOT_FOUND({ param: "version" });
-    const prepared = await prepareAgentTurn(deps, workspaceId, context, body);
+    // A signed-in person chats from the studio; a key is a program calling the API.
+    const source = c.get("principal").via === "session" ? "studio" : "api";
+    const prepared = await prepareAgentTurn(deps, workspaceId, context, body, 0, { source });
     return answerTurn(c, deps, prepared);
   });
 
@@ -144,18 +146,7 @@ export function conversationRoutes(deps: Deps) {
     if (!conversation) throw AgentErrors.CONVERSATION_NOT_FOUND();
     const query = c.req.valid("query");
     const rows = await listMessagesWithFeedback(deps.db, workspaceId, conversation.id, query);
-    return c.json(
-      toPage(rows, query.limit, (row) => ({
-        ...toMessageJson(row),
-        feedback: row.feedback.map((rating) => ({
-          source: rating.source,
-          rating: rating.rating,
-          comment: rating.comment,
-          updated_at: rating.updatedAt.toISOString(),
-        })),
-      })),
-      200,
-    );
+    return c.json(toPage(rows, query.limit, toRatedMessageJson), 200);
   });
   router.openapi(deleteConversationRoute, async (c) => {
     const isDeleted = await deleteConversation(

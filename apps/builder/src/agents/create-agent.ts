@@ -25,6 +25,7 @@ export async function createAgent(
       knowledgeBaseIds: input.knowledge_base_ids,
       memoryTurns: input.memory_turns,
       mcpExposed: input.mcp_exposed,
+      annotationReply: input.annotation_reply,
       createdAt: now,
       updatedAt: now,
     })

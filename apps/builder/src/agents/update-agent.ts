@@ -26,6 +26,7 @@ export async function updateAgent(
       ...(input.knowledge_base_ids === undefined ? {} : { knowledgeBaseIds: input.knowledge_base_ids }),
       ...(input.memory_turns === undefined ? {} : { memoryTurns: input.memory_turns }),
       ...(input.mcp_exposed === undefined ? {} : { mcpExposed: input.mcp_exposed }),
+      ...(input.annotation_reply === undefined ? {} : { annotationReply: input.annotation_reply }),
       updatedAt: nextRevision(agents.updatedAt, clock.now()),
     })
     .where(
