@@ -36,6 +36,7 @@ import { createGenerationFeature } from "./generation/generation-feature.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
 import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
+import { logRoutes } from "./logs/routes.ts";
 import { MCP_ENDPOINT_PATH, type McpEndpoint, registerMcpEndpointDocs } from "./mcp/mcp-endpoint.ts";
 import { createMcpFeature } from "./mcp/mcp-feature.ts";
 import { OAUTH_CALLBACK_PATH } from "./mcp/mcp-oauth.ts";
@@ -208,6 +209,8 @@ function createRoutes(
   app.route("/api/keys", apiKeyRoutes(deps, principals));
   app.route("/api/providers", providerRoutes(deps));
   app.route("/api/credentials", credentialRoutes(deps));
+  // Before the agent, conversation and run routes: `/conversations/export` is not a conversation id.
+  app.route("/api", logRoutes(deps));
   app.route("/api/agents", agentRoutes(deps));
   app.route("/api/agents", annotationRoutes(deps));
   app.route("/api", workflowRoutes(deps, runner));

@@ -1,3 +1,4 @@
+export { analyzeIfStale } from "./analyze-if-stale.ts";
 export { type CacheSize, embeddedCacheSize } from "./cache-size.ts";
 export {
   type Database,

@@ -92,18 +92,6 @@ export function registerChatRoutes(router: OpenAPIHono<AppEnv>, deps: Deps): voi
   });
 }
 
-const getConversationRoute = createRoute({
-  method: "get",
-  path: "/{id}",
-  tags: ["conversations"],
-  summary: "Get a conversation",
-  request: { params: idParam },
-  responses: {
-    200: { description: "The conversation", content: jsonContent(conversationSchema) },
-    ...errorResponses(401, 404),
-  },
-});
-
 const listMessagesRoute = createRoute({
   method: "get",
   path: "/{id}/messages",
@@ -129,17 +117,13 @@ const deleteConversationRoute = createRoute({
 });
 
 /**
- * `/api/conversations/{id}`: read a conversation and its messages, or delete it.
+ * `/api/conversations/{id}`: page a conversation's messages, or delete it (the logs feature answers
+ * the conversation itself, with its newest messages).
  *
  * @example app.route("/api/conversations", conversationRoutes(deps));
  */
 export function conversationRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();
-  router.openapi(getConversationRoute, async (c) => {
-    const row = await findConversation(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
-    if (!row) throw AgentErrors.CONVERSATION_NOT_FOUND();
-    return c.json(toConversationJson(row), 200);
-  });
   router.openapi(listMessagesRoute, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
     const conversation = await findConversation(deps.db, workspaceId, c.req.valid("param").id);

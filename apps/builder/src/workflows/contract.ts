@@ -127,7 +127,8 @@ export const nodeRunSchema = z.object({
   elapsed_ms: z.number().nullable(),
 });
 
-const RUN_STATUSES = ["running", "succeeded", "failed", "cancelled"] as const;
+export const RUN_STATUSES = ["running", "succeeded", "failed", "cancelled"] as const;
+export const RUN_TRIGGERS = ["api", "hook", "tool", "mcp", "app", "schedule"] as const;
 
 /** `?limit&cursor&status` of a workflow's runs. */
 export const listRunsQuery = listQuerySchema.extend({
@@ -145,7 +146,7 @@ export const runSchema = z
     id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
     workflow_id: z.string(),
     status: z.enum(RUN_STATUSES),
-    trigger: z.enum(["api", "hook", "tool", "mcp", "app", "schedule"]),
+    trigger: z.enum(RUN_TRIGGERS),
     version: z
       .number()
       .int()

@@ -2,7 +2,7 @@ import type { NodeAttempt, RunResult } from "@app/workflow";
 import type { NodeAttemptJson, NodeRunRow, RunRow } from "../schema.ts";
 
 /** A stored run as the API answers it (GET /api/runs/{id}); blocking runs answer the same shape. */
-export function runJson(row: RunRow, nodes: NodeRunRow[] | undefined) {
+export function runJson(row: Omit<RunRow, "graph">, nodes: NodeRunRow[] | undefined) {
   return {
     id: row.id,
     workflow_id: row.workflowId,
