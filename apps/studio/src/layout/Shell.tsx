@@ -7,6 +7,7 @@ const SECTIONS = [
   { path: "/agents", label: "Agents" },
   { path: "/workflows", label: "Workflows" },
   { path: "/apps", label: "Apps" },
+  { path: "/logs", label: "Logs" },
   { path: "/knowledge", label: "Knowledge" },
   { path: "/generate", label: "Generate" },
   { path: "/usage", label: "Usage" },
