@@ -12,6 +12,7 @@ import { queryRows } from "@app/db";
 import { createLogger } from "@app/http";
 import { freePort } from "@app/testing";
 import { sql } from "drizzle-orm";
+import { Agent } from "undici";
 import { loadConfig } from "../apps/builder/src/config.ts";
 import { startBuilder } from "../apps/builder/src/start.ts";
 import { seedMessages } from "../apps/builder/test/log-support.ts";
@@ -47,7 +48,11 @@ async function download(target: string, cookie: string) {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 100);
   const started = performance.now();
-  const response = await fetch(target, { headers: { cookie, origin: url } });
+  // A connection of its own: one kept alive through the long seed would be closed by the server.
+  const response = await fetch(target, {
+    headers: { cookie, origin: url },
+    dispatcher: new Agent(),
+  } as RequestInit);
   if (!response.ok || !response.body) throw new Error(`${target} answered ${response.status}`);
   let bytes = 0;
   // Records end in CRLF in CSV (content's own line breaks are bare LF) and in LF in JSON lines;

@@ -210,12 +210,15 @@ export async function exportMessagesPage(
     sql`with page as (select * from ${messages} where ${messages.workspaceId} = ${workspaceId}
           ${after === undefined ? sql`` : sql`and ${messages.id} > ${after}`}
           order by ${messages.id} limit ${limit}),
-        matched as (select ${conversations.id} as id, ${conversations.agentId} as agent_id,
-            ${conversations.appId} as app_id, ${conversations.endUserId} as end_user_id,
-            ${conversations.source} as source, ${conversations.title} as title
-          from ${conversations}
-          where ${conversations.id} in (select conversation_id from page)
-            and ${conditions(workspaceId, filter) ?? sql`true`})
+        -- Each of the page's conversations looked up by its id (LIMIT keeps the lateral a lookup: joined
+        -- flat, the planner hashed every conversation of the workspace on every page).
+        matched as (select c.* from (select distinct conversation_id from page) p
+          join lateral (select ${conversations.id} as id, ${conversations.agentId} as agent_id,
+              ${conversations.appId} as app_id, ${conversations.endUserId} as end_user_id,
+              ${conversations.source} as source, ${conversations.title} as title
+            from ${conversations}
+            where ${conversations.id} = p.conversation_id and ${conditions(workspaceId, filter) ?? sql`true`}
+            limit 1) c on true)
       select m.id, c.id is not null as matched, m.conversation_id, c.agent_id, c.app_id, c.end_user_id,
         c.source as conversation_source, c.title, m.role,
         case when c.id is not null then m.content end as content,
