@@ -16,6 +16,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
+import { annotationRoutes } from "./annotations/routes.ts";
 import { appPageRoutes } from "./app-pages/routes.ts";
 import { findAppBySlug } from "./apps/manage-apps.ts";
 import { publicAppRoutes } from "./apps/public-routes.ts";
@@ -37,6 +38,7 @@ import { createGenerationFeature } from "./generation/generation-feature.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
 import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
+import { logRoutes } from "./logs/routes.ts";
 import { MCP_ENDPOINT_PATH, type McpEndpoint, registerMcpEndpointDocs } from "./mcp/mcp-endpoint.ts";
 import { createMcpFeature } from "./mcp/mcp-feature.ts";
 import { OAUTH_CALLBACK_PATH } from "./mcp/mcp-oauth.ts";
@@ -228,7 +230,10 @@ function createRoutes(
   app.route("/api/keys", apiKeyRoutes(deps, principals));
   app.route("/api/providers", providerRoutes(deps));
   app.route("/api/credentials", credentialRoutes(deps));
+  // Before the agent, conversation and run routes: `/conversations/export` is not a conversation id.
+  app.route("/api", logRoutes(deps));
   app.route("/api/agents", agentRoutes(deps));
+  app.route("/api/agents", annotationRoutes(deps));
   app.route("/api", workflowRoutes(deps, runner));
   app.route("/api", scheduleRoutes(deps, runner, scheduler));
   app.route("/api/hooks", hookRoutes(deps, runner));

@@ -35,6 +35,7 @@ const BillingPage = lazy(() => import("./billing/BillingPage.tsx").then((m) => (
 const UsagePage = lazy(() => import("./usage/UsagePage.tsx").then((m) => ({ default: m.UsagePage })));
 const AppsPage = lazy(() => import("./apps/AppsPage.tsx").then((m) => ({ default: m.AppsPage })));
 const AppPage = lazy(() => import("./apps/AppPage.tsx").then((m) => ({ default: m.AppPage })));
+const LogsPage = lazy(() => import("./logs/LogsPage.tsx").then((m) => ({ default: m.LogsPage })));
 const SettingsPage = lazy(() =>
   import("./settings/SettingsPage.tsx").then((m) => ({ default: m.SettingsPage })),
 );
@@ -110,6 +111,7 @@ function route(path: string) {
   if (base?.id) return lazyPage(<KnowledgeBasePage key={base.id} id={base.id} />, "the knowledge base");
   if (path === "/generate") return lazyPage(<GenerationPage />, "generation");
   if (path === "/billing") return lazyPage(<BillingPage />, "billing");
+  if (path === "/logs") return lazyPage(<LogsPage />, "logs");
   if (path === "/usage") return lazyPage(<UsagePage />, "usage");
   if (path === "/settings") return lazyPage(<SettingsPage />, "settings");
   return (

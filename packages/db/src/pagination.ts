@@ -1,4 +1,5 @@
 import { type AnyColumn, desc, ilike, lt, or, type SQL } from "drizzle-orm";
+import { containsPattern } from "./like-pattern.ts";
 
 /** A cursor page request: up to `limit` rows after `cursor`, the last id of the previous page. */
 export interface PageRequest {
@@ -36,6 +37,6 @@ export function newestFirst(id: AnyColumn, page: PageRequest) {
  */
 export function containsText(columns: readonly AnyColumn[], text: string | undefined): SQL | undefined {
   if (!text) return undefined;
-  const pattern = `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  const pattern = containsPattern(text);
   return or(...columns.map((column) => ilike(column, pattern)));
 }

@@ -16,6 +16,7 @@ export function toAgentJson(row: AgentRow) {
     memory_turns: row.memoryTurns,
     mcp_exposed: row.mcpExposed,
     evaluation_gate: row.evaluationGate,
+    annotation_reply: row.annotationReply ?? null,
     ...toPublishingJson(row),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -1,6 +1,8 @@
 import { patchBody } from "@app/http";
 import { CODE_ENTRY_POINTS } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
+import { embeddingSetting } from "../knowledge/contract.ts";
+import { DEFAULT_EMBEDDING } from "../knowledge/embedders.ts";
 import { PROVIDER_IDS } from "../providers/catalogue.ts";
 import { publishingFields, versionFields } from "../versions/contract.ts";
 import { evaluationGateSchema, gateResultSchema } from "../versions/evaluation-gate.ts";
@@ -97,6 +99,24 @@ const provider = z
   })
   .openapi({ example: "openai", enum: PROVIDER_IDS });
 
+/** Annotation replies (docs/logs-and-evaluations.md): off until an agent turns them on. */
+export const annotationReplySchema = z
+  .object({
+    enabled: z.boolean(),
+    threshold: z.number().min(0).max(1).default(0.9).openapi({
+      description:
+        "The lowest cosine similarity (0–1) between a question and an annotated one that is answered with the annotation",
+    }),
+    embedding: embeddingSetting.default({ ...DEFAULT_EMBEDDING }).openapi({
+      description: "The model questions are embedded with; the offline `local` embedder by default",
+    }),
+  })
+  .strict()
+  .openapi("AnnotationReply", {
+    description:
+      "Answer a question similar enough to an annotated one with the annotation, without calling the model; not part of a version (it applies at once)",
+  });
+
 export const createAgentBody = z
   .object({
     name: z.string().trim().min(1).max(100),
@@ -119,6 +139,7 @@ export const createAgentBody = z
       description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
     }),
     evaluation_gate: evaluationGateSchema.nullable().default(null),
+    annotation_reply: annotationReplySchema.nullable().default(null),
   })
   .strict()
   .openapi("CreateAgentRequest");
@@ -137,6 +158,7 @@ export const updateAgentBody = patchBody(
       memory_turns: z.number().int().min(0).max(100),
       mcp_exposed: z.boolean(),
       evaluation_gate: evaluationGateSchema.nullable(),
+      annotation_reply: annotationReplySchema.nullable(),
     })
     .partial(),
 ).openapi("UpdateAgentRequest");
@@ -155,6 +177,14 @@ export const agentSchema = z
     memory_turns: z.number().int(),
     mcp_exposed: z.boolean(),
     evaluation_gate: evaluationGateSchema.nullable(),
+    annotation_reply: z
+      .object({
+        enabled: z.boolean(),
+        threshold: z.number(),
+        embedding: z.object({ provider: z.string(), model: z.string() }),
+      })
+      .nullable()
+      .openapi({ description: "Annotation replies; null while never set (off)" }),
     ...publishingFields,
     created_at: z.string(),
     updated_at: z.string(),

@@ -43,6 +43,7 @@ export async function createAgent(
       memoryTurns: input.memory_turns,
       mcpExposed: input.mcp_exposed,
       evaluationGate: input.evaluation_gate,
+      annotationReply: input.annotation_reply,
       createdAt: now,
       updatedAt: now,
     })

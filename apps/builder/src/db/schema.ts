@@ -2,6 +2,7 @@
 // (events, endpoints, deliveries, attempts) come from packages/webhooks, as in the payment service.
 export * from "@app/webhooks/schema";
 export * from "../agents/schema.ts";
+export * from "../annotations/schema.ts";
 export * from "../apps/schema.ts";
 export * from "../auth/schema.ts";
 export * from "../billing/schema.ts";

@@ -17,7 +17,8 @@ export const DOCUMENT_STATUSES = ["queued", "parsing", "embedding", "ready", "fa
 export const SEARCH_MODES = ["vector", "fulltext", "hybrid"] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
-const embeddingSetting = z
+/** An embedding model: a provider of EMBEDDING_PROVIDERS and its model (knowledge bases, annotation replies). */
+export const embeddingSetting = z
   .object({
     provider: z
       .string()

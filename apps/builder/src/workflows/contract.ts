@@ -147,7 +147,17 @@ export const nodeRunSchema = z.object({
   elapsed_ms: z.number().nullable(),
 });
 
-const RUN_STATUSES = ["running", "waiting", "succeeded", "failed", "cancelled"] as const;
+export const RUN_STATUSES = ["running", "waiting", "succeeded", "failed", "cancelled"] as const;
+export const RUN_TRIGGERS = [
+  "api",
+  "hook",
+  "tool",
+  "mcp",
+  "app",
+  "schedule",
+  "error_workflow",
+  "evaluation",
+] as const;
 
 /** A node a waiting run waits at: its request awaits a person's decision. */
 export const pendingApprovalSchema = z
@@ -182,7 +192,7 @@ export const runSchema = z
     id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
     workflow_id: z.string(),
     status: z.enum(RUN_STATUSES),
-    trigger: z.enum(["api", "hook", "tool", "mcp", "app", "schedule", "error_workflow", "evaluation"]),
+    trigger: z.enum(RUN_TRIGGERS),
     version: z
       .number()
       .int()

@@ -131,6 +131,8 @@ export const workflowRuns = pgTable(
   },
   (table) => [
     index("workflow_runs_workflow_idx").on(table.workflowId, table.id),
+    // The workspace's logs: every run, newest first, whatever the workflow.
+    index("workflow_runs_workspace_idx").on(table.workspaceId, table.id),
     // The runs list filtered by status pages newest first without reading the other statuses' runs.
     index("workflow_runs_workflow_status_idx").on(table.workflowId, table.status, table.id),
     index("workflow_runs_running_idx").on(table.status, table.heartbeatAt),

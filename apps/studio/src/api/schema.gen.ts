@@ -149,6 +149,212 @@ export type CredentialCheck = {
   latency_ms: number;
 };
 
+export type LoggedConversationList = {
+  data: LoggedConversation[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type LoggedConversation = Conversation & {
+  end_user: LoggedEndUser;
+  message_count: number;
+  /** Answers rated like, by end users and the team */
+  likes: number;
+  dislikes: number;
+  last_message_at: string | null;
+};
+
+export type LoggedEndUser = {
+  id: string;
+  kind: "anonymous" | "customer";
+  /** Your own user id (customer), or our anonymous id */
+  external_id: string;
+  name: string | null;
+} | null;
+
+export type Conversation = {
+  id: string;
+  agent_id: string;
+  title: string;
+  /** The agent version of its first turn; null for the draft */
+  version: number | null;
+  /** The app whose end user holds it; null for the workspace's own */
+  app_id: string | null;
+  end_user_id: string | null;
+  /** Where it was held: `studio` (signed in), `api` (an API key), `app` (an app's end user: web app, widget or app key), `mcp` (the workspace's MCP endpoint), `workflow` (a run_agent tool) */
+  source: "studio" | "api" | "app" | "mcp" | "workflow";
+  created_at: string;
+  updated_at: string;
+};
+
+export type ConversationDetail = LoggedConversation & {
+  /** Oldest first, with tool calls, citations, ratings (`feedback`), who answered (`source`, `annotation`) and `latency_ms`; the newest 1,000 */
+  messages: Message[];
+  /** Older messages than those shown exist: page them at /messages */
+  has_more_messages: boolean;
+};
+
+export type Message = {
+  id: string;
+  conversation_id: string;
+  role: "user" | "assistant";
+  content: string;
+  tool_calls: ToolCall[];
+  /** The passages knowledge_search found in this turn, each once, in the order found (empty for user messages) */
+  citations: Citation[];
+  provider: string | null;
+  model: string | null;
+  finish_reason: string | null;
+  /** The agent version that answered; null for the draft */
+  version: number | null;
+  /** Who wrote an answer: the model, or an annotation given in its place (annotation_reply); null for user messages */
+  source: "model" | "annotation" | null;
+  /** The annotation that answered (`source: annotation`), else null */
+  annotation: {
+    id: string;
+    /** Cosine similarity (0–1) of the question to the annotated one */
+    similarity: number;
+  } | null;
+  /** From the turn's start to its stored answer (assistant messages); null for user messages and older answers */
+  latency_ms: number | null;
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+  } | null;
+  created_at: string;
+  /** Ratings of the answer: its end user's (an app's) and the team's; in message lists */
+  feedback?: {
+    source: "user" | "team";
+    rating: "like" | "dislike";
+    comment: string | null;
+    updated_at: string;
+  }[];
+};
+
+export type ToolCall = {
+  id: string;
+  name: string;
+  input?: unknown;
+  output?: unknown;
+  is_error: boolean;
+  /** From the model's call to the tool's result */
+  duration_ms?: number | null;
+};
+
+/** A passage the knowledge_search tool gave the model in this turn; open it at GET /api/rag/documents/{document_id}/chunks */
+export type Citation = {
+  knowledge_base_id: string;
+  document_id: string;
+  document_name: string;
+  chunk_id: string;
+  /** 0-based order of the chunk in its document */
+  position: number;
+  /** The passage as the model read it */
+  text: string;
+};
+
+export type LoggedRunList = {
+  data: WorkflowRun[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type WorkflowRun = {
+  id: string;
+  workflow_id: string;
+  status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
+  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule" | "error_workflow" | "evaluation";
+  /** The workflow version it ran; null for the draft */
+  version: number | null;
+  /** The app whose end user started it */
+  app_id: string | null;
+  end_user_id: string | null;
+  /** The run this one replays (POST /api/runs/{id}/replay); null otherwise */
+  replay_of: string | null;
+  /** The schedule that fired the run (`trigger: "schedule"`), else null */
+  schedule_id: string | null;
+  /** The schedule's tick this run fired for (ISO 8601, UTC), else null */
+  scheduled_for: string | null;
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown> | null;
+  error: {
+    code: string;
+    message: string;
+    node_id?: string;
+  } | null;
+  steps: number;
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+  };
+  started_at: string;
+  finished_at: string | null;
+  elapsed_ms: number | null;
+  /** The nodes a `waiting` run waits at for approval (POST /api/runs/{id}/approvals); on GET /api/runs/{id} and blocking answers */
+  pending?: PendingApproval[];
+  nodes?: {
+    node_id: string;
+    node_type: string;
+    /** `waiting`: a node that requires approval, paused at; `inputs` is its request */
+    status: "running" | "waiting" | "succeeded" | "failed" | "skipped";
+    step: number | null;
+    inputs?: unknown;
+    outputs: Record<string, unknown> | null;
+    error: {
+      code: string;
+      message: string;
+    } | null;
+    /** What a Code node's program printed, failed runs too; null for other nodes */
+    logs: {
+      stdout: string;
+      stderr: string;
+      /** Cut: by the sandbox's output limit, or here, each stream to 16,384 characters (start and end kept) */
+      truncated: boolean;
+    } | null;
+    /** Each attempt with its error (null for the one that succeeded), for a node with a `retry`; null otherwise */
+    attempts: ({
+      attempt: number;
+      error: {
+        code: string;
+        message: string;
+      } | null;
+      started_at: string;
+      elapsed_ms: number;
+    }[]) | null;
+    tokens: {
+      input_tokens: number;
+      output_tokens: number;
+    };
+    started_at: string | null;
+    finished_at: string | null;
+    elapsed_ms: number | null;
+  }[];
+};
+
+export type PendingApproval = {
+  node_id: string;
+  node_type: string;
+  title: string | null;
+  /** The node's resolved request (its data with templates resolved): what approving sends */
+  input?: unknown;
+  requested_at: string;
+  /** When `on_timeout` decides it (`approval_timeout_s`); null: it waits */
+  expires_at: string | null;
+};
+
+export type TeamFeedback = {
+  message_id: string;
+  source: "team";
+  rating: "like" | "dislike" | null;
+  comment: string | null;
+};
+
+export type TeamFeedbackRequest = {
+  /** null takes the team's rating back */
+  rating: "like" | "dislike" | null;
+  comment?: string;
+};
+
 export type AgentList = {
   data: Agent[];
   has_more: boolean;
@@ -168,6 +374,15 @@ export type Agent = {
   memory_turns: number;
   mcp_exposed: boolean;
   evaluation_gate: EvaluationGate;
+  /** Annotation replies; null while never set (off) */
+  annotation_reply: {
+    enabled: boolean;
+    threshold: number;
+    embedding: {
+      provider: string;
+      model: string;
+    };
+  } | null;
   /** The newest published version; null when never published */
   published_version: number | null;
   published_at: string | null;
@@ -276,6 +491,21 @@ export type CreateAgentRequest = {
   /** Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md) */
   mcp_exposed?: boolean;
   evaluation_gate?: EvaluationGate;
+  annotation_reply?: AnnotationReply;
+};
+
+/** Answer a question similar enough to an annotated one with the annotation, without calling the model; not part of a version (it applies at once) */
+export type AnnotationReply = {
+  enabled: boolean;
+  /** The lowest cosine similarity (0–1) between a question and an annotated one that is answered with the annotation */
+  threshold?: number;
+  embedding?: EmbeddingSetting;
+} | null;
+
+/** The model questions are embedded with; the offline `local` embedder by default */
+export type EmbeddingSetting = {
+  provider: "local" | "openai" | "google" | "mistral" | "cohere" | "openai-compatible";
+  model: string;
 };
 
 export type UpdateAgentRequest = {
@@ -290,6 +520,7 @@ export type UpdateAgentRequest = {
   memory_turns?: number;
   mcp_exposed?: boolean;
   evaluation_gate?: EvaluationGate;
+  annotation_reply?: AnnotationReply;
 };
 
 export type ChatAnswer = {
@@ -305,55 +536,6 @@ export type ChatAnswer = {
   };
 };
 
-export type Message = {
-  id: string;
-  conversation_id: string;
-  role: "user" | "assistant";
-  content: string;
-  tool_calls: ToolCall[];
-  /** The passages knowledge_search found in this turn, each once, in the order found (empty for user messages) */
-  citations: Citation[];
-  provider: string | null;
-  model: string | null;
-  finish_reason: string | null;
-  /** The agent version that answered; null for the draft */
-  version: number | null;
-  usage: {
-    input_tokens: number;
-    output_tokens: number;
-  } | null;
-  created_at: string;
-  /** Ratings of the answer: its end user's (an app's) and the team's; in message lists */
-  feedback?: {
-    source: "user" | "team";
-    rating: "like" | "dislike";
-    comment: string | null;
-    updated_at: string;
-  }[];
-};
-
-export type ToolCall = {
-  id: string;
-  name: string;
-  input?: unknown;
-  output?: unknown;
-  is_error: boolean;
-  /** From the model's call to the tool's result */
-  duration_ms?: number | null;
-};
-
-/** A passage the knowledge_search tool gave the model in this turn; open it at GET /api/rag/documents/{document_id}/chunks */
-export type Citation = {
-  knowledge_base_id: string;
-  document_id: string;
-  document_name: string;
-  chunk_id: string;
-  /** 0-based order of the chunk in its document */
-  position: number;
-  /** The passage as the model read it */
-  text: string;
-};
-
 export type ChatRequest = {
   message: string;
   /** Continue this conversation (its last `memory_turns` turns are sent along) */
@@ -366,19 +548,6 @@ export type ConversationList = {
   data: Conversation[];
   has_more: boolean;
   next_cursor: string | null;
-};
-
-export type Conversation = {
-  id: string;
-  agent_id: string;
-  title: string;
-  /** The agent version of its first turn; null for the draft */
-  version: number | null;
-  /** The app whose end user holds it; null for the workspace's own */
-  app_id: string | null;
-  end_user_id: string | null;
-  created_at: string;
-  updated_at: string;
 };
 
 /** An immutable published version of an agent */
@@ -444,6 +613,44 @@ export type FieldChange = {
 export type LineChange = {
   op: "equal" | "add" | "remove";
   text: string;
+};
+
+export type AnnotationList = {
+  data: Annotation[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type Annotation = {
+  id: string;
+  agent_id: string;
+  question: string;
+  answer: string;
+  message_id: string | null;
+  /** Questions answered with this annotation */
+  hit_count: number;
+  last_hit_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+export type CreateAnnotationRequest = {
+  question: string;
+  answer: string;
+  /** The logged answer this annotation corrects (the studio's Logs → annotate), for reference */
+  message_id?: string;
+};
+
+export type AnnotationImportResult = {
+  /** New annotations */
+  created: number;
+  /** Annotations whose question the agent already had: their answer was replaced */
+  updated: number;
+};
+
+export type UpdateAnnotationRequest = {
+  question?: string;
+  answer?: string;
 };
 
 export type Workflow = {
@@ -760,89 +967,6 @@ export type UpdateWorkflowRequest = {
   error_workflow_id?: string | null;
 };
 
-export type WorkflowRun = {
-  id: string;
-  workflow_id: string;
-  status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
-  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule" | "error_workflow" | "evaluation";
-  /** The workflow version it ran; null for the draft */
-  version: number | null;
-  /** The app whose end user started it */
-  app_id: string | null;
-  end_user_id: string | null;
-  /** The run this one replays (POST /api/runs/{id}/replay); null otherwise */
-  replay_of: string | null;
-  /** The schedule that fired the run (`trigger: "schedule"`), else null */
-  schedule_id: string | null;
-  /** The schedule's tick this run fired for (ISO 8601, UTC), else null */
-  scheduled_for: string | null;
-  inputs: Record<string, unknown>;
-  outputs: Record<string, unknown> | null;
-  error: {
-    code: string;
-    message: string;
-    node_id?: string;
-  } | null;
-  steps: number;
-  usage: {
-    input_tokens: number;
-    output_tokens: number;
-  };
-  started_at: string;
-  finished_at: string | null;
-  elapsed_ms: number | null;
-  /** The nodes a `waiting` run waits at for approval (POST /api/runs/{id}/approvals); on GET /api/runs/{id} and blocking answers */
-  pending?: PendingApproval[];
-  nodes?: {
-    node_id: string;
-    node_type: string;
-    /** `waiting`: a node that requires approval, paused at; `inputs` is its request */
-    status: "running" | "waiting" | "succeeded" | "failed" | "skipped";
-    step: number | null;
-    inputs?: unknown;
-    outputs: Record<string, unknown> | null;
-    error: {
-      code: string;
-      message: string;
-    } | null;
-    /** What a Code node's program printed, failed runs too; null for other nodes */
-    logs: {
-      stdout: string;
-      stderr: string;
-      /** Cut: by the sandbox's output limit, or here, each stream to 16,384 characters (start and end kept) */
-      truncated: boolean;
-    } | null;
-    /** Each attempt with its error (null for the one that succeeded), for a node with a `retry`; null otherwise */
-    attempts: ({
-      attempt: number;
-      error: {
-        code: string;
-        message: string;
-      } | null;
-      started_at: string;
-      elapsed_ms: number;
-    }[]) | null;
-    tokens: {
-      input_tokens: number;
-      output_tokens: number;
-    };
-    started_at: string | null;
-    finished_at: string | null;
-    elapsed_ms: number | null;
-  }[];
-};
-
-export type PendingApproval = {
-  node_id: string;
-  node_type: string;
-  title: string | null;
-  /** The node's resolved request (its data with templates resolved): what approving sends */
-  input?: unknown;
-  requested_at: string;
-  /** When `on_timeout` decides it (`approval_timeout_s`); null: it waits */
-  expires_at: string | null;
-};
-
 export type RunWorkflowRequest = {
   inputs?: Record<string, unknown>;
   /** Run a published version: its number, or "published" for the newest (the draft when never published). Absent: the draft. */
@@ -1049,7 +1173,7 @@ export type RerankSetting = {
 export type CreateKnowledgeBaseRequest = {
   name: string;
   description?: string;
-  embedding?: EmbeddingSetting;
+  embedding?: EmbeddingSetting & unknown;
   /** The language of the documents: full-text search stems words and drops stop words with it (`simple`: neither). */
   language?: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
   /** Off by default. A provider's rerank model that reorders each search's best `max(4 × top_k, 40)` candidates; `score` is then its relevance (0–1). */
@@ -1057,12 +1181,6 @@ export type CreateKnowledgeBaseRequest = {
     provider: "cohere";
     model: string;
   } | null;
-};
-
-/** Defaults to the offline `local` feature-hashing embedder. */
-export type EmbeddingSetting = {
-  provider: "local" | "openai" | "google" | "mistral" | "cohere" | "openai-compatible";
-  model: string;
 };
 
 export type KnowledgeBaseList = {
@@ -2001,6 +2119,28 @@ export interface ApiOperations {
   "POST /api/credentials/{id}/test": {
     response: CredentialCheck;
   };
+  "GET /api/conversations": {
+    response: LoggedConversationList;
+  };
+  "GET /api/conversations/export": {
+    response: void;
+  };
+  "GET /api/conversations/{id}": {
+    response: ConversationDetail;
+  };
+  "DELETE /api/conversations/{id}": {
+    response: void;
+  };
+  "GET /api/runs": {
+    response: LoggedRunList;
+  };
+  "GET /api/runs/export": {
+    response: void;
+  };
+  "POST /api/messages/{id}/feedback": {
+    body: TeamFeedbackRequest;
+    response: TeamFeedback;
+  };
   "GET /api/agents": {
     response: AgentList;
   };
@@ -2040,6 +2180,26 @@ export interface ApiOperations {
   };
   "POST /api/agents/{id}/versions/{version}/restore": {
     response: Agent;
+  };
+  "GET /api/agents/{id}/annotations": {
+    response: AnnotationList;
+  };
+  "POST /api/agents/{id}/annotations": {
+    body: CreateAnnotationRequest;
+    response: Annotation;
+  };
+  "POST /api/agents/{id}/annotations/import": {
+    response: AnnotationImportResult;
+  };
+  "GET /api/agents/{id}/annotations/{annotation_id}": {
+    response: Annotation;
+  };
+  "PATCH /api/agents/{id}/annotations/{annotation_id}": {
+    body: UpdateAnnotationRequest;
+    response: Annotation;
+  };
+  "DELETE /api/agents/{id}/annotations/{annotation_id}": {
+    response: void;
   };
   "GET /api/workflows": {
     response: {
@@ -2155,12 +2315,6 @@ export interface ApiOperations {
   "POST /api/hooks/{token}": {
     body: Record<string, unknown>;
     response: WorkflowRun;
-  };
-  "GET /api/conversations/{id}": {
-    response: Conversation;
-  };
-  "DELETE /api/conversations/{id}": {
-    response: void;
   };
   "GET /api/conversations/{id}/messages": {
     response: MessageList;

@@ -9,6 +9,7 @@ const SECTIONS = [
   { path: "/workflows", label: "Workflows" },
   { path: "/approvals", label: "Approvals" },
   { path: "/apps", label: "Apps" },
+  { path: "/logs", label: "Logs" },
   { path: "/knowledge", label: "Knowledge" },
   { path: "/generate", label: "Generate" },
   { path: "/usage", label: "Usage" },

@@ -39,7 +39,11 @@ export function storedPendingJson(row: ApprovalRow): PendingJson {
  * A stored run as the API answers it (GET /api/runs/{id}); blocking runs answer the same shape.
  * `pending`, the approvals a waiting run waits for, is shown when given.
  */
-export function runJson(row: RunRow, nodes: NodeRunRow[] | undefined, pending?: ApprovalRow[]) {
+export function runJson(
+  row: Omit<RunRow, "graph">,
+  nodes: NodeRunRow[] | undefined,
+  pending?: ApprovalRow[],
+) {
   return {
     id: row.id,
     workflow_id: row.workflowId,
