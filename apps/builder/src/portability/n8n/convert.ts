@@ -129,6 +129,7 @@ class Conversion {
     this.checkSupported();
     this.breakLoops();
     this.assignIds();
+    this.declareTriggerInputs();
     const built = this.buildNodes();
     const graph = this.assemble(built);
     return {
@@ -390,18 +391,6 @@ class Conversion {
           message: `loops back to "${edge.to}"`,
         })),
       });
-    }
-    // A placeholder on a loop goes first: it is the node with no counterpart that made it (a Loop
-    // Over Items, a Wait); what is left of a loop is cut at its back edge.
-    for (const edge of loops) {
-      for (const name of [edge.from, edge.to]) {
-        const entry = this.entries.get(name);
-        if (entry?.outcome === "placeholder" && entry !== this.trigger) {
-          entry.outcome = "skipped";
-          entry.reason = `${entry.reason ?? "no counterpart here"}; it is part of a loop, and workflows here do not loop`;
-          this.edges = this.edges.filter((other) => other.from !== name && other.to !== name);
-        }
-      }
     }
     for (const edge of this.backEdges()) {
       this.edges = this.edges.filter((other) => other !== edge);
@@ -776,12 +765,18 @@ class Conversion {
     }
   }
 
-  private buildStart(entry: Entry, base: Json, title: string): Json {
+  /**
+   * The Start inputs the trigger itself says it takes, before any read of its data adds more: a chat
+   * message, an Execute Workflow Trigger's declared inputs or JSON example, the fields of the sample
+   * n8n pinned for it.
+   */
+  private declareTriggerInputs(): void {
+    const entry = this.trigger;
+    if (!entry) return;
     const params = entry.node.parameters ?? {};
     if (entry.kind.kind === "trigger" && entry.kind.mode === "chat") {
       this.inputs.set("chatInput", { type: "string", required: true, sampled: true });
     }
-    // An Execute Workflow Trigger (1.1) declares its inputs; a JSON example shows them.
     const declared = ((params.workflowInputs as Json | undefined)?.values ?? []) as unknown[];
     for (const input of declared) {
       if (!isRecord(input) || typeof input.name !== "string" || !IDENTIFIER.test(input.name)) continue;
@@ -803,6 +798,15 @@ class Conversion {
         entry.warnings.push("its JSON example is not JSON: its inputs come from how the workflow reads them");
       }
     }
+    for (const [name, value] of Object.entries(this.sample() ?? {})) {
+      if (IDENTIFIER.test(name) && !this.inputs.has(name)) {
+        this.inputs.set(name, { type: valueType(value), required: false, sampled: true });
+      }
+    }
+  }
+
+  private buildStart(entry: Entry, base: Json, title: string): Json {
+    const params = entry.node.parameters ?? {};
     if (entry.node.type.endsWith(".webhook")) {
       const method = typeof params.httpMethod === "string" ? params.httpMethod : "GET";
       if (method !== "POST") {
