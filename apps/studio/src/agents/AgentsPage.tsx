@@ -1,16 +1,58 @@
+import { useMutation } from "@tanstack/react-query";
+import { useRef, useState } from "react";
+import { ImportDialog } from "../portability/ImportDialog.tsx";
+import { type ImportFile, readImportFile } from "../portability/queries.ts";
+import { useFileDrop } from "../portability/useFileDrop.ts";
 import { navigate } from "../router.ts";
-import { Button, EmptyState, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
+import { Button, EmptyState, ErrorBox, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
 import { GettingStarted } from "./GettingStarted.tsx";
 import { useAgentList } from "./queries.ts";
 
 export function AgentsPage() {
   const agents = useAgentList();
+  const fileInput = useRef<HTMLInputElement>(null);
+  const [importing, setImporting] = useState<ImportFile | null>(null);
+  const readFile = useMutation({ mutationFn: readImportFile, onSuccess: setImporting });
+  const drop = useFileDrop((file) => readFile.mutate(file));
   return (
-    <>
+    <div {...drop.handlers} className={`drop-zone${drop.isOver ? " is-over" : ""}`} data-testid="agent-drop">
+      <ImportDialog
+        kind="agent"
+        file={importing}
+        onClose={() => setImporting(null)}
+        onImported={(id) => {
+          setImporting(null);
+          navigate(`/agents/${id}`);
+        }}
+      />
       <PageHeader
         title="Agents"
-        actions={<Button onClick={() => navigate("/agents/new")}>New agent</Button>}
+        actions={
+          <>
+            <Button
+              variant="secondary"
+              onClick={() => fileInput.current?.click()}
+              isBusy={readFile.isPending}
+            >
+              Import
+            </Button>
+            <input
+              ref={fileInput}
+              type="file"
+              accept="application/json,.json"
+              hidden
+              aria-label="Import an agent file"
+              onChange={(e) => {
+                const file = e.target.files?.[0];
+                e.target.value = "";
+                if (file) readFile.mutate(file);
+              }}
+            />
+            <Button onClick={() => navigate("/agents/new")}>New agent</Button>
+          </>
+        }
       />
+      <ErrorBox error={readFile.error} />
       <GettingStarted />
       <QueryError query={agents} />
       {agents.isPending ? <Loading what="agents" /> : null}
@@ -36,6 +78,6 @@ export function AgentsPage() {
         ))}
       </div>
       <LoadMore query={agents} what="agents" />
-    </>
+    </div>
   );
 }
