@@ -43,6 +43,7 @@ import { MCP_ENDPOINT_PATH, type McpEndpoint, registerMcpEndpointDocs } from "./
 import { createMcpFeature } from "./mcp/mcp-feature.ts";
 import { OAUTH_CALLBACK_PATH } from "./mcp/mcp-oauth.ts";
 import { builderMetrics } from "./metrics.ts";
+import { exportSchemaRoutes } from "./portability/routes.ts";
 import { providerRoutes } from "./providers/routes.ts";
 import { sandboxCodeCapability, sandboxCodeRunner } from "./sandbox/metered-sandbox.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
@@ -76,6 +77,8 @@ const PUBLIC_API_PATHS = [
   OAUTH_CALLBACK_PATH,
   // Apps' end users: each route checks the end user's own token or the app key itself.
   "/api/public/",
+  // The JSON Schema of export documents, which the documents name in their `$schema`.
+  "/api/schemas/",
 ] as const;
 
 export interface BuilderApp {
@@ -252,6 +255,7 @@ function createRoutes(
   app.route("/api/apps", appRoutes(deps));
   app.route("/api/datasets", datasetRoutesOf(deps));
   app.route("/api/evaluations", evaluationRoutes(deps, evaluations));
+  app.route("/api/schemas", exportSchemaRoutes());
   app.route("/api/public/apps", publicAppRoutes(deps, runner));
   app.on(["GET", "POST", "DELETE"], MCP_ENDPOINT_PATH, (c) => mcpEndpoint.handle(c));
   registerMcpEndpointDocs(app.openAPIRegistry);

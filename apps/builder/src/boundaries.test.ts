@@ -23,6 +23,26 @@ const ALLOWED_REACH_INS: Record<string, string> = {
     "a chat turn reads its agent, conversation, history and the provider credential in one statement " +
     "(five statements a turn in all, see bench apps); through credentials' functions it would be a " +
     "second round trip on every turn",
+  "portability/references.ts → agents/schema.ts":
+    "export and import name what a definition references (agents, credentials, knowledge bases, MCP " +
+    "servers, workflows) through one generic id/name lookup; debt: each feature should offer a " +
+    "find-by-name function instead (noted in issue 38's closing note)",
+  "portability/references.ts → credentials/schema.ts":
+    "export and import name what a definition references (agents, credentials, knowledge bases, MCP " +
+    "servers, workflows) through one generic id/name lookup; debt: each feature should offer a " +
+    "find-by-name function instead (noted in issue 38's closing note)",
+  "portability/references.ts → knowledge/schema.ts":
+    "export and import name what a definition references (agents, credentials, knowledge bases, MCP " +
+    "servers, workflows) through one generic id/name lookup; debt: each feature should offer a " +
+    "find-by-name function instead (noted in issue 38's closing note)",
+  "portability/references.ts → mcp/schema.ts":
+    "export and import name what a definition references (agents, credentials, knowledge bases, MCP " +
+    "servers, workflows) through one generic id/name lookup; debt: each feature should offer a " +
+    "find-by-name function instead (noted in issue 38's closing note)",
+  "portability/references.ts → workflows/schema.ts":
+    "export and import name what a definition references (agents, credentials, knowledge bases, MCP " +
+    "servers, workflows) through one generic id/name lookup; debt: each feature should offer a " +
+    "find-by-name function instead (noted in issue 38's closing note)",
 };
 
 const rules = (): BoundaryRules => ({

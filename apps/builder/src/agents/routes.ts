@@ -1,6 +1,7 @@
 import { createRouter, listOf, resourceRoutes, searchableListQuerySchema, toPage } from "@app/http";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { registerAgentPortabilityRoutes } from "../portability/routes.ts";
 import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
 import { toAgentJson } from "./agent-json.ts";
 import { registerChatRoutes } from "./chat-routes.ts";
@@ -44,6 +45,8 @@ const deleteRoute = routes.delete({ summary: "Delete an agent" });
 
 export function agentRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();
+  // Before `/{id}`'s routes, so `/import` is never read as an agent's id.
+  registerAgentPortabilityRoutes(router, deps);
   router.openapi(listRoute, async (c) => {
     const query = c.req.valid("query");
     const rows = await listAgents(deps.db, c.get("principal").workspaceId, query);

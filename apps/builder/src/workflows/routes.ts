@@ -15,6 +15,7 @@ import type { Context } from "hono";
 import { requireCredits } from "../billing/meter.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { registerWorkflowPortabilityRoutes } from "../portability/routes.ts";
 import type { VersionSelector } from "../versions/contract.ts";
 import { VersionErrors } from "../versions/errors.ts";
 import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
@@ -35,7 +36,6 @@ import {
   updateWorkflowBody,
   validateGraphBody,
   validationResultSchema,
-  workflowExportSchema,
   workflowSchema,
 } from "./contract.ts";
 import { createWorkflow } from "./create-workflow.ts";
@@ -105,17 +105,6 @@ const routes = {
       ...errorResponses(401),
     },
   }),
-  importWorkflow: createRoute({
-    method: "post",
-    path: "/workflows/import",
-    tags: ["workflows"],
-    summary: "Create a workflow from an exported document",
-    request: { body: { required: true, content: jsonContent(workflowExportSchema) } },
-    responses: {
-      201: { description: "Imported", content: jsonContent(workflowSchema) },
-      ...errorResponses(400, 401, 413, 422),
-    },
-  }),
   get: createRoute({
     method: "get",
     path: "/workflows/{id}",
@@ -149,17 +138,6 @@ const routes = {
     summary: "Delete a workflow and its runs",
     request: { params: idParam },
     responses: { 204: { description: "Deleted" }, ...errorResponses(401, 404) },
-  }),
-  exportWorkflow: createRoute({
-    method: "get",
-    path: "/workflows/{id}/export",
-    tags: ["workflows"],
-    summary: "Export a workflow as a portable JSON document",
-    request: { params: idParam },
-    responses: {
-      200: { description: "The document", content: jsonContent(workflowExportSchema) },
-      ...errorResponses(401, 404),
-    },
   }),
   rotateTrigger: createRoute({
     method: "post",
@@ -348,12 +326,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     );
   });
   router.openapi(routes.tools, (c) => c.json({ data: runnerTools(runner) }, 200));
-  router.openapi(routes.importWorkflow, async (c) => {
-    const body = c.req.valid("json");
-    await checkGraph(c, body.graph);
-    const row = await createWorkflow(deps, c.get("principal").workspaceId, body);
-    return c.json(toWorkflowJson(row, urls), 201);
-  });
+  registerWorkflowPortabilityRoutes(router, deps, checkGraph);
   router.openapi(routes.get, async (c) => {
     const row = await ownWorkflow(c, c.req.valid("param").id);
     c.header("ETag", etagOf(row));
@@ -388,20 +361,6 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     if (!isDeleted) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
     deps.mcpExposure?.changed(c.get("principal").workspaceId);
     return c.body(null, 204);
-  });
-  router.openapi(routes.exportWorkflow, async (c) => {
-    const row = await ownWorkflow(c, c.req.valid("param").id);
-    c.header("Content-Disposition", `attachment; filename="${row.id}.workflow.json"`);
-    return c.json(
-      {
-        format: "builder.workflow" as const,
-        version: 1 as const,
-        name: row.name,
-        description: row.description,
-        graph: row.graph,
-      },
-      200,
-    );
   });
   router.openapi(routes.rotateTrigger, async (c) => {
     const row = await rotateTrigger(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);

@@ -221,7 +221,7 @@ describe("workflow CRUD and validation", () => {
     const exported = await (
       await builder.request(`/api/workflows/${original.id}/export`, { cookie: alice })
     ).json();
-    expect(exported).toMatchObject({ format: "builder.workflow", version: 1, name: "Portable" });
+    expect(exported).toMatchObject({ format: "builder.workflow", version: 2, name: "Portable" });
     const imported = await builder.request("/api/workflows/import", {
       method: "POST",
       cookie: alice,

@@ -1,8 +1,15 @@
-import { type FormEvent, useEffect, useRef, useState } from "react";
+import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { isEditConflict } from "../api/client.ts";
+import type { Agent } from "../api/schema.gen.ts";
 import { PublishPanel } from "../apps/PublishPanel.tsx";
+import { type Conflict, ConflictDialog } from "../history/ConflictDialog.tsx";
+import { type AgentContent, diffAgents } from "../history/diff.ts";
+import { HistoryDrawer } from "../history/HistoryDrawer.tsx";
+import { useRestore } from "../history/queries.ts";
 import { isMcpAgentTool, type McpAgentTool, McpToolPicker } from "../mcp/McpToolPicker.tsx";
 import { navigate } from "../router.ts";
 import { ProviderKeyNote } from "../settings/ProviderKeyNote.tsx";
+import { Toast, type ToastMessage } from "../ui/Toast.tsx";
 import {
   Button,
   ErrorBox,
@@ -13,10 +20,14 @@ import {
   PageHeader,
   QueryError,
 } from "../ui/ui.tsx";
+import { useUnsavedGuard } from "../workflows/useUnsavedGuard.ts";
 import { KnowledgeBasePicker, ToolsEditor } from "./AgentTools.tsx";
 import {
   type AgentInput,
+  fetchAgent,
   isChatModel,
+  patchAgent,
+  type TaggedAgent,
   useAgent,
   useDefaultModel,
   useDeleteAgent,
@@ -55,28 +66,179 @@ const FIELDS = [
   "knowledge_base_ids",
 ];
 
+/** What the form holds, as the API takes it (tools edited here first, then MCP ones). */
+interface FormState {
+  form: AgentInput;
+  tools: ToolDraft[];
+  mcpTools: McpAgentTool[];
+  knowledgeBaseIds: string[];
+}
+
+function stateOf(agent: AgentInput & { tools?: unknown[]; knowledge_base_ids?: string[] }): FormState {
+  const tools = agent.tools ?? [];
+  return {
+    form: {
+      name: agent.name,
+      description: agent.description,
+      provider: agent.provider,
+      model: agent.model,
+      instructions: agent.instructions,
+      temperature: agent.temperature,
+      memory_turns: agent.memory_turns,
+      mcp_exposed: agent.mcp_exposed,
+    },
+    tools: tools.flatMap((tool) => toToolDraft(tool) ?? []),
+    mcpTools: tools.filter(isMcpAgentTool),
+    knowledgeBaseIds: agent.knowledge_base_ids ?? [],
+  };
+}
+
+/** The body a save sends; undefined while a tool's parameters are not JSON. */
+function payloadOf(state: FormState): Required<AgentInput> | undefined {
+  try {
+    return {
+      ...state.form,
+      tools: [...state.tools.map(fromToolDraft), ...state.mcpTools],
+      knowledge_base_ids: state.knowledgeBaseIds,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a version keeps of an agent, from a save's body or an answer. */
+function contentOf(agent: Required<AgentInput> | Agent): AgentContent {
+  return {
+    name: agent.name,
+    description: agent.description,
+    provider: agent.provider,
+    model: agent.model,
+    instructions: agent.instructions,
+    temperature: agent.temperature,
+    tools: agent.tools,
+    knowledge_base_ids: agent.knowledge_base_ids,
+    memory_turns: agent.memory_turns,
+  };
+}
+
 export function AgentEditor({ id }: { id?: string }) {
   const agent = useAgent(id);
   const providers = useProviders();
   const save = useSaveAgent(id);
   const remove = useDeleteAgent();
+  const restore = useRestore<Agent>(id ? { kind: "agent", id } : { kind: "agent", id: "" });
   const [form, setForm] = useState<AgentInput>(EMPTY);
   const [mcpTools, setMcpTools] = useState<McpAgentTool[]>([]);
   const [tools, setTools] = useState<ToolDraft[]>([]);
   const [knowledgeBaseIds, setKnowledgeBaseIds] = useState<string[]>([]);
+  // The revision the form is based on: saves send it as If-Match, so nobody's save is overwritten unseen.
+  const [base, setBase] = useState<{ etag: string | undefined; saved: string; agent: TaggedAgent | null }>(
+    () => ({
+      etag: undefined,
+      saved: JSON.stringify(payloadOf(stateOf(EMPTY))),
+      agent: null,
+    }),
+  );
+  const [conflict, setConflict] = useState<(Conflict & { theirs: TaggedAgent }) | null>(null);
+  const [isHistoryOpen, setHistoryOpen] = useState(false);
+  const [toast, setToast] = useState<ToastMessage | null>(null);
+  const dismissToast = useCallback(() => setToast(null), []);
 
-  // The form takes the server's agent when the agent changed (loaded, saved), not when only its
-  // publishing did: publishing reads the agent again, and must not drop what is being typed.
+  const payload = useMemo(
+    () => payloadOf({ form, tools, mcpTools, knowledgeBaseIds }),
+    [form, tools, mcpTools, knowledgeBaseIds],
+  );
+  const isDirty = JSON.stringify(payload) !== base.saved;
+  useUnsavedGuard(isDirty);
+
+  /** Shows a revision of the agent in the form, as the base of the next edits. */
+  const adopt = useCallback((next: TaggedAgent) => {
+    const state = stateOf(next);
+    setForm(state.form);
+    setMcpTools(state.mcpTools);
+    setTools(state.tools);
+    setKnowledgeBaseIds(state.knowledgeBaseIds);
+    setBase({ etag: next.etag, saved: JSON.stringify(payloadOf(state)), agent: next });
+  }, []);
+
+  // The form takes the server's agent when it is first loaded, and later when the agent changed and
+  // nothing is being edited (publishing reads it again and must not drop what is typed; someone
+  // else's save must not replace unsaved edits, which the next save then shows as a conflict).
   const shownUpdate = useRef<string | null>(null);
+  const isDirtyNow = useRef(isDirty);
+  isDirtyNow.current = isDirty;
   useEffect(() => {
-    if (agent.data && agent.data.updated_at !== shownUpdate.current) {
-      shownUpdate.current = agent.data.updated_at;
-      setForm(agent.data);
-      setMcpTools(agent.data.tools.filter(isMcpAgentTool));
-      setTools(agent.data.tools.flatMap((tool) => toToolDraft(tool) ?? []));
-      setKnowledgeBaseIds(agent.data.knowledge_base_ids);
-    }
-  }, [agent.data]);
+    if (!agent.data || agent.data.updated_at === shownUpdate.current) return;
+    if (shownUpdate.current !== null && isDirtyNow.current) return;
+    shownUpdate.current = agent.data.updated_at;
+    adopt(agent.data);
+  }, [agent.data, adopt]);
+
+  const adoptSaved = (next: TaggedAgent) => {
+    shownUpdate.current = next.updated_at;
+    adopt(next);
+  };
+
+  const showConflict = async (mine: Required<AgentInput>) => {
+    if (!id) return;
+    const theirs = await fetchAgent(id);
+    const loaded = base.agent ? contentOf(base.agent) : contentOf(theirs);
+    setConflict({
+      theirs,
+      theirChanges: diffAgents(loaded, contentOf(theirs)),
+      myChanges: diffAgents(contentOf(theirs), contentOf(mine)),
+    });
+  };
+
+  const saveWith = (ifMatch: string | undefined) => {
+    if (!payload) return;
+    const mine = payload;
+    save.mutate(
+      { ...mine, ifMatch },
+      {
+        onSuccess: (saved) => {
+          adoptSaved(saved);
+          setConflict(null);
+          navigate(`/agents/${saved.id}`, { replace: true, force: true });
+        },
+        onError: (error) => {
+          if (isEditConflict(error)) void showConflict(mine);
+        },
+      },
+    );
+  };
+
+  const restoreVersion = (version: number) => {
+    if (!id || !base.agent) return;
+    const previous = contentOf(base.agent);
+    restore.mutate(
+      { version, ifMatch: base.etag },
+      {
+        onSuccess: ({ data, etag }) => {
+          setHistoryOpen(false);
+          const restored = { ...data, etag: etag ?? undefined };
+          adoptSaved(restored);
+          const text = `Restored version ${version} into the draft.`;
+          const undo = async () => {
+            setToast({ text, action: { label: "Undo", onClick: () => undefined, isBusy: true } });
+            try {
+              adoptSaved(await patchAgent(id, previous, restored.etag));
+              setToast({
+                text: `Undone: the draft is back as it was before version ${version} was restored.`,
+              });
+            } catch (error) {
+              setToast({
+                text: isEditConflict(error)
+                  ? "Not undone: someone changed the agent since. Open History to compare and restore."
+                  : `Not undone: ${error instanceof Error ? error.message : String(error)}`,
+              });
+            }
+          };
+          setToast({ text, action: { label: "Undo", onClick: () => void undo() } });
+        },
+      },
+    );
+  };
 
   // A new agent starts on the provider the workspace has a key for, not on OpenAI; once, and only
   // while the user has not picked one.
@@ -114,21 +276,7 @@ export function AgentEditor({ id }: { id?: string }) {
     event.preventDefault();
     // Each broken parameters field already says why beside itself.
     if (hasBadParameters) return;
-    save.mutate(
-      {
-        name: form.name,
-        description: form.description,
-        provider: form.provider,
-        model: form.model,
-        instructions: form.instructions,
-        temperature: form.temperature,
-        memory_turns: form.memory_turns,
-        mcp_exposed: form.mcp_exposed,
-        tools: [...tools.map(fromToolDraft), ...mcpTools],
-        knowledge_base_ids: knowledgeBaseIds,
-      },
-      { onSuccess: (saved) => navigate(`/agents/${saved.id}`, { replace: true }) },
-    );
+    saveWith(base.etag);
   };
 
   return (
@@ -138,23 +286,64 @@ export function AgentEditor({ id }: { id?: string }) {
         title={id ? agent.data?.name || "Agent" : "New agent"}
         actions={
           id ? (
-            <Button
-              variant="danger"
-              isBusy={remove.isPending}
-              onClick={() => {
-                if (confirm("Delete this agent?"))
-                  remove.mutate(id, { onSuccess: () => navigate("/agents") });
-              }}
-            >
-              Delete
-            </Button>
+            <>
+              {isDirty ? <span className="badge">unsaved</span> : null}
+              <Button variant="secondary" onClick={() => setHistoryOpen(true)}>
+                History
+              </Button>
+              <a className="btn btn-secondary" href={`/api/agents/${id}/export`} download>
+                Export
+              </a>
+              <Button
+                variant="danger"
+                isBusy={remove.isPending}
+                onClick={() => {
+                  if (confirm("Delete this agent?"))
+                    remove.mutate(id, { onSuccess: () => navigate("/agents", { force: true }) });
+                }}
+              >
+                Delete
+              </Button>
+            </>
           ) : null
         }
       />
+      {id ? (
+        <>
+          <ConflictDialog
+            what="agent"
+            conflict={conflict}
+            isOverwriting={save.isPending}
+            error={save.error && !isEditConflict(save.error) ? save.error : null}
+            onOverwrite={() => saveWith(conflict?.theirs.etag)}
+            onReload={() => {
+              if (conflict) adoptSaved(conflict.theirs);
+              setConflict(null);
+            }}
+            onKeepEditing={() => setConflict(null)}
+          />
+          <HistoryDrawer
+            target={{ kind: "agent", id }}
+            isOpen={isHistoryOpen}
+            onClose={() => {
+              setHistoryOpen(false);
+              restore.reset();
+            }}
+            onRestore={restoreVersion}
+            isRestoring={restore.isPending}
+            restoreError={restore.error}
+            hasUnsavedChanges={isDirty}
+          />
+          <Toast message={toast} onDismiss={dismissToast} />
+        </>
+      ) : null}
       <form className="card" onSubmit={submit} aria-label="Agent">
         <ErrorBox error={remove.error} />
         <QueryError query={providers} />
-        <FormError error={save.error} fields={shownFields} />
+        <FormError
+          error={save.error && !isEditConflict(save.error) ? save.error : null}
+          fields={shownFields}
+        />
         <Field label="Name" error={error?.fieldMessage("name")}>
           <input name="name" value={form.name} onChange={(e) => set("name", e.target.value)} required />
         </Field>

@@ -1,3 +1,8 @@
+import { useMutation } from "@tanstack/react-query";
+import { useRef, useState } from "react";
+import { ImportDialog } from "../portability/ImportDialog.tsx";
+import { type ImportFile, readImportFile } from "../portability/queries.ts";
+import { useFileDrop } from "../portability/useFileDrop.ts";
 import { navigate } from "../router.ts";
 import {
   Button,
@@ -19,12 +24,49 @@ export function AgentsPage() {
   const search = useListSearch("agents");
   const agents = useAgentList(search.q);
   const fromTemplate = useCreateFromTemplate();
+  const fileInput = useRef<HTMLInputElement>(null);
+  const [importing, setImporting] = useState<ImportFile | null>(null);
+  const readFile = useMutation({ mutationFn: readImportFile, onSuccess: setImporting });
+  const drop = useFileDrop((file) => readFile.mutate(file));
   return (
-    <>
+    <div {...drop.handlers} className={`drop-zone${drop.isOver ? " is-over" : ""}`} data-testid="agent-drop">
+      <ImportDialog
+        kind="agent"
+        file={importing}
+        onClose={() => setImporting(null)}
+        onImported={(id) => {
+          setImporting(null);
+          navigate(`/agents/${id}`);
+        }}
+      />
       <PageHeader
         title="Agents"
-        actions={<Button onClick={() => navigate("/agents/new")}>New agent</Button>}
+        actions={
+          <>
+            <Button
+              variant="secondary"
+              onClick={() => fileInput.current?.click()}
+              isBusy={readFile.isPending}
+            >
+              Import
+            </Button>
+            <input
+              ref={fileInput}
+              type="file"
+              accept="application/json,.json"
+              hidden
+              aria-label="Import an agent file"
+              onChange={(e) => {
+                const file = e.target.files?.[0];
+                e.target.value = "";
+                if (file) readFile.mutate(file);
+              }}
+            />
+            <Button onClick={() => navigate("/agents/new")}>New agent</Button>
+          </>
+        }
       />
+      <ErrorBox error={readFile.error} />
       <GettingStarted />
       {search.box}
       <QueryError query={agents} />
@@ -74,6 +116,6 @@ export function AgentsPage() {
           ))}
         </ul>
       </section>
-    </>
+    </div>
   );
 }

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { allPages, api } from "../api/client.ts";
+import { allPages, api, apiWithEtag } from "../api/client.ts";
 import { searchPath, usePagedList } from "../api/paged.ts";
 import type { Agent, Answer } from "../api/types.ts";
 import { useDelete } from "../api/use-delete.ts";
@@ -64,10 +64,33 @@ export function useAgentList(q = "") {
   return usePagedList<Agent>(["agents", "pages", q], searchPath("/api/agents", q));
 }
 
+/** An agent with the revision it is (its `ETag`), which a change based on it sends back as `If-Match`. */
+export type TaggedAgent = Agent & { etag?: string | undefined };
+
+/** The agent as saved now, with its revision. */
+export async function fetchAgent(id: string): Promise<TaggedAgent> {
+  const { data, etag } = await apiWithEtag<Agent>(`/api/agents/${id}`);
+  return { ...data, etag: etag ?? undefined };
+}
+
+/** A change of the agent, based on the revision `ifMatch` (412 when someone saved since). */
+export async function patchAgent(
+  id: string,
+  input: unknown,
+  ifMatch: string | undefined,
+): Promise<TaggedAgent> {
+  const { data, etag } = await apiWithEtag<Agent>(`/api/agents/${id}`, {
+    method: "PATCH",
+    json: input,
+    ifMatch,
+  });
+  return { ...data, etag: etag ?? undefined };
+}
+
 export function useAgent(id: string | undefined) {
-  return useQuery({
+  return useQuery<TaggedAgent>({
     queryKey: ["agents", id],
-    queryFn: () => api<Agent>(`/api/agents/${id}`),
+    queryFn: () => fetchAgent(id as string),
     enabled: id !== undefined,
   });
 }
@@ -87,11 +110,19 @@ export type AgentInput = Pick<
 export function useSaveAgent(id: string | undefined) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: AgentInput) =>
-      id
-        ? api<Agent>(`/api/agents/${id}`, { method: "PATCH", json: input })
-        : api<Agent>("/api/agents", { json: input }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["agents"] }),
+    mutationFn: async ({
+      ifMatch,
+      ...input
+    }: AgentInput & { ifMatch?: string | undefined }): Promise<TaggedAgent> => {
+      if (id) return patchAgent(id, input, ifMatch);
+      const { data, etag } = await apiWithEtag<Agent>("/api/agents", { json: input });
+      return { ...data, etag: etag ?? undefined };
+    },
+    onSuccess: (saved) => {
+      client.setQueryData(["agents", saved.id], saved);
+      void client.invalidateQueries({ queryKey: ["agents"], exact: true });
+      void client.invalidateQueries({ queryKey: ["agents", "pages"] });
+    },
   });
 }
 

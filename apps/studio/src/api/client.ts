@@ -91,18 +91,39 @@ function statusMessage(status: number): string {
   return `The server answered ${status}.`;
 }
 
+/** What `api` and `apiWithEtag` send besides the path. */
+export interface ApiOptions {
+  method?: string;
+  json?: unknown;
+  body?: BodyInit;
+  signal?: AbortSignal;
+  /** The revision (ETag) the change is based on: another answers 412 edit_conflict. */
+  ifMatch?: string | undefined;
+}
+
 /**
  * Calls the builder API with the session cookie; non-2xx answers throw ApiError with the server's
  * message, and a request that got no answer throws ApiError with status 0.
  *
  * @example const agents = await api<Page<Agent>>("/api/agents");
  */
-export async function api<T>(
+export async function api<T>(path: string, options: ApiOptions = {}): Promise<T> {
+  return (await apiWithEtag<T>(path, options)).data;
+}
+
+/**
+ * `api`, also answering the `ETag` of the answer (the revision of an agent, a workflow or an app),
+ * which a later change sends back as `ifMatch`.
+ *
+ * @example const { data, etag } = await apiWithEtag<Workflow>(`/api/workflows/${id}`);
+ */
+export async function apiWithEtag<T>(
   path: string,
-  options: { method?: string; json?: unknown; body?: BodyInit; signal?: AbortSignal } = {},
-): Promise<T> {
+  options: ApiOptions = {},
+): Promise<{ data: T; etag: string | null }> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (options.json !== undefined) headers["content-type"] = "application/json";
+  if (options.ifMatch) headers["if-match"] = options.ifMatch;
   const response = await request(path, {
     method: options.method ?? (options.json === undefined && options.body === undefined ? "GET" : "POST"),
     headers,
@@ -110,7 +131,8 @@ export async function api<T>(
     body: options.json !== undefined ? JSON.stringify(options.json) : (options.body ?? null),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  if (response.status === 204) return undefined as T;
+  const etag = response.headers.get("etag");
+  if (response.status === 204) return { data: undefined as T, etag };
   let text: string;
   try {
     text = await response.text();
@@ -120,7 +142,7 @@ export async function api<T>(
   }
   if (!response.ok) throw errorFromBody(response.status, text);
   try {
-    return (text ? JSON.parse(text) : null) as T;
+    return { data: (text ? JSON.parse(text) : null) as T, etag };
   } catch {
     throw new ApiError(
       response.status,
@@ -128,6 +150,11 @@ export async function api<T>(
       "The server sent an answer the studio cannot read.",
     );
   }
+}
+
+/** Whether an error is the API's 412: someone else saved since the revision the change was based on. */
+export function isEditConflict(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 412;
 }
 
 export interface Page<T> {

@@ -355,41 +355,25 @@ export type TeamFeedbackRequest = {
   comment?: string;
 };
 
-export type AgentList = {
-  data: Agent[];
-  has_more: boolean;
-  next_cursor: string | null;
-};
-
-export type Agent = {
-  id: string;
+/** An agent as GET /api/agents/{id}/export writes it: the definition, and what it uses from its workspace by kind and name */
+export type AgentExport = {
+  /** The JSON Schema of the format (editors use it); ignored by the import */
+  $schema?: string;
+  format: "builder.agent";
+  version: 1;
   name: string;
-  description: string;
-  provider: string;
-  model: string;
-  instructions: string;
-  temperature: number | null;
-  tools: AgentTool[];
-  knowledge_base_ids: string[];
-  memory_turns: number;
-  mcp_exposed: boolean;
-  evaluation_gate: EvaluationGate;
-  /** Annotation replies; null while never set (off) */
-  annotation_reply: {
-    enabled: boolean;
-    threshold: number;
-    embedding: {
-      provider: string;
-      model: string;
-    };
-  } | null;
-  /** The newest published version; null when never published */
-  published_version: number | null;
-  published_at: string | null;
-  /** The draft changed after the newest version was published (or was never published) */
-  has_unpublished_changes: boolean;
-  created_at: string;
-  updated_at: string;
+  description?: string;
+  /** Absent: the provider of the workspace's newest stored key, else one the server has a key for, else openai */
+  provider?: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
+  /** Absent: the provider's first chat model in GET /api/providers (422 for a provider with none listed) */
+  model?: string;
+  instructions?: string;
+  temperature?: number | null;
+  tools?: AgentTool[];
+  knowledge_base_ids?: string[];
+  memory_turns?: number;
+  references?: ExportedReference[];
+  redacted?: RedactedField[];
 };
 
 export type AgentTool = {
@@ -433,6 +417,27 @@ export type AgentTool = {
   }[];
 };
 
+export type ExportedReference = {
+  kind: "knowledge_base" | "credential" | "workflow" | "agent" | "mcp_server";
+  /** The id the definition uses for it (the exporting workspace's); the import replaces it wherever it appears */
+  id: string;
+  /** Its name, by which the import finds its counterpart; null when it was missing */
+  name: string | null;
+  /** A credential's provider (`http`, `openai`, …), to tell same-named ones apart */
+  provider?: string;
+  /** A secret the definition held inline (an HTTP node's token, password or key value): left out of the document; choose a stored credential for it when importing */
+  inline_secret?: boolean;
+};
+
+export type RedactedField = {
+  path: string;
+  reason: string;
+};
+
+export type ImportedAgent = Agent & {
+  import_report: ImportReport;
+};
+
 /** Publishing first evaluates the draft on the dataset; a mean under min_score refuses with 409 evaluation_gate_failed (force: true publishes anyway) */
 export type EvaluationGate = {
   /** A dataset of this workspace */
@@ -474,6 +479,113 @@ export type Evaluator = {
   provider: string;
   model: string;
   pass_score?: number;
+};
+
+export type ImportReport = {
+  source: {
+    format: string;
+    version: number | null;
+  };
+  references: {
+    resolved: ResolvedReference[];
+    unresolved: UnresolvedReference[];
+  };
+  /** Fields the export emptied because they looked like secrets: fill them in */
+  redacted: RedactedField[];
+  /** An n8n import: what became of each of its nodes */
+  n8n?: {
+    nodes: N8nNodeReport[];
+  };
+  warnings: string[];
+};
+
+export type ResolvedReference = {
+  kind: "knowledge_base" | "credential" | "workflow" | "agent" | "mcp_server";
+  /** Its id in the document */
+  id: string;
+  name: string | null;
+  /** The id of this workspace's thing used instead */
+  resolved_id: string;
+  /** mapping: the request's `references`; id: this workspace has the same id (same install); name: the only one of its kind with that name */
+  resolved_by: "mapping" | "id" | "name";
+  /** Where the definition uses it */
+  paths: string[];
+};
+
+export type UnresolvedReference = {
+  kind: "knowledge_base" | "credential" | "workflow" | "agent" | "mcp_server";
+  id: string;
+  name: string | null;
+  provider?: string;
+  inline_secret?: boolean;
+  reason: string;
+  /** What the import did where it was used: removed it from its list, cleared the field (the node fails until it is set), or kept the id (a credential: the node fails with credential_unavailable until one is chosen) */
+  action: "removed" | "cleared" | "kept";
+  paths: string[];
+};
+
+export type N8nNodeReport = {
+  name: string;
+  type: string;
+  /** mapped: became node_id; placeholder: has no counterpart and became a labelled Code node that fails until replaced; skipped: has no counterpart and was left out; ignored: has no effect on a run (a sticky note, a disabled or no-op node) */
+  outcome: "mapped" | "placeholder" | "skipped" | "ignored";
+  node_id: string | null;
+  /** The node type it became */
+  node_type: string | null;
+  reason?: string;
+  warnings?: string[];
+};
+
+export type Agent = {
+  id: string;
+  name: string;
+  description: string;
+  provider: string;
+  model: string;
+  instructions: string;
+  temperature: number | null;
+  tools: AgentTool[];
+  knowledge_base_ids: string[];
+  memory_turns: number;
+  mcp_exposed: boolean;
+  evaluation_gate: EvaluationGate;
+  /** Annotation replies; null while never set (off) */
+  annotation_reply: {
+    enabled: boolean;
+    threshold: number;
+    embedding: {
+      provider: string;
+      model: string;
+    };
+  } | null;
+  /** The newest published version; null when never published */
+  published_version: number | null;
+  published_at: string | null;
+  /** The draft changed after the newest version was published (or was never published) */
+  has_unpublished_changes: boolean;
+  created_at: string;
+  updated_at: string;
+};
+
+/** A document with import options */
+export type AgentImportRequest = {
+  document: AgentExport;
+  /** A reference's id in the document → the id of this workspace's thing of the same kind to use instead (null: leave it unresolved). References not listed are found by id, then by name. */
+  references?: Record<string, string | null>;
+  /** Name the copy this instead */
+  name?: string;
+};
+
+export type ImportPreview = {
+  /** The name the import would give it */
+  name: string;
+  import_report: ImportReport;
+};
+
+export type AgentList = {
+  data: Agent[];
+  has_more: boolean;
+  next_cursor: string | null;
 };
 
 export type CreateAgentRequest = {
@@ -949,12 +1061,60 @@ export type GraphIssue = {
   edge_id?: string;
 };
 
+/** A workflow as GET /api/workflows/{id}/export writes it: the definition, and what it uses from its workspace by kind and name */
 export type WorkflowExport = {
+  /** The JSON Schema of the format (editors use it); ignored by the import */
+  $schema?: string;
+  format: "builder.workflow";
+  version: 2;
+  name: string;
+  description?: string;
+  graph: WorkflowGraph;
+  references?: ExportedReference[];
+  redacted?: RedactedField[];
+};
+
+export type ImportedWorkflow = Workflow & {
+  import_report: ImportReport;
+};
+
+/** Version 1 of builder.workflow (no references); still imported */
+export type WorkflowExportV1 = {
+  /** The JSON Schema of the format (editors use it); ignored by the import */
+  $schema?: string;
   format: "builder.workflow";
   version: 1;
   name: string;
   description?: string;
   graph: WorkflowGraph;
+};
+
+/** A document with import options */
+export type WorkflowImportRequest = {
+  document: WorkflowExport | WorkflowExportV1 | N8nWorkflow;
+  /** A reference's id in the document → the id of this workspace's thing of the same kind to use instead (null: leave it unresolved). References not listed are found by id, then by name. */
+  references?: Record<string, string | null>;
+  /** Name the copy this instead */
+  name?: string;
+};
+
+/** An n8n workflow as its editor's Download writes it (nodes and connections); see docs/history-and-import.md for what maps to what */
+export type N8nWorkflow = {
+  name?: string;
+  nodes: N8nNode[];
+  connections: Record<string, unknown>;
+  [key: string]: unknown;
+};
+
+export type N8nNode = {
+  name: string;
+  type: string;
+  typeVersion?: number;
+  position?: number[];
+  parameters?: Record<string, unknown>;
+  credentials?: Record<string, unknown>;
+  disabled?: boolean;
+  [key: string]: unknown;
 };
 
 export type UpdateWorkflowRequest = {
@@ -1945,6 +2105,8 @@ export type EvaluationComparison = {
   }[];
 };
 
+export type JsonSchema = Record<string, unknown>;
+
 export type PublicApp = {
   slug: string;
   kind: "agent" | "workflow";
@@ -2141,6 +2303,17 @@ export interface ApiOperations {
     body: TeamFeedbackRequest;
     response: TeamFeedback;
   };
+  "GET /api/agents/{id}/export": {
+    response: AgentExport;
+  };
+  "POST /api/agents/import": {
+    body: AgentExport | AgentImportRequest;
+    response: ImportedAgent;
+  };
+  "POST /api/agents/import/preview": {
+    body: AgentExport | AgentImportRequest;
+    response: ImportPreview;
+  };
   "GET /api/agents": {
     response: AgentList;
   };
@@ -2227,9 +2400,16 @@ export interface ApiOperations {
       }[];
     };
   };
+  "GET /api/workflows/{id}/export": {
+    response: WorkflowExport;
+  };
   "POST /api/workflows/import": {
-    body: WorkflowExport;
-    response: Workflow;
+    body: WorkflowExport | WorkflowExportV1 | WorkflowImportRequest | N8nWorkflow;
+    response: ImportedWorkflow;
+  };
+  "POST /api/workflows/import/preview": {
+    body: WorkflowExport | WorkflowExportV1 | WorkflowImportRequest | N8nWorkflow;
+    response: ImportPreview;
   };
   "GET /api/workflows/{id}": {
     response: Workflow;
@@ -2240,9 +2420,6 @@ export interface ApiOperations {
   };
   "DELETE /api/workflows/{id}": {
     response: void;
-  };
-  "GET /api/workflows/{id}/export": {
-    response: WorkflowExport;
   };
   "POST /api/workflows/{id}/trigger/rotate": {
     response: Workflow;
@@ -2544,6 +2721,9 @@ export interface ApiOperations {
   };
   "GET /api/evaluations/{id}": {
     response: Evaluation;
+  };
+  "GET /api/schemas/export.json": {
+    response: JsonSchema;
   };
   "GET /api/public/apps/{slug}": {
     response: PublicApp;

@@ -11,10 +11,17 @@ import {
   useStore,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
+import { useQueryClient } from "@tanstack/react-query";
 import { type DragEvent, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
-import { ApiError } from "../api/client.ts";
+import { ApiError, isEditConflict } from "../api/client.ts";
+import type { WorkflowDiff } from "../api/schema.gen.ts";
 import { PublishPanel } from "../apps/PublishPanel.tsx";
+import { type Conflict, ConflictDialog } from "../history/ConflictDialog.tsx";
+import { diffWorkflows, type WorkflowContent } from "../history/diff.ts";
+import { HistoryDrawer } from "../history/HistoryDrawer.tsx";
+import { useRestore } from "../history/queries.ts";
 import { navigate } from "../router.ts";
+import { Toast, type ToastMessage } from "../ui/Toast.tsx";
 import { Button, ErrorBox, Loading, QueryError } from "../ui/ui.tsx";
 import { autoLayout, type EditorNode, type NodeType, toApi, toEditor, variablesFor } from "./graph.ts";
 import {
@@ -33,7 +40,16 @@ import {
 import { NodeConfig } from "./NodeConfig.tsx";
 import { droppedNodeType, NodePalette } from "./NodePalette.tsx";
 import { NodeRunInspector } from "./NodeRunInspector.tsx";
-import { useExposeWorkflow, useSaveWorkflow, useTools, useWorkflow, type Workflow } from "./queries.ts";
+import {
+  fetchWorkflow,
+  patchWorkflow,
+  type Tagged,
+  useExposeWorkflow,
+  useSaveWorkflow,
+  useTools,
+  useWorkflow,
+  type Workflow,
+} from "./queries.ts";
 import { type NodeRunView, RunPanel } from "./RunPanel.tsx";
 import { SchedulePanel } from "./SchedulePanel.tsx";
 import { StepNode } from "./StepNode.tsx";
@@ -43,6 +59,7 @@ import { useEditorShortcuts } from "./useEditorShortcuts.ts";
 import { useLiveValidation } from "./useLiveValidation.ts";
 import { useStoredPanels } from "./useStoredPanels.ts";
 import { useUnsavedGuard } from "./useUnsavedGuard.ts";
+import { VersionCanvas } from "./VersionCanvas.tsx";
 
 // React Flow compares these props by identity on every render: module constants, never literals.
 const nodeTypes = { step: StepNode };
@@ -70,17 +87,76 @@ function WorkflowPublish({ id, isDirty }: { id: string; isDirty: boolean }) {
 
 export function WorkflowEditor({ id }: { id: string }) {
   const workflow = useWorkflow(id);
+  const client = useQueryClient();
+  // Bumped to start the editor again from the cached workflow (theirs reloaded, a version restored).
+  const [generation, setGeneration] = useState(0);
+  const [toast, setToast] = useState<ToastMessage | null>(null);
+  const replace = useCallback(
+    (next: Tagged<Workflow>) => {
+      client.setQueryData(["workflows", id], next);
+      setGeneration((value) => value + 1);
+    },
+    [client, id],
+  );
+  const dismiss = useCallback(() => setToast(null), []);
+  // Here, not in the editor: the editor starts again on the restored draft, and Undo must outlive it.
+  const restored = useCallback(
+    (next: Tagged<Workflow>, previous: WorkflowContent, version: number) => {
+      replace(next);
+      const text = `Restored version ${version} into the draft.`;
+      const undo = async () => {
+        setToast({ text, action: { label: "Undo", onClick: () => undefined, isBusy: true } });
+        try {
+          replace(await patchWorkflow(id, previous, next.etag));
+          setToast({ text: `Undone: the draft is back as it was before version ${version} was restored.` });
+        } catch (error) {
+          setToast({
+            text: isEditConflict(error)
+              ? "Not undone: someone changed the workflow since. Open History to compare and restore."
+              : `Not undone: ${error instanceof Error ? error.message : String(error)}`,
+          });
+        }
+      };
+      setToast({ text, action: { label: "Undo", onClick: () => void undo() } });
+    },
+    [id, replace],
+  );
   if (workflow.isPending) return <Loading what="the workflow" />;
   if (workflow.error) return <QueryError query={workflow} />;
   return (
-    <ReactFlowProvider>
-      <Editor workflow={workflow.data} />
-    </ReactFlowProvider>
+    <>
+      <ReactFlowProvider key={generation}>
+        <Editor workflow={workflow.data} onReplace={replace} onRestored={restored} />
+      </ReactFlowProvider>
+      <Toast message={toast} onDismiss={dismiss} />
+    </>
   );
 }
 
-function Editor({ workflow }: { workflow: Workflow }) {
+/** The content a revision of the workflow holds, for comparing it with another. */
+const contentOf = (workflow: Workflow): WorkflowContent => ({
+  name: workflow.name,
+  description: workflow.description,
+  graph: workflow.graph,
+});
+
+function Editor({
+  workflow,
+  onReplace,
+  onRestored,
+}: {
+  workflow: Tagged<Workflow>;
+  /** Starts the editor again on another revision of the workflow. */
+  onReplace: (next: Tagged<Workflow>) => void;
+  /** A version became the draft; `previous` is the draft it replaced (for Undo). */
+  onRestored: (restored: Tagged<Workflow>, previous: WorkflowContent, version: number) => void;
+}) {
   const [initial] = useState(() => toEditor(workflow.graph));
+  // The revision the edits are based on: saves send it as If-Match, so nobody's save is overwritten unseen.
+  const [base, setBase] = useState(() => ({ etag: workflow.etag, content: contentOf(workflow) }));
+  const [conflict, setConflict] = useState<(Conflict & { theirs: Tagged<Workflow> }) | null>(null);
+  const [isHistoryOpen, setHistoryOpen] = useState(false);
+  const restore = useRestore<Workflow>({ kind: "workflow", id: workflow.id });
   const editor = useEditorGraph(initial);
   const { nodes, edges, change, select } = editor;
   const [name, setName] = useState(workflow.name);
@@ -118,7 +194,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
   const deferredEdges = useDeferredValue(edges);
   const graph = useMemo(() => toApi(deferredNodes, deferredEdges), [deferredNodes, deferredEdges]);
   const isDirty = useMemo(() => fingerprint(name, graph) !== savedJson, [name, graph, savedJson]);
-  const confirmLeave = useUnsavedGuard(isDirty);
+  useUnsavedGuard(isDirty);
   const [issues, setIssues] = useLiveValidation(graph);
   const nodeIssues = useMemo(() => issuesByNode(issues), [issues]);
   const toolOutputs = useMemo(
@@ -179,13 +255,42 @@ function Editor({ workflow }: { workflow: Workflow }) {
     },
   });
 
-  const saveNow = () => {
+  /** After a 412: reads their revision and shows what they and I changed. */
+  const showConflict = async () => {
+    const theirs = await fetchWorkflow(workflow.id);
+    const mine = { ...contentOf(theirs), name, graph: toApi(nodes, edges) };
+    setConflict({
+      theirs,
+      theirChanges: diffWorkflows(base.content, contentOf(theirs)),
+      myChanges: diffWorkflows(contentOf(theirs), mine),
+    });
+  };
+
+  const saveNow = (ifMatch = base.etag) => {
     save.mutate(
-      { name, graph: toApi(nodes, edges) },
+      { name, graph: toApi(nodes, edges), ifMatch },
       {
-        onSuccess: (saved) => setSavedJson(fingerprint(saved.name, saved.graph)),
+        onSuccess: (saved) => {
+          setBase({ etag: saved.etag, content: contentOf(saved) });
+          setSavedJson(fingerprint(saved.name, saved.graph));
+          setConflict(null);
+        },
         onError: (error) => {
-          if (error instanceof ApiError) setIssues(saveIssues(error));
+          if (isEditConflict(error)) void showConflict();
+          else if (error instanceof ApiError) setIssues(saveIssues(error));
+        },
+      },
+    );
+  };
+
+  const restoreVersion = (version: number) => {
+    const previous = { ...base.content };
+    restore.mutate(
+      { version, ifMatch: base.etag },
+      {
+        onSuccess: ({ data, etag }) => {
+          setHistoryOpen(false);
+          onRestored({ ...data, etag: etag ?? undefined }, previous, version);
         },
       },
     );
@@ -202,7 +307,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
           href="/workflows"
           onClick={(e) => {
             e.preventDefault();
-            if (confirmLeave()) navigate("/workflows");
+            navigate("/workflows");
           }}
         >
           ← Workflows
@@ -242,7 +347,17 @@ function Editor({ workflow }: { workflow: Workflow }) {
               // checkbox would flick back in between. A failed save puts it back (and says why below).
               const wanted = e.target.checked;
               setExposed(wanted);
-              expose.mutate(wanted, { onError: () => setExposed(!wanted) });
+              expose.mutate(
+                { isExposed: wanted, ifMatch: base.etag },
+                {
+                  // Only the exposure changed: the edits stay based on the same content.
+                  onSuccess: (saved) => setBase({ ...base, etag: saved.etag }),
+                  onError: (error) => {
+                    setExposed(!wanted);
+                    if (isEditConflict(error)) void showConflict();
+                  },
+                },
+              );
             }}
           />
           Serve over MCP
@@ -261,17 +376,48 @@ function Editor({ workflow }: { workflow: Workflow }) {
         >
           {panels.side ? "Hide panel" : "Show panel"}
         </Button>
+        <Button variant="secondary" onClick={() => setHistoryOpen(true)}>
+          History
+        </Button>
         <a className="btn btn-secondary" href={`/api/workflows/${workflow.id}/export`} download>
           Export
         </a>
-        <Button onClick={saveNow} isBusy={save.isPending} disabled={!isDirty}>
+        <Button onClick={() => saveNow()} isBusy={save.isPending} disabled={!isDirty}>
           Save
         </Button>
       </header>
-      {expose.error ? <ErrorBox error={expose.error} /> : null}
-      {save.error && !(save.error instanceof ApiError && save.error.details.length) ? (
+      {expose.error && !isEditConflict(expose.error) ? <ErrorBox error={expose.error} /> : null}
+      {save.error &&
+      !isEditConflict(save.error) &&
+      !(save.error instanceof ApiError && save.error.details.length) ? (
         <ErrorBox error={save.error} />
       ) : null}
+      <ConflictDialog
+        what="workflow"
+        conflict={conflict}
+        isOverwriting={save.isPending}
+        error={save.error && !isEditConflict(save.error) ? save.error : null}
+        onOverwrite={() => saveNow(conflict?.theirs.etag)}
+        onReload={() => {
+          if (conflict) onReplace(conflict.theirs);
+        }}
+        onKeepEditing={() => setConflict(null)}
+      />
+      <HistoryDrawer
+        target={{ kind: "workflow", id: workflow.id }}
+        isOpen={isHistoryOpen}
+        onClose={() => {
+          setHistoryOpen(false);
+          restore.reset();
+        }}
+        onRestore={restoreVersion}
+        isRestoring={restore.isPending}
+        restoreError={restore.error}
+        hasUnsavedChanges={isDirty}
+        preview={(from, to, diff) => (
+          <VersionCanvas workflowId={workflow.id} side={from} other={to} diff={diff as WorkflowDiff} />
+        )}
+      />
       <QueryError query={tools} />
       {graphIssues.length > 0 ? (
         <div className="error-box" role="alert">

@@ -1,7 +1,10 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useRef } from "react";
+import { useRef, useState } from "react";
 import { useDefaultModel } from "../agents/queries.ts";
 import { api } from "../api/client.ts";
+import { ImportDialog } from "../portability/ImportDialog.tsx";
+import { type ImportFile, readImportFile } from "../portability/queries.ts";
+import { useFileDrop } from "../portability/useFileDrop.ts";
 import { navigate } from "../router.ts";
 import {
   Button,
@@ -64,16 +67,24 @@ export function WorkflowsPage() {
       navigate(`/workflows/${created.id}`);
     },
   });
-  const importFile = useMutation({
-    mutationFn: async (file: File) =>
-      api<Workflow>("/api/workflows/import", { json: JSON.parse(await file.text()) }),
-    onSuccess: (created) => {
-      void client.invalidateQueries({ queryKey: ["workflows"] });
-      navigate(`/workflows/${created.id}`);
-    },
-  });
+  const [importing, setImporting] = useState<ImportFile | null>(null);
+  const readFile = useMutation({ mutationFn: readImportFile, onSuccess: setImporting });
+  const drop = useFileDrop((file) => readFile.mutate(file));
   return (
-    <>
+    <div
+      {...drop.handlers}
+      className={`drop-zone${drop.isOver ? " is-over" : ""}`}
+      data-testid="workflow-drop"
+    >
+      <ImportDialog
+        kind="workflow"
+        file={importing}
+        onClose={() => setImporting(null)}
+        onImported={(id) => {
+          setImporting(null);
+          navigate(`/workflows/${id}`);
+        }}
+      />
       <PageHeader
         title="Workflows"
         actions={
@@ -81,7 +92,7 @@ export function WorkflowsPage() {
             <Button
               variant="secondary"
               onClick={() => fileInput.current?.click()}
-              isBusy={importFile.isPending}
+              isBusy={readFile.isPending}
             >
               Import
             </Button>
@@ -93,7 +104,8 @@ export function WorkflowsPage() {
               aria-label="Import a workflow file"
               onChange={(e) => {
                 const file = e.target.files?.[0];
-                if (file) importFile.mutate(file);
+                e.target.value = "";
+                if (file) readFile.mutate(file);
               }}
             />
             <Button onClick={() => create.mutate()} isBusy={create.isPending}>
@@ -104,7 +116,11 @@ export function WorkflowsPage() {
       />
       {search.box}
       <QueryError query={workflows} />
-      <ErrorBox error={create.error ?? importFile.error ?? fromTemplate.error} />
+      <p className="muted drop-hint">
+        Drop a workflow file here to import it: one exported from a workflow, or an n8n workflow (its JSON, as
+        n8n&apos;s Download writes it).
+      </p>
+      <ErrorBox error={create.error ?? readFile.error ?? fromTemplate.error} />
       {workflows.isPending ? <Loading what="workflows" /> : null}
       {search.q && workflows.data?.length === 0 ? <NoMatches what="workflows" q={search.q} /> : null}
       {!search.q && workflows.data && workflows.data.length === 0 ? (
@@ -145,6 +161,6 @@ export function WorkflowsPage() {
           ))}
         </ul>
       </section>
-    </>
+    </div>
   );
 }

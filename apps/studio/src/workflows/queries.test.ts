@@ -90,7 +90,7 @@ describe("useSaveWorkflow", () => {
     });
     await waitFor(() => expect(result.current.list.data?.[0]?.name).toBe("Untitled workflow"));
 
-    await act(() => result.current.save.mutateAsync({ name: "Triage", graph }));
+    await act(() => result.current.save.mutateAsync({ name: "Triage", graph, ifMatch: undefined }));
     await waitFor(() => expect(result.current.list.data?.[0]?.name).toBe("Triage"));
   });
 });

@@ -1,5 +1,5 @@
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { allPages, api, type Page } from "../api/client.ts";
+import { allPages, api, apiWithEtag, type Page } from "../api/client.ts";
 import { searchPath, usePagedList } from "../api/paged.ts";
 import type { GraphValidation, Workflow, WorkflowRun } from "../api/schema.gen.ts";
 import { postEventStream, type ServerEvent } from "../api/sse.ts";
@@ -26,14 +26,23 @@ export function useWorkflowList(q = "") {
   return usePagedList<Workflow>(["workflows", "pages", q], searchPath("/api/workflows", q));
 }
 
+/** An answer with the revision it is (its `ETag`), which a change based on it sends back as `If-Match`. */
+export type Tagged<T> = T & { etag?: string | undefined };
+
+/** The workflow as saved now, with its revision. */
+export async function fetchWorkflow(id: string): Promise<Tagged<Workflow>> {
+  const { data, etag } = await apiWithEtag<Workflow>(`/api/workflows/${id}`);
+  return { ...data, etag: etag ?? undefined };
+}
+
 /** One workflow's query, shared by the editor and the prefetch that starts while its code loads. */
 export const workflowQuery = (id: string) => ({
   queryKey: ["workflows", id],
-  queryFn: () => api<Workflow>(`/api/workflows/${id}`),
+  queryFn: () => fetchWorkflow(id),
 });
 
 export function useWorkflow(id: string) {
-  return useQuery(workflowQuery(id));
+  return useQuery<Tagged<Workflow>>(workflowQuery(id));
 }
 
 export function useTools() {
@@ -65,11 +74,32 @@ export function useRunList(workflowId: string, filter: RunFilter) {
   return usePagedList<Run>(["runs", workflowId, filter], path);
 }
 
+/** A change of the workflow, based on the revision `ifMatch` (412 when someone saved since). */
+export async function patchWorkflow(
+  id: string,
+  json: unknown,
+  ifMatch: string | undefined,
+): Promise<Tagged<Workflow>> {
+  const { data, etag } = await apiWithEtag<Workflow>(`/api/workflows/${id}`, {
+    method: "PATCH",
+    json,
+    ifMatch,
+  });
+  return { ...data, etag: etag ?? undefined };
+}
+
 export function useSaveWorkflow(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { name: string; graph: ApiGraph }) =>
-      api<Workflow>(`/api/workflows/${id}`, { method: "PATCH", json: input }),
+    mutationFn: ({
+      ifMatch,
+      ...input
+    }: {
+      name: string;
+      description?: string;
+      graph: ApiGraph;
+      ifMatch: string | undefined;
+    }) => patchWorkflow(id, input, ifMatch),
     onSuccess: (saved) => {
       client.setQueryData(["workflows", id], saved);
       invalidateWorkflowLists(client);
@@ -81,8 +111,8 @@ export function useSaveWorkflow(id: string) {
 export function useExposeWorkflow(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (isExposed: boolean) =>
-      api<Workflow>(`/api/workflows/${id}`, { method: "PATCH", json: { mcp_exposed: isExposed } }),
+    mutationFn: ({ isExposed, ifMatch }: { isExposed: boolean; ifMatch: string | undefined }) =>
+      patchWorkflow(id, { mcp_exposed: isExposed }, ifMatch),
     onSuccess: (saved) => {
       client.setQueryData(["workflows", id], saved);
       invalidateWorkflowLists(client);

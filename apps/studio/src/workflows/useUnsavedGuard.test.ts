@@ -39,3 +39,23 @@ describe("useUnsavedGuard", () => {
     expect(ask).toHaveBeenCalledWith("Leave without saving your changes?");
   });
 });
+
+describe("useUnsavedGuard and the router", () => {
+  it("keeps the screen on an in-app navigation while unsaved changes are refused to be left", async () => {
+    const { navigate } = await import("../router.ts");
+    window.history.replaceState(null, "", "/workflows/wf_1");
+    const ask = vi.fn(() => false);
+    const { rerender, unmount } = renderHook((isDirty: boolean) => useUnsavedGuard(isDirty, ask), {
+      initialProps: true,
+    });
+    navigate("/agents");
+    expect(window.location.pathname).toBe("/workflows/wf_1");
+    expect(ask).toHaveBeenCalledTimes(1);
+    navigate("/agents", { force: true });
+    expect(window.location.pathname).toBe("/agents");
+    rerender(false);
+    navigate("/workflows");
+    expect(window.location.pathname).toBe("/workflows");
+    unmount();
+  });
+});

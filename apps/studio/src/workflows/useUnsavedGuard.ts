@@ -1,9 +1,11 @@
-import { useCallback, useEffect } from "react";
+import { useCallback, useEffect, useRef } from "react";
+import { addLeaveGuard } from "../router.ts";
 
 /**
- * While `isDirty`, asks before the tab is closed or reloaded; `confirmLeave` asks before an
- * in-app navigation and answers whether to go.
- * @example const confirmLeave = useUnsavedGuard(isDirty); if (confirmLeave()) navigate("/workflows");
+ * While `isDirty`, asks before the tab is closed or reloaded and before any in-app navigation (the
+ * menu, links, back and forward); `confirmLeave` asks the same question on demand and answers
+ * whether to go.
+ * @example const confirmLeave = useUnsavedGuard(isDirty); if (confirmLeave()) resetEditor();
  */
 export function useUnsavedGuard(
   isDirty: boolean,
@@ -15,5 +17,13 @@ export function useUnsavedGuard(
     window.addEventListener("beforeunload", warn);
     return () => window.removeEventListener("beforeunload", warn);
   }, [isDirty]);
-  return useCallback(() => !isDirty || ask("Leave without saving your changes?"), [isDirty, ask]);
+  const confirmLeave = useCallback(
+    () => !isDirty || ask("Leave without saving your changes?"),
+    [isDirty, ask],
+  );
+  // The router asks the latest answer, without re-registering on every render.
+  const latest = useRef(confirmLeave);
+  latest.current = confirmLeave;
+  useEffect(() => addLeaveGuard(() => latest.current()), []);
+  return confirmLeave;
 }
