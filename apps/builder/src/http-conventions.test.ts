@@ -28,14 +28,15 @@ describe("one error shape with a Request-Id everywhere", () => {
     const response = await builder.request("/api/agents", {
       method: "POST",
       cookie,
-      json: { name: "No provider", model: "gpt-4o-mini" },
+      // The provider may be left out (the workspace's own is used); the name may not.
+      json: { model: "gpt-4o-mini", instructions: "Be brief." },
     });
     expect(response.status).toBe(422);
     const body = (await response.json()) as {
       error: { param: string; details: { path: string; message: string }[] };
     };
-    expect(body.error.param).toBe("provider");
-    expect(body.error.details).toContainEqual({ path: "provider", message: "is required" });
+    expect(body.error.param).toBe("name");
+    expect(body.error.details).toContainEqual({ path: "name", message: "is required" });
   });
 
   it("answers an unknown field with 422 naming it, at the top level and deep in a graph or a tool, instead of dropping it", async () => {
