@@ -35,6 +35,7 @@ import { createGenerationFeature } from "./generation/generation-feature.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
 import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
+import { createMailer } from "./mail/mailer.ts";
 import { MCP_ENDPOINT_PATH, type McpEndpoint, registerMcpEndpointDocs } from "./mcp/mcp-endpoint.ts";
 import { createMcpFeature } from "./mcp/mcp-feature.ts";
 import { OAUTH_CALLBACK_PATH } from "./mcp/mcp-oauth.ts";
@@ -91,7 +92,10 @@ export interface BuilderApp {
 export function createBuilderApp(input: Deps): BuilderApp {
   // Features emit events in their own transactions and wake the engine that delivers them.
   const events = createEventDelivery(input);
-  const given: Deps = { ...input, deliveries: events };
+  const mailer =
+    input.mailer ??
+    createMailer({ smtpUrl: input.config.mail.smtpUrl, from: input.config.mail.from, logger: input.logger });
+  const given: Deps = { ...input, deliveries: events, mailer };
   let runner: WorkflowRunner | undefined;
   const getRunner = () => {
     if (!runner) throw new Error("the workflow runner is not ready");
@@ -153,6 +157,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
       await mcp.stop();
       // Last, so events the workers above committed while stopping still go out.
       await events.stop();
+      if (!input.mailer) await mailer.close();
     },
   };
 }

@@ -130,6 +130,12 @@ const envSchema = z.object({
   BILLING_PACKS: jsonVariable(packsInput).optional(),
   BILLING_PRICES: jsonVariable(pricesInput).optional(),
   AUTH_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** `1` refuses sign-in until the address is confirmed from the e-mail sent at sign-up. */
+  REQUIRE_EMAIL_VERIFICATION: flag,
+  SMTP_URL: z
+    .url({ protocol: /^smtps?$/, message: "must be an SMTP URL: smtp://user:pass@host:587 or smtps://…:465" })
+    .optional(),
+  MAIL_FROM: z.string().trim().min(3).max(200).optional(),
   /** The code sandbox's pool, per-workspace quota, borrowing window and queue timeout; unset, the sandbox's defaults. */
   SANDBOX_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   SANDBOX_WORKSPACE_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
@@ -184,7 +190,9 @@ export type BuilderConfig = {
     packs: readonly CreditPack[];
     prices: PriceTable;
   };
-  auth: { signInPerMinute: number };
+  auth: { signInPerMinute: number; requireEmailVerification: boolean };
+  /** Outgoing e-mail: SMTP when `smtpUrl` is set, else written to the log with its links. */
+  mail: { smtpUrl: string | undefined; from: string };
   /** Unset fields take the sandbox's defaults (pool = cores, a workspace half of it unless alone for 5 s, 30 s queue). */
   sandbox: {
     concurrency?: number;
@@ -259,7 +267,14 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
       packs: e.BILLING_PACKS ?? DEFAULT_PACKS,
       prices: e.BILLING_PRICES ? mergePrices(DEFAULT_PRICES, e.BILLING_PRICES) : DEFAULT_PRICES,
     },
-    auth: { signInPerMinute: e.AUTH_SIGN_IN_PER_MINUTE },
+    auth: {
+      signInPerMinute: e.AUTH_SIGN_IN_PER_MINUTE,
+      requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION,
+    },
+    mail: {
+      smtpUrl: e.SMTP_URL,
+      from: e.MAIL_FROM ?? `Builder <no-reply@${new URL(e.PUBLIC_URL ?? "http://localhost").hostname}>`,
+    },
     sandbox: {
       ...(e.SANDBOX_CONCURRENCY === undefined ? {} : { concurrency: e.SANDBOX_CONCURRENCY }),
       ...(e.SANDBOX_WORKSPACE_CONCURRENCY === undefined

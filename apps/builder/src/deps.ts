@@ -8,6 +8,7 @@ import type { EventDeliverySettings } from "./events/delivery-settings.ts";
 import type { DeliveryNotifier } from "./events/emit-event.ts";
 import type { GenerationSettings } from "./generation/generation-context.ts";
 import type { IngestionWorkerOptions } from "./knowledge/ingestion-worker.ts";
+import type { Mailer } from "./mail/mailer.ts";
 import type { McpSettings } from "./mcp/mcp-settings.ts";
 import type { AiSettings } from "./providers/settings.ts";
 import type { Storage } from "./storage/storage.ts";
@@ -48,6 +49,8 @@ export interface Deps {
    * sessions get a list-changed notification; set by `createBuilderApp`.
    */
   mcpExposure?: { changed(workspaceId: string): void };
+  /** Outgoing e-mail; absent, the one `config.mail` describes (SMTP, or the log). Set by `createBuilderApp`. */
+  mailer?: Mailer;
   /** Wakes the webhook delivery engine after events are committed; set by `createBuilderApp`. */
   deliveries?: DeliveryNotifier;
 }

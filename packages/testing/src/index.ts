@@ -50,3 +50,4 @@ export {
 } from "./fake-s3.ts";
 export { freePort } from "./ports.ts";
 export { prometheusSample } from "./prometheus.ts";
+export { type ReceivedMail, startTestSmtpServer, type TestSmtpServer } from "./smtp-server.ts";
