@@ -162,6 +162,11 @@ export function createBuilderApp(input: Deps): BuilderApp {
   };
 }
 
+function requireMailer(deps: Deps) {
+  if (!deps.mailer) throw new Error("createBuilderApp sets the mailer before the routes");
+  return deps.mailer;
+}
+
 function createRoutes(
   deps: Deps,
   runner: WorkflowRunner,
@@ -173,12 +178,17 @@ function createRoutes(
   mcpEndpoint: McpEndpoint,
 ) {
   const { config, logger } = deps;
+  const principals = new PrincipalCache(deps.clock);
   const auth = createAuth({
     db: deps.db,
     secretKey: config.secretKey,
     publicUrl: config.publicUrl,
     trustedOrigins: [`http://localhost:${config.port}`, `http://127.0.0.1:${config.port}`],
     signInPerMinute: config.auth.signInPerMinute,
+    requireEmailVerification: config.auth.requireEmailVerification,
+    mailer: requireMailer(deps),
+    onSessionDeleted: (session) => principals.deleteSession(session.id),
+    beforeDeleteUser: async () => {},
   });
 
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -206,9 +216,8 @@ function createRoutes(
   app.use((c, next) => (c.req.path === RAG_UPLOAD_PATH ? next() : jsonBodyLimit(c, next)));
   app.use("/api/hooks/*", limitBody(HOOK_BODY_LIMIT_BYTES));
   app.use(guardInput({ isBodyUnbounded: (path) => path === RAG_UPLOAD_PATH }));
-  const principals = new PrincipalCache(deps.clock);
   app.use("/api/*", requireAuth(deps, auth, principals, PUBLIC_API_PATHS));
-  app.route("/api/auth", authRoutes(auth, principals));
+  app.route("/api/auth", authRoutes(auth, principals, config.publicUrl));
   app.route("/api/keys", apiKeyRoutes(deps, principals));
   app.route("/api/providers", providerRoutes(deps));
   app.route("/api/credentials", credentialRoutes(deps));

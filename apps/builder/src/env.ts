@@ -5,6 +5,8 @@ export interface Principal {
   userId: string;
   workspaceId: string;
   via: "session" | "api_key";
+  /** The better-auth session behind a cookie, so its revocation can evict it from the cache. */
+  sessionId?: string;
 }
 
 export type AppEnv = { Variables: BaseVariables & { principal: Principal } };

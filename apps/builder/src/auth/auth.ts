@@ -2,8 +2,12 @@ import { createHmac } from "node:crypto";
 import { newId } from "@app/core";
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { twoFactor as twoFactorPlugin } from "better-auth/plugins/two-factor";
 import type { BuilderDb } from "../db/index.ts";
-import { account, rateLimit, session, user, verification } from "./schema.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { changeEmailMessage, resetPasswordMessage, verifyEmailMessage } from "../mail/templates.ts";
+import { PRODUCT_NAME } from "../product.ts";
+import { account, rateLimit, session, twoFactor, user, verification } from "./schema.ts";
 
 /** The request header our wrapper fills with the socket's address; clients cannot set it. */
 export const CLIENT_IP_HEADER = "x-builder-client-ip";
@@ -17,7 +21,12 @@ const ID_PREFIXES: Record<string, string> = {
   account: "acc",
   verification: "ver",
   rateLimit: "rl",
+  twoFactor: "tfa",
 };
+
+/** A reset link works for an hour; a verification or e-mail-change link for a day. */
+export const RESET_PASSWORD_EXPIRES_SECONDS = 60 * 60;
+const VERIFICATION_EXPIRES_SECONDS = 24 * 60 * 60;
 
 export interface AuthOptions {
   db: BuilderDb;
@@ -26,6 +35,14 @@ export interface AuthOptions {
   /** Origins allowed to send cookie-authenticated writes besides `publicUrl`. */
   trustedOrigins: string[];
   signInPerMinute: number;
+  /** Sign-in is refused (403 email_not_verified) until the address is confirmed. */
+  requireEmailVerification: boolean;
+  /** Verification, reset and e-mail-change messages go out through it. */
+  mailer: Mailer;
+  /** Told after any session is deleted (sign-out, revocation, password reset, account deletion). */
+  onSessionDeleted(session: { id: string; userId: string }): void;
+  /** Runs before an account is deleted; throws (a better-auth `APIError`) to refuse. */
+  beforeDeleteUser(user: { id: string }): Promise<void>;
 }
 
 /**
@@ -34,16 +51,49 @@ export interface AuthOptions {
  */
 export function createAuth(options: AuthOptions) {
   return betterAuth({
-    appName: "Builder",
+    appName: PRODUCT_NAME,
     baseURL: options.publicUrl,
     basePath: "/api/auth",
     // A key of its own, so the sessions' key never equals the credential-encryption key.
     secret: createHmac("sha256", options.secretKey).update("better-auth").digest("base64url"),
     database: drizzleAdapter(options.db, {
       provider: "pg",
-      schema: { user, session, account, verification, rateLimit },
+      schema: { user, session, account, verification, rateLimit, twoFactor },
     }),
-    emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength: 8,
+      maxPasswordLength: 128,
+      autoSignIn: true,
+      requireEmailVerification: options.requireEmailVerification,
+      resetPasswordTokenExpiresIn: RESET_PASSWORD_EXPIRES_SECONDS,
+      revokeSessionsOnPasswordReset: true,
+      // The mailer queues and returns: a slow mail server never holds the request.
+      sendResetPassword: async ({ user, url }) =>
+        options.mailer.send(resetPasswordMessage(user.email, url, RESET_PASSWORD_EXPIRES_SECONDS / 60)),
+    },
+    emailVerification: {
+      sendOnSignUp: true,
+      // Where sign-in waits for the address, a refused sign-in sends a fresh link.
+      sendOnSignIn: options.requireEmailVerification,
+      autoSignInAfterVerification: true,
+      expiresIn: VERIFICATION_EXPIRES_SECONDS,
+      sendVerificationEmail: async ({ user, url }) =>
+        options.mailer.send(verifyEmailMessage(user.email, url)),
+    },
+    user: {
+      changeEmail: {
+        enabled: true,
+        // A confirmed address confirms the change first; the new address then gets its own link.
+        sendChangeEmailConfirmation: async ({ user, newEmail, url }) =>
+          options.mailer.send(changeEmailMessage(user.email, newEmail, url)),
+      },
+      deleteUser: { enabled: true, beforeDelete: async (deleted) => options.beforeDeleteUser(deleted) },
+    },
+    databaseHooks: {
+      session: { delete: { after: async (deleted) => options.onSessionDeleted(deleted) } },
+    },
+    plugins: [twoFactorPlugin({ issuer: PRODUCT_NAME })],
     trustedOrigins: [options.publicUrl, ...options.trustedOrigins],
     rateLimit: {
       enabled: true,

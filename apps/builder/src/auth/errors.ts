@@ -11,5 +11,10 @@ export const AuthErrors = defineErrors({
     status: 403,
     message: "Requests authenticated by cookie must come from the studio's origin (send an Origin header).",
   },
+  EMAIL_NOT_VERIFIED: {
+    status: 403,
+    message:
+      "Confirm your e-mail address first: open the link in the e-mail we sent (a new one is on its way), or ask again with POST /api/auth/send-verification-email.",
+  },
   TOO_MANY_ATTEMPTS: { status: 429, message: "Too many attempts. Wait before trying again." },
 });

@@ -37,6 +37,13 @@ export class PrincipalCache {
   delete(credential: string): void {
     this.entries.delete(credential);
   }
+
+  /** Forgets the session's entry, whichever cookie value it was cached under (revocations know only the session). */
+  deleteSession(sessionId: string): void {
+    for (const [credential, entry] of this.entries) {
+      if (entry.principal.sessionId === sessionId) this.entries.delete(credential);
+    }
+  }
 }
 
 export const SESSION_COOKIE = "better-auth.session_token";

@@ -54,7 +54,7 @@ export function requireAuth(
       const session = await auth.api.getSession({ headers: c.req.raw.headers }).catch(() => null);
       if (!session) throw CommonErrors.UNAUTHENTICATED({ headers: BEARER_CHALLENGE });
       const workspaceId = await personalWorkspaceId(deps, session.user);
-      principal = { userId: session.user.id, workspaceId, via: "session" };
+      principal = { userId: session.user.id, workspaceId, via: "session", sessionId: session.session.id };
       principals.set(credential, principal);
     }
     c.set("principal", principal);
