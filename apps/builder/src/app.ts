@@ -13,6 +13,7 @@ import {
 } from "@app/http";
 import { metricsRoutes, traceRequests } from "@app/observability";
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { APIError } from "better-auth/api";
 import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
@@ -53,6 +54,12 @@ import { WorkflowRunner } from "./workflows/runs/workflow-runner.ts";
 import { scheduleRoutes } from "./workflows/schedules/routes.ts";
 import { createScheduler, type Scheduler } from "./workflows/schedules/scheduler.ts";
 import { workflowToolRunner } from "./workflows/workflow-tool-runner.ts";
+import { RouteRoles } from "./workspaces/access.ts";
+import { completeWorkspaceAccess } from "./workspaces/access-docs.ts";
+import { WorkspaceErrors } from "./workspaces/errors.ts";
+import { MembershipCache } from "./workspaces/memberships.ts";
+import { invitationRoutes, memberRoutes, workspaceRoutes } from "./workspaces/routes.ts";
+import { sharedOwnedWorkspaces } from "./workspaces/shared-owned-workspaces.ts";
 
 /** JSON bodies of the API; uploads get their own, larger limit on their route. */
 const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -179,6 +186,7 @@ function createRoutes(
 ) {
   const { config, logger } = deps;
   const principals = new PrincipalCache(deps.clock);
+  const memberships = new MembershipCache(deps);
   const auth = createAuth({
     db: deps.db,
     secretKey: config.secretKey,
@@ -188,7 +196,14 @@ function createRoutes(
     requireEmailVerification: config.auth.requireEmailVerification,
     mailer: requireMailer(deps),
     onSessionDeleted: (session) => principals.deleteSession(session.id),
-    beforeDeleteUser: async () => {},
+    beforeDeleteUser: async (user) => {
+      const shared = await sharedOwnedWorkspaces(deps.db, user.id);
+      if (shared.length > 0)
+        throw new APIError("CONFLICT", {
+          code: "WORKSPACE_HAS_MEMBERS",
+          message: `${WorkspaceErrors.WORKSPACE_HAS_MEMBERS().message} (${shared.map((w) => w.name).join(", ")})`,
+        });
+    },
   });
 
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -216,9 +231,16 @@ function createRoutes(
   app.use((c, next) => (c.req.path === RAG_UPLOAD_PATH ? next() : jsonBodyLimit(c, next)));
   app.use("/api/hooks/*", limitBody(HOOK_BODY_LIMIT_BYTES));
   app.use(guardInput({ isBodyUnbounded: (path) => path === RAG_UPLOAD_PATH }));
-  app.use("/api/*", requireAuth(deps, auth, principals, PUBLIC_API_PATHS));
+  const routeRoles = new RouteRoles(() => app.openAPIRegistry.definitions as never);
+  app.use("/api/*", requireAuth(deps, auth, { principals, memberships, routeRoles }, PUBLIC_API_PATHS));
   app.route("/api/auth", authRoutes(auth, principals, config.publicUrl));
   app.route("/api/keys", apiKeyRoutes(deps, principals));
+  app.route("/api/workspaces", workspaceRoutes(deps, { principals, memberships }));
+  app.route("/api/members", memberRoutes(deps, { principals, memberships }));
+  app.route(
+    "/api/invitations",
+    invitationRoutes({ ...deps, mailer: requireMailer(deps) }, { principals, memberships }),
+  );
   app.route("/api/providers", providerRoutes(deps));
   app.route("/api/credentials", credentialRoutes(deps));
   app.route("/api/agents", agentRoutes(deps));
@@ -261,19 +283,22 @@ function createRoutes(
   // Built on the first request for it, not at start: walking every route's schemas is start-up time
   // that no other request needs.
   const buildDocument = () =>
-    completeErrorResponses(
-      app.getOpenAPI31Document({
-        openapi: "3.1.0",
-        info: {
-          title: "Builder API",
-          version: "0.1.0",
-          description:
-            "The AI application builder: accounts, agents, workflows, knowledge bases, generation, billing, and events with signed webhooks.",
-        },
-        servers: [{ url: config.publicUrl }],
-        security: [{ bearerAuth: [] }, { cookieAuth: [] }],
-      }),
-      (path) => (path.startsWith("/api/auth/") ? "AuthError" : "Error"),
+    completeWorkspaceAccess(
+      completeErrorResponses(
+        app.getOpenAPI31Document({
+          openapi: "3.1.0",
+          info: {
+            title: "Builder API",
+            version: "0.1.0",
+            description:
+              "The AI application builder: accounts, agents, workflows, knowledge bases, generation, billing, and events with signed webhooks.",
+          },
+          servers: [{ url: config.publicUrl }],
+          security: [{ bearerAuth: [] }, { cookieAuth: [] }],
+        }),
+        (path) => (path.startsWith("/api/auth/") ? "AuthError" : "Error"),
+      ),
+      (path) => PUBLIC_API_PATHS.some((prefix) => path.startsWith(prefix)),
     );
   let document: ReturnType<typeof buildDocument> | undefined;
   app.get("/api/openapi.json", (c) => {

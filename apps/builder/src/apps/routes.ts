@@ -16,6 +16,7 @@ import { toConversationJson } from "../agents/conversation-json.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
+import { requires } from "../workspaces/roles.ts";
 import { toAppJson, toAppKeyJson } from "./app-json.ts";
 import { createAppKey, listAppKeys, revokeAppKey } from "./app-keys.ts";
 import {
@@ -79,6 +80,7 @@ const routes = {
   }),
   remove: resource.delete({ summary: "Delete an app (its conversations and runs stay in the history)" }),
   rotateSecret: createRoute({
+    ...requires("admin"),
     method: "post",
     path: "/{id}/end-user-secret/rotate",
     tags: ["apps"],
@@ -90,6 +92,7 @@ const routes = {
     },
   }),
   createKey: createRoute({
+    ...requires("admin"),
     method: "post",
     path: "/{id}/keys",
     tags: ["apps"],
@@ -115,6 +118,7 @@ const routes = {
     },
   }),
   revokeKey: createRoute({
+    ...requires("admin"),
     method: "delete",
     path: "/{id}/keys/{key_id}",
     tags: ["apps"],

@@ -81,6 +81,10 @@ export function createAuth(options: AuthOptions) {
       sendVerificationEmail: async ({ user, url }) =>
         options.mailer.send(verifyEmailMessage(user.email, url)),
     },
+    session: {
+      // Written by POST /api/workspaces/{id}/activate, read by the workspace resolution.
+      additionalFields: { activeWorkspaceId: { type: "string", required: false, input: false } },
+    },
     user: {
       changeEmail: {
         enabled: true,

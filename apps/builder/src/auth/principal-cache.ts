@@ -1,5 +1,5 @@
 import type { Clock } from "@app/core";
-import type { Principal } from "../env.ts";
+import type { Identity } from "../env.ts";
 
 /**
  * Remembers who a credential (session cookie or API key hash) stands for, for a few seconds.
@@ -8,7 +8,7 @@ import type { Principal } from "../env.ts";
  * in this process; other processes notice within `ttlMs`.
  */
 export class PrincipalCache {
-  private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>();
+  private readonly entries = new Map<string, { identity: Identity; expiresAt: number }>();
 
   constructor(
     private readonly clock: Clock,
@@ -16,22 +16,22 @@ export class PrincipalCache {
     private readonly maxEntries = 10_000,
   ) {}
 
-  get(credential: string): Principal | undefined {
+  get(credential: string): Identity | undefined {
     const entry = this.entries.get(credential);
     if (!entry) return undefined;
     if (entry.expiresAt <= this.clock.now().getTime()) {
       this.entries.delete(credential);
       return undefined;
     }
-    return entry.principal;
+    return entry.identity;
   }
 
-  set(credential: string, principal: Principal): void {
+  set(credential: string, identity: Identity): void {
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(credential, { principal, expiresAt: this.clock.now().getTime() + this.ttlMs });
+    this.entries.set(credential, { identity, expiresAt: this.clock.now().getTime() + this.ttlMs });
   }
 
   delete(credential: string): void {
@@ -41,7 +41,7 @@ export class PrincipalCache {
   /** Forgets the session's entry, whichever cookie value it was cached under (revocations know only the session). */
   deleteSession(sessionId: string): void {
     for (const [credential, entry] of this.entries) {
-      if (entry.principal.sessionId === sessionId) this.entries.delete(credential);
+      if (entry.identity.sessionId === sessionId) this.entries.delete(credential);
     }
   }
 }

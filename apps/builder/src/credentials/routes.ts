@@ -11,6 +11,7 @@ import {
 import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { requires } from "../workspaces/roles.ts";
 import { checkCredential } from "./check-credential.ts";
 import { createCredentialBody, credentialCheckSchema, credentialSchema } from "./contract.ts";
 import { createCredential } from "./create-credential.ts";
@@ -21,12 +22,15 @@ import { listCredentials } from "./list-credentials.ts";
 
 const routes = resourceRoutes({ tag: "credentials", schema: credentialSchema });
 
-const createCredentialRoute = routes.create({
-  summary: "Store a provider API key for the workspace (encrypted; shown only as a hint)",
-  description: "Stored",
-  body: createCredentialBody,
-  errors: [400, 401, 413, 422],
-});
+const createCredentialRoute = {
+  ...routes.create({
+    summary: "Store a provider API key for the workspace (encrypted; shown only as a hint)",
+    description: "Stored",
+    body: createCredentialBody,
+    errors: [400, 401, 413, 422],
+  }),
+  ...requires("admin"),
+};
 
 const listCredentialsRoute = routes.list({
   summary: "List the workspace's provider credentials, newest first",
@@ -35,9 +39,10 @@ const listCredentialsRoute = routes.list({
   page: listOf(credentialSchema).openapi("CredentialList"),
 });
 
-const deleteCredentialRoute = routes.delete({ summary: "Delete a credential" });
+const deleteCredentialRoute = { ...routes.delete({ summary: "Delete a credential" }), ...requires("admin") };
 
 const checkCredentialRoute = createRoute({
+  ...requires("admin"),
   method: "post",
   path: "/{id}/test",
   tags: ["credentials"],

@@ -14,3 +14,16 @@ export async function revokeApiKey(
     .returning({ keyHash: apiKeys.keyHash });
   return deleted?.keyHash;
 }
+
+/** Deletes every key the user made in the workspace (they left it); answers the keys' hashes. */
+export async function revokeMemberApiKeys(
+  db: BuilderDb,
+  workspaceId: string,
+  userId: string,
+): Promise<string[]> {
+  const deleted = await db
+    .delete(apiKeys)
+    .where(and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.userId, userId)))
+    .returning({ keyHash: apiKeys.keyHash });
+  return deleted.map((row) => row.keyHash);
+}

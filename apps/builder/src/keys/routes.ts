@@ -11,6 +11,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { apiKeyCredential, type PrincipalCache } from "../auth/principal-cache.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { requires } from "../workspaces/roles.ts";
 import { toApiKeyJson } from "./api-key-json.ts";
 import { apiKeySchema, createApiKeyBody, createdApiKeySchema } from "./contract.ts";
 import { createApiKey } from "./create-api-key.ts";
@@ -23,10 +24,11 @@ const createKeyRoute = createRoute({
   path: "/",
   tags: ["api keys"],
   summary: "Create an API key (the key is shown once)",
+  ...requires("admin"),
   request: { body: { required: true, content: { "application/json": { schema: createApiKeyBody } } } },
   responses: {
     201: { description: "Created", content: { "application/json": { schema: createdApiKeySchema } } },
-    ...errorResponses(400, 401, 422),
+    ...errorResponses(400, 401, 403, 422),
   },
 });
 
@@ -42,6 +44,7 @@ const deleteKeyRoute = createRoute({
   path: "/{id}",
   tags: ["api keys"],
   summary: "Revoke an API key",
+  ...requires("admin"),
   request: { params: idParam },
   responses: { 204: { description: "Revoked" }, ...errorResponses(401, 404) },
 });
@@ -53,6 +56,7 @@ export function apiKeyRoutes(deps: Deps, principals: PrincipalCache) {
     const { row, key } = await createApiKey(deps, c.get("principal"), {
       name: body.name,
       expiresInDays: body.expires_in_days,
+      role: body.role,
     });
     return c.json({ ...toApiKeyJson(row), key }, 201);
   });

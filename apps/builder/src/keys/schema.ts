@@ -14,6 +14,8 @@ export const apiKeys = pgTable(
       .notNull()
       .references(() => user.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
+    /** What the key may do (`admin`, `editor`, `viewer`), never more than its creator's role at the time of use. */
+    role: text("role").notNull().default("admin"),
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull().unique(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),

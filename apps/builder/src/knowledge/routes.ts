@@ -12,6 +12,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { Storage } from "../storage/storage.ts";
+import { requires } from "../workspaces/roles.ts";
 import {
   chunkSchema,
   createKnowledgeBaseBody,
@@ -112,6 +113,7 @@ const routes = {
     },
   }),
   search: createRoute({
+    ...requires("viewer"),
     method: "post",
     path: "/knowledge-bases/{id}/search",
     tags,

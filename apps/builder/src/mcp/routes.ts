@@ -11,6 +11,7 @@ import {
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { requires } from "../workspaces/roles.ts";
 import {
   createMcpServerBody,
   mcpAuthorizationSchema,
@@ -29,12 +30,15 @@ import { toMcpServerJson, toMcpToolJson } from "./mcp-server-json.ts";
 
 const routes = resourceRoutes({ tag: "mcp", schema: mcpServerSchema });
 
-const createServerRoute = routes.create({
-  summary: "Connect a remote MCP server to the workspace (its token and headers are stored encrypted)",
-  description: "Stored",
-  body: createMcpServerBody,
-  errors: [400, 401, 413, 422],
-});
+const createServerRoute = {
+  ...routes.create({
+    summary: "Connect a remote MCP server to the workspace (its token and headers are stored encrypted)",
+    description: "Stored",
+    body: createMcpServerBody,
+    errors: [400, 401, 413, 422],
+  }),
+  ...requires("admin"),
+};
 
 const listServersRoute = routes.list({
   summary: "List the workspace's MCP servers, newest first",
@@ -48,11 +52,15 @@ const getServerRoute = routes.get({
   description: "The MCP server",
 });
 
-const deleteServerRoute = routes.delete({
-  summary: "Delete an MCP server (agents and Tool nodes using it then report it missing)",
-});
+const deleteServerRoute = {
+  ...routes.delete({
+    summary: "Delete an MCP server (agents and Tool nodes using it then report it missing)",
+  }),
+  ...requires("admin"),
+};
 
 const testServerRoute = createRoute({
+  ...requires("admin"),
   method: "post",
   path: "/{id}/test",
   tags: ["mcp"],
@@ -65,6 +73,7 @@ const testServerRoute = createRoute({
 });
 
 const authorizeServerRoute = createRoute({
+  ...requires("admin"),
   method: "post",
   path: "/{id}/authorize",
   tags: ["mcp"],

@@ -48,7 +48,7 @@ function appWith(sandbox: Parameters<typeof sandboxRoutes>[1], workspaceId = WOR
   app.onError(errorHandler(logger));
   app.notFound(notFoundHandler);
   app.use("*", async (c, next) => {
-    c.set("principal", { userId: "usr_1", workspaceId, via: "session" });
+    c.set("principal", { userId: "usr_1", workspaceId, role: "owner", via: "session" });
     await next();
   });
   app.route("/api/sandbox", sandboxRoutes({ logger, db: database.db, clock: systemClock, config }, sandbox));

@@ -22,6 +22,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { eventScope } from "../events/event-types.ts";
+import { requires } from "../workspaces/roles.ts";
 import {
   createWebhookBody,
   deliveryParams,
@@ -39,12 +40,15 @@ import { toWebhookDeliveryJson, toWebhookJson } from "./webhook-json.ts";
 
 const routes = resourceRoutes({ tag: "webhooks", schema: webhookSchema });
 
-const createWebhookRoute = routes.create({
-  summary: "Register an endpoint for some event types; the answer shows its signing secret, once",
-  description: "Registered",
-  body: createWebhookBody,
-  errors: [400, 401, 409, 413, 415, 422],
-});
+const createWebhookRoute = {
+  ...routes.create({
+    summary: "Register an endpoint for some event types; the answer shows its signing secret, once",
+    description: "Registered",
+    body: createWebhookBody,
+    errors: [400, 401, 409, 413, 415, 422],
+  }),
+  ...requires("admin"),
+};
 
 const listWebhooksRoute = routes.list({
   summary: "List the workspace's endpoints, newest first (never their secrets)",
@@ -55,18 +59,25 @@ const listWebhooksRoute = routes.list({
 
 const getWebhookRoute = routes.get({ summary: "Get an endpoint", description: "The endpoint" });
 
-const updateWebhookRoute = routes.update({
-  summary: "Change url, events, description or disabled",
-  description: "The endpoint",
-  body: updateWebhookBody,
-  errors: [400, 401, 404, 413, 415, 422],
-});
+const updateWebhookRoute = {
+  ...routes.update({
+    summary: "Change url, events, description or disabled",
+    description: "The endpoint",
+    body: updateWebhookBody,
+    errors: [400, 401, 404, 413, 415, 422],
+  }),
+  ...requires("admin"),
+};
 
-const deleteWebhookRoute = routes.delete({
-  summary: "Delete an endpoint with its deliveries and attempt records (events stay)",
-});
+const deleteWebhookRoute = {
+  ...routes.delete({
+    summary: "Delete an endpoint with its deliveries and attempt records (events stay)",
+  }),
+  ...requires("admin"),
+};
 
 const rotateSecretRoute = createRoute({
+  ...requires("admin"),
   method: "post",
   path: "/{id}/rotate-secret",
   tags: ["webhooks"],
@@ -106,6 +117,7 @@ const getDeliveryRoute = createRoute({
 });
 
 const replayDeliveryRoute = createRoute({
+  ...requires("admin"),
   method: "post",
   path: "/{id}/deliveries/{delivery_id}/replay",
   tags: ["webhooks"],
@@ -118,6 +130,7 @@ const replayDeliveryRoute = createRoute({
 });
 
 const replayFailedRoute = createRoute({
+  ...requires("admin"),
   method: "post",
   path: "/{id}/deliveries/replay-failed",
   tags: ["webhooks"],

@@ -16,6 +16,7 @@ import type { AppEnv } from "../env.ts";
 import type { VersionSelector } from "../versions/contract.ts";
 import { VersionErrors } from "../versions/errors.ts";
 import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
+import { requires } from "../workspaces/roles.ts";
 import { answerRun } from "./answer-run.ts";
 import { checkGraphReferences } from "./check-graph-references.ts";
 import { checkRunnable } from "./check-runnable.ts";
@@ -75,6 +76,7 @@ const routes = {
     },
   }),
   validate: createRoute({
+    ...requires("viewer"),
     method: "post",
     path: "/workflows/validate",
     tags: ["workflows"],
