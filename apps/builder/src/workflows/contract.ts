@@ -37,9 +37,9 @@ export const workflowSchema = z
     name: z.string(),
     description: z.string(),
     graph: graphSchema,
-    trigger_url: z
-      .string()
-      .openapi({ description: "POST a JSON body here to start a run (the URL is the secret)" }),
+    trigger_url: z.string().nullable().openapi({
+      description: "POST a JSON body here to start a run (the URL is the secret: null for viewers)",
+    }),
     mcp_exposed: z.boolean(),
     ...publishingFields,
     created_at: z.string(),

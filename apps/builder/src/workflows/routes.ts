@@ -250,7 +250,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     const query = c.req.valid("query");
     const rows = await listWorkflows(deps.db, c.get("principal").workspaceId, query);
     return c.json(
-      toPage(rows, query.limit, (row) => toWorkflowJson(row, urls)),
+      toPage(rows, query.limit, (row) => toWorkflowJson(row, { ...urls, role: c.get("principal").role })),
       200,
     );
   });
@@ -259,7 +259,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     await checkGraph(c, body.graph);
     const row = await createWorkflow(deps, c.get("principal").workspaceId, body);
     if (row.mcpExposed) deps.mcpExposure?.changed(row.workspaceId);
-    return c.json(toWorkflowJson(row, urls), 201);
+    return c.json(toWorkflowJson(row, { ...urls, role: c.get("principal").role }), 201);
   });
   router.openapi(routes.validate, async (c) => {
     const parsed = graphSchema.safeParse(c.req.valid("json").graph);
@@ -280,12 +280,12 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     const body = c.req.valid("json");
     await checkGraph(c, body.graph);
     const row = await createWorkflow(deps, c.get("principal").workspaceId, body);
-    return c.json(toWorkflowJson(row, urls), 201);
+    return c.json(toWorkflowJson(row, { ...urls, role: c.get("principal").role }), 201);
   });
   router.openapi(routes.get, async (c) => {
     const row = await ownWorkflow(c, c.req.valid("param").id);
     c.header("ETag", etagOf(row));
-    return c.json(toWorkflowJson(row, urls), 200);
+    return c.json(toWorkflowJson(row, { ...urls, role: c.get("principal").role }), 200);
   });
   router.openapi(routes.update, async (c) => {
     const body = c.req.valid("json");
@@ -307,7 +307,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     }
     c.header("ETag", etagOf(row));
     if (row.mcpExposed || body.mcp_exposed !== undefined) deps.mcpExposure?.changed(row.workspaceId);
-    return c.json(toWorkflowJson(row, urls), 200);
+    return c.json(toWorkflowJson(row, { ...urls, role: c.get("principal").role }), 200);
   });
   router.openapi(routes.remove, async (c) => {
     const isDeleted = await deleteWorkflow(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
@@ -332,7 +332,7 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
   router.openapi(routes.rotateTrigger, async (c) => {
     const row = await rotateTrigger(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
     if (!row) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
-    return c.json(toWorkflowJson(row, urls), 200);
+    return c.json(toWorkflowJson(row, { ...urls, role: c.get("principal").role }), 200);
   });
   router.openapi(routes.run, async (c) => {
     const draft = await ownWorkflow(c, c.req.valid("param").id);

@@ -106,6 +106,6 @@ export function registerWorkflowVersionRoutes(router: OpenAPIHono<AppEnv>, deps:
       );
     }
     c.header("ETag", etagOf(restored));
-    return c.json(toWorkflowJson(restored, urls), 200);
+    return c.json(toWorkflowJson(restored, { ...urls, role: c.get("principal").role }), 200);
   });
 }

@@ -271,6 +271,29 @@ describe("roles", () => {
     expect(await refused.json()).toMatchObject({
       error: { code: "forbidden_role", message: expect.stringContaining("you are a viewer") },
     });
+    // Viewers see no secrets: a workflow's trigger URL starts runs.
+    const workflow = await json<{ id: string; trigger_url: string | null }>(
+      await builder.request("/api/workflows", {
+        method: "POST",
+        ...as(owner, workspace.id),
+        json: {
+          name: "Hooked",
+          graph: {
+            nodes: [
+              { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: [] } },
+              { id: "done", type: "end", position: { x: 0, y: 0 }, data: { outputs: [] } },
+            ],
+            edges: [{ id: "e", source: "start", target: "done" }],
+          },
+        },
+      }),
+      201,
+    );
+    expect(workflow.trigger_url).toContain("/api/hooks/");
+    const seen = await json<{ trigger_url: string | null }>(
+      await builder.request(`/api/workflows/${workflow.id}`, as(mate, workspace.id)),
+    );
+    expect(seen.trigger_url).toBeNull();
     const promoted = await builder.request(`/api/members/${mate.userId}`, {
       method: "PATCH",
       ...as(owner, workspace.id),

@@ -22,7 +22,8 @@ export type Error = {
 };
 
 export type AuthResult = {
-  token: string;
+  /** The session token; null when REQUIRE_EMAIL_VERIFICATION holds sign-in until the address is confirmed */
+  token: string | null;
   user: User;
 };
 
@@ -32,6 +33,7 @@ export type User = {
   name: string;
   emailVerified: boolean;
   image?: string | null;
+  twoFactorEnabled?: boolean;
   createdAt: string;
   updatedAt: string;
 };
@@ -48,9 +50,16 @@ export type SignUpRequest = {
   name: string;
 };
 
+export type TwoFactorChallenge = {
+  twoFactorRedirect: true;
+  twoFactorMethods: string[];
+};
+
 export type SignInRequest = {
   email: string;
   password: string;
+  /** false: the session ends with the browser */
+  rememberMe?: boolean;
 };
 
 export type SessionResult = {
@@ -63,6 +72,132 @@ export type SessionResult = {
   user: User;
 } | null;
 
+export type VerifyEmailResult = {
+  status: boolean;
+  user?: User & (Record<string, unknown> | null);
+};
+
+export type SessionList = Session[];
+
+export type Session = {
+  id: string;
+  /** What POST /api/auth/revoke-session takes */
+  token: string;
+  userId: string;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+  ipAddress?: string | null;
+  userAgent?: string | null;
+};
+
+export type AuthStatus = {
+  status: boolean;
+};
+
+export type AuthStatusMessage = {
+  status: boolean;
+  message: string;
+};
+
+export type RequestPasswordResetRequest = {
+  email: string;
+  /** The page that asks for the new password; default: the studio's /reset-password */
+  redirectTo?: string;
+};
+
+export type SendVerificationEmailRequest = {
+  email: string;
+  /** Where the link in the e-mail sends the browser afterwards (a studio path such as /) */
+  callbackURL?: string;
+};
+
+export type ResetPasswordRequest = {
+  newPassword: string;
+  token: string;
+};
+
+export type ChangePasswordResult = {
+  /** The new session's token when other sessions were revoked */
+  token: string | null;
+  user: User;
+};
+
+export type ChangePasswordRequest = {
+  currentPassword: string;
+  newPassword: string;
+  /** Sign out every other session too */
+  revokeOtherSessions?: boolean;
+};
+
+export type ChangeEmailRequest = {
+  newEmail: string;
+  /** Where the link in the e-mail sends the browser afterwards (a studio path such as /) */
+  callbackURL?: string;
+};
+
+export type UpdateUserRequest = {
+  name?: string;
+  image?: string | null;
+};
+
+export type RevokeSessionRequest = {
+  /** The `token` of a listed session */
+  token: string;
+};
+
+export type DeleteUserResult = {
+  success: boolean;
+  message: string;
+};
+
+export type DeleteUserRequest = {
+  /** Required unless the session is younger than a day */
+  password?: string;
+  /** Where the link in the e-mail sends the browser afterwards (a studio path such as /) */
+  callbackURL?: string;
+};
+
+export type EnableTwoFactorResult = {
+  method?: string;
+  /** otpauth:// URI for the authenticator app (show it as a QR code) */
+  totpURI: string;
+  /** Single-use codes for when the app is not at hand; shown once */
+  backupCodes: string[];
+};
+
+export type EnableTwoFactorRequest = {
+  password: string;
+  issuer?: string;
+};
+
+export type PasswordRequest = {
+  password: string;
+};
+
+export type TotpUriResult = {
+  totpURI: string;
+};
+
+export type BackupCodesResult = {
+  status: boolean;
+  backupCodes: string[];
+};
+
+export type VerifyTotpRequest = {
+  /** The 6-digit code of the authenticator app, or a backup code */
+  code: string;
+  /** Skip the second factor on this browser for 30 days */
+  trustDevice?: boolean;
+};
+
+export type VerifyBackupCodeRequest = {
+  /** The 6-digit code of the authenticator app, or a backup code */
+  code: string;
+  /** Skip the second factor on this browser for 30 days */
+  trustDevice?: boolean;
+};
+
 export type CreatedApiKey = ApiKey & {
   /** The whole key. Shown in this response only. */
   key: string;
@@ -73,6 +208,8 @@ export type ApiKey = {
   name: string;
   /** The first characters of the key, to tell keys apart */
   prefix: string;
+  /** What the key may do in the workspace; never more than its creator's role at the time of use */
+  role: "admin" | "editor" | "viewer";
   created_at: string;
   last_used_at: string | null;
   expires_at: string | null;
@@ -81,6 +218,102 @@ export type ApiKey = {
 export type CreateApiKeyRequest = {
   name: string;
   expires_in_days?: number;
+  /** Default: your own role (admin for the owner) */
+  role?: "admin" | "editor" | "viewer";
+};
+
+export type WorkspaceList = {
+  data: Workspace[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type Workspace = {
+  id: string;
+  name: string;
+  /** Your role in it */
+  role: "owner" | "admin" | "editor" | "viewer";
+  /** Made for its owner at sign-up; goes with the account */
+  is_personal: boolean;
+  /** The workspace requests without X-Workspace-Id act in (for this session) */
+  is_current: boolean;
+  owner_user_id: string;
+  created_at: string;
+};
+
+export type CreateWorkspaceRequest = {
+  name: string;
+};
+
+export type UpdateWorkspaceRequest = {
+  name: string;
+};
+
+export type TransferOwnershipRequest = {
+  /** A member who becomes the owner */
+  user_id: string;
+};
+
+export type MemberList = {
+  data: Member[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type Member = {
+  user_id: string;
+  name: string;
+  email: string;
+  /** owner > admin > editor > viewer (docs/teams.md) */
+  role: "owner" | "admin" | "editor" | "viewer";
+  joined_at: string;
+};
+
+export type UpdateMemberRequest = {
+  /** admin, editor or viewer: ownership moves only by transfer */
+  role: "admin" | "editor" | "viewer";
+};
+
+export type InvitationList = {
+  data: Invitation[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type Invitation = {
+  id: string;
+  email: string;
+  /** admin, editor or viewer: ownership moves only by transfer */
+  role: "admin" | "editor" | "viewer";
+  status: "pending" | "accepted" | "expired";
+  /** The studio page of the invitation (the link the e-mail carries) */
+  url: string;
+  invited_by_user_id: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+};
+
+export type CreateInvitationRequest = {
+  email: string;
+  /** admin, editor or viewer: ownership moves only by transfer */
+  role: "admin" | "editor" | "viewer";
+};
+
+export type ReceivedInvitation = {
+  id: string;
+  email: string;
+  /** admin, editor or viewer: ownership moves only by transfer */
+  role: "admin" | "editor" | "viewer";
+  status: "pending" | "accepted" | "expired";
+  workspace: {
+    id: string;
+    name: string;
+  };
+  invited_by_name: string | null;
+  expires_at: string;
+  /** Whether it was sent to your account's address (only then can you accept) */
+  is_for_you: boolean;
 };
 
 export type Provider = {
@@ -391,8 +624,8 @@ export type Workflow = {
   name: string;
   description: string;
   graph: WorkflowGraph;
-  /** POST a JSON body here to start a run (the URL is the secret) */
-  trigger_url: string;
+  /** POST a JSON body here to start a run (the URL is the secret: null for viewers) */
+  trigger_url: string | null;
   mcp_exposed: boolean;
   /** The newest published version; null when never published */
   published_version: number | null;
@@ -1699,7 +1932,7 @@ export interface ApiOperations {
   };
   "POST /api/auth/sign-in/email": {
     body: SignInRequest;
-    response: AuthResult;
+    response: AuthResult | TwoFactorChallenge;
   };
   "POST /api/auth/sign-out": {
     response: {
@@ -1708,6 +1941,77 @@ export interface ApiOperations {
   };
   "GET /api/auth/get-session": {
     response: SessionResult;
+  };
+  "GET /api/auth/verify-email": {
+    response: VerifyEmailResult;
+  };
+  "GET /api/auth/reset-password/{token}": {
+    response: void;
+  };
+  "GET /api/auth/list-sessions": {
+    response: SessionList;
+  };
+  "POST /api/auth/revoke-sessions": {
+    response: AuthStatus;
+  };
+  "POST /api/auth/revoke-other-sessions": {
+    response: AuthStatus;
+  };
+  "POST /api/auth/request-password-reset": {
+    body: RequestPasswordResetRequest;
+    response: AuthStatusMessage;
+  };
+  "POST /api/auth/send-verification-email": {
+    body: SendVerificationEmailRequest;
+    response: AuthStatus;
+  };
+  "POST /api/auth/reset-password": {
+    body: ResetPasswordRequest;
+    response: AuthStatus;
+  };
+  "POST /api/auth/change-password": {
+    body: ChangePasswordRequest;
+    response: ChangePasswordResult;
+  };
+  "POST /api/auth/change-email": {
+    body: ChangeEmailRequest;
+    response: AuthStatus;
+  };
+  "POST /api/auth/update-user": {
+    body: UpdateUserRequest;
+    response: AuthStatus;
+  };
+  "POST /api/auth/revoke-session": {
+    body: RevokeSessionRequest;
+    response: AuthStatus;
+  };
+  "POST /api/auth/delete-user": {
+    body: DeleteUserRequest;
+    response: DeleteUserResult;
+  };
+  "POST /api/auth/two-factor/enable": {
+    body: EnableTwoFactorRequest;
+    response: EnableTwoFactorResult;
+  };
+  "POST /api/auth/two-factor/disable": {
+    body: PasswordRequest;
+    response: AuthStatus;
+  };
+  "POST /api/auth/two-factor/get-totp-uri": {
+    body: PasswordRequest;
+    response: TotpUriResult;
+  };
+  "POST /api/auth/two-factor/generate-backup-codes": {
+    body: PasswordRequest;
+    response: BackupCodesResult;
+  };
+  "POST /api/auth/two-factor/verify-totp": {
+    body: VerifyTotpRequest;
+    response: AuthResult;
+  };
+  "POST /api/auth/two-factor/verify-backup-code": {
+    body: VerifyBackupCodeRequest;
+    response: AuthResult;
   };
   "GET /api/keys": {
     response: {
@@ -1722,6 +2026,56 @@ export interface ApiOperations {
   };
   "DELETE /api/keys/{id}": {
     response: void;
+  };
+  "GET /api/workspaces": {
+    response: WorkspaceList;
+  };
+  "POST /api/workspaces": {
+    body: CreateWorkspaceRequest;
+    response: Workspace;
+  };
+  "GET /api/workspaces/current": {
+    response: Workspace;
+  };
+  "PATCH /api/workspaces/current": {
+    body: UpdateWorkspaceRequest;
+    response: Workspace;
+  };
+  "DELETE /api/workspaces/current": {
+    response: void;
+  };
+  "POST /api/workspaces/current/transfer": {
+    body: TransferOwnershipRequest;
+    response: Workspace;
+  };
+  "POST /api/workspaces/{id}/activate": {
+    response: Workspace;
+  };
+  "GET /api/members": {
+    response: MemberList;
+  };
+  "PATCH /api/members/{user_id}": {
+    body: UpdateMemberRequest;
+    response: MemberList;
+  };
+  "DELETE /api/members/{user_id}": {
+    response: void;
+  };
+  "GET /api/invitations": {
+    response: InvitationList;
+  };
+  "POST /api/invitations": {
+    body: CreateInvitationRequest;
+    response: Invitation;
+  };
+  "GET /api/invitations/{id}": {
+    response: ReceivedInvitation;
+  };
+  "DELETE /api/invitations/{id}": {
+    response: void;
+  };
+  "POST /api/invitations/{id}/accept": {
+    response: Workspace;
   };
   "GET /api/providers": {
     response: {
