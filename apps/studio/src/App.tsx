@@ -4,6 +4,7 @@ import { AgentChat } from "./agents/AgentChat.tsx";
 import { AgentEditor } from "./agents/AgentEditor.tsx";
 import { AgentsPage } from "./agents/AgentsPage.tsx";
 import { AuthPage } from "./auth/AuthPage.tsx";
+import { ForgotPasswordPage, ResetPasswordPage } from "./auth/PasswordPages.tsx";
 import { useSession } from "./auth/session.ts";
 import { ConnectionBanner } from "./layout/ConnectionBanner.tsx";
 import { Shell } from "./layout/Shell.tsx";
@@ -12,6 +13,7 @@ import { PageBoundary } from "./ui/PageBoundary.tsx";
 import { Loading, QueryError } from "./ui/ui.tsx";
 import { workflowQuery } from "./workflows/queries.ts";
 import { WorkflowsPage } from "./workflows/WorkflowsPage.tsx";
+import { InvitationPage } from "./workspaces/InvitationPage.tsx";
 
 // The editor (React Flow) is the heaviest screen: loaded only when opened. The other screens
 // beyond the first are split the same way, so signing in downloads only what the first page needs.
@@ -36,6 +38,10 @@ const SettingsPage = lazy(() =>
   import("./settings/SettingsPage.tsx").then((m) => ({ default: m.SettingsPage })),
 );
 
+const MembersPage = lazy(() =>
+  import("./workspaces/MembersPage.tsx").then((m) => ({ default: m.MembersPage })),
+);
+
 const PUBLIC_PATHS = ["/sign-in", "/sign-up"];
 
 export function App() {
@@ -51,6 +57,10 @@ export function App() {
   if (session.isPending) return <Loading what="your session" />;
   if (session.error) return <QueryError query={session} />;
   const isSignedIn = Boolean(session.data);
+  if (path === "/forgot-password") return <ForgotPasswordPage />;
+  if (path === "/reset-password") return <ResetPasswordPage />;
+  const invitation = match("/invitations/:id", path);
+  if (invitation?.id && !isSignedIn) return <InvitationPage id={invitation.id} />;
 
   if (!isSignedIn) {
     if (!PUBLIC_PATHS.includes(path)) {
@@ -65,7 +75,10 @@ export function App() {
     );
   }
   if (PUBLIC_PATHS.includes(path) || path === "/") {
-    queueMicrotask(() => navigate("/agents", { replace: true }));
+    const next = new URLSearchParams(window.location.search).get("next");
+    queueMicrotask(() =>
+      navigate(next?.startsWith("/") && !next.startsWith("//") ? next : "/agents", { replace: true }),
+    );
     return null;
   }
   return (
@@ -108,6 +121,9 @@ function route(path: string) {
   if (path === "/billing") return lazyPage(<BillingPage />, "billing");
   if (path === "/usage") return lazyPage(<UsagePage />, "usage");
   if (path === "/settings") return lazyPage(<SettingsPage />, "settings");
+  if (path === "/members") return lazyPage(<MembersPage />, "members");
+  const invitation = match("/invitations/:id", path);
+  if (invitation?.id) return <InvitationPage key={invitation.id} id={invitation.id} />;
   return (
     <div className="empty">
       <h3>Nothing here</h3>

@@ -6,6 +6,7 @@ import type { Message as ApiMessage, Conversation } from "../api/schema.gen.ts";
 import { postEventStream } from "../api/sse.ts";
 import type { Agent } from "../api/types.ts";
 import { Button, ErrorBox, LoadMore, MissingKey, QueryError } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { type Citation, Citations } from "./Citations.tsx";
 
 /** A tool call as shown: while the answer streams, its result (and so `is_error`) may not be in yet. */
@@ -178,9 +179,11 @@ export function AgentChat({ agentId }: { agentId: string }) {
             }
           }}
         />
-        <Button type="submit" isBusy={isSending}>
-          Send
-        </Button>
+        <Guarded>
+          <Button type="submit" isBusy={isSending}>
+            Send
+          </Button>
+        </Guarded>
       </form>
     </section>
   );

@@ -13,6 +13,7 @@ import {
   PageHeader,
   QueryError,
 } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { KnowledgeBasePicker, ToolsEditor } from "./AgentTools.tsx";
 import { type AgentInput, useAgent, useDeleteAgent, useProviders, useSaveAgent } from "./queries.ts";
 import {
@@ -115,16 +116,18 @@ export function AgentEditor({ id }: { id?: string }) {
         title={id ? agent.data?.name || "Agent" : "New agent"}
         actions={
           id ? (
-            <Button
-              variant="danger"
-              isBusy={remove.isPending}
-              onClick={() => {
-                if (confirm("Delete this agent?"))
-                  remove.mutate(id, { onSuccess: () => navigate("/agents") });
-              }}
-            >
-              Delete
-            </Button>
+            <Guarded>
+              <Button
+                variant="danger"
+                isBusy={remove.isPending}
+                onClick={() => {
+                  if (confirm("Delete this agent?"))
+                    remove.mutate(id, { onSuccess: () => navigate("/agents") });
+                }}
+              >
+                Delete
+              </Button>
+            </Guarded>
           ) : null
         }
       />
@@ -241,9 +244,11 @@ export function AgentEditor({ id }: { id?: string }) {
             Fix the tool parameters marked above before saving.
           </p>
         ) : null}
-        <Button type="submit" isBusy={save.isPending}>
-          {id ? "Save" : "Create agent"}
-        </Button>
+        <Guarded>
+          <Button type="submit" isBusy={save.isPending}>
+            {id ? "Save" : "Create agent"}
+          </Button>
+        </Guarded>
       </form>
       {id && agent.data ? <PublishPanel target={{ kind: "agent", id }} state={agent.data} /> : null}
     </>

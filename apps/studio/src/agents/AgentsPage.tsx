@@ -1,5 +1,6 @@
 import { navigate } from "../router.ts";
 import { Button, EmptyState, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { GettingStarted } from "./GettingStarted.tsx";
 import { useAgentList } from "./queries.ts";
 
@@ -9,7 +10,11 @@ export function AgentsPage() {
     <>
       <PageHeader
         title="Agents"
-        actions={<Button onClick={() => navigate("/agents/new")}>New agent</Button>}
+        actions={
+          <Guarded>
+            <Button onClick={() => navigate("/agents/new")}>New agent</Button>
+          </Guarded>
+        }
       />
       <GettingStarted />
       <QueryError query={agents} />

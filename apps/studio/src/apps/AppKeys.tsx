@@ -13,6 +13,7 @@ import {
   QueryError,
   SecretOnce,
 } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { useAppKeys, useCreateAppKey, useRevokeAppKey } from "./queries.ts";
 
 /** Server-to-server keys of one app: created here and shown once, listed by prefix, revocable. */
@@ -61,9 +62,11 @@ export function AppKeys({ appId }: { appId: string }) {
           />
         </Field>
         <div className="align-end">
-          <Button type="submit" isBusy={create.isPending}>
-            Create key
-          </Button>
+          <Guarded needs="admin">
+            <Button type="submit" isBusy={create.isPending}>
+              Create key
+            </Button>
+          </Guarded>
         </div>
       </form>
       {keys.isPending ? <Loading what="app keys" /> : null}
@@ -80,6 +83,7 @@ export function AppKeys({ appId }: { appId: string }) {
               <td>{key.last_used_at ? formatDate(key.last_used_at) : "never"}</td>
               <td>
                 <DeleteButton
+                  needs="admin"
                   remove={revoke}
                   id={key.id}
                   question={`Revoke the app key “${key.name}”? Servers using it stop reaching the app.`}

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { navigate } from "../router.ts";
 import { Button, ErrorBox, Link, Loading, PageHeader, QueryError } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { AppConversations } from "./AppConversations.tsx";
 import { AppEmbed } from "./AppEmbed.tsx";
 import { AppKeys } from "./AppKeys.tsx";
@@ -29,19 +30,23 @@ export function AppPage({ id }: { id: string }) {
           <PageHeader
             title={app.data.title}
             actions={
-              <Button
-                variant="danger"
-                isBusy={remove.isPending}
-                onClick={() => {
-                  if (
-                    !confirm(`Delete the app “${app.data.title}”? Its web app, widget and keys stop working.`)
-                  )
-                    return;
-                  remove.mutate(id, { onSuccess: () => navigate("/apps") });
-                }}
-              >
-                Delete app
-              </Button>
+              <Guarded>
+                <Button
+                  variant="danger"
+                  isBusy={remove.isPending}
+                  onClick={() => {
+                    if (
+                      !confirm(
+                        `Delete the app “${app.data.title}”? Its web app, widget and keys stop working.`,
+                      )
+                    )
+                      return;
+                    remove.mutate(id, { onSuccess: () => navigate("/apps") });
+                  }}
+                >
+                  Delete app
+                </Button>
+              </Guarded>
             }
           />
           <ErrorBox error={remove.error} />

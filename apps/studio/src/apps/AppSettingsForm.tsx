@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { Button, ErrorBox, Field, FormError, fieldErrors } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import {
   MAX_ORIGINS,
   MAX_STARTER_PROMPTS,
@@ -199,9 +200,11 @@ export function AppSettingsForm({ app }: { app: App }) {
         </Field>
       </fieldset>
       <div className="actions">
-        <Button type="submit" isBusy={save.isPending}>
-          Save settings
-        </Button>
+        <Guarded>
+          <Button type="submit" isBusy={save.isPending}>
+            Save settings
+          </Button>
+        </Guarded>
         {isSaved ? <span role="status">Saved.</span> : null}
       </div>
     </form>

@@ -2,6 +2,7 @@ import { useState } from "react";
 import { useAgents } from "../agents/queries.ts";
 import { Button, DataTable, EmptyState, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
 import { useWorkflows } from "../workflows/queries.ts";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { NewAppForm } from "./NewAppForm.tsx";
 import { type App, useAppList } from "./queries.ts";
 
@@ -14,9 +15,11 @@ export function AppsPage() {
       <PageHeader
         title="Apps"
         actions={
-          <Button onClick={() => setCreating(true)} disabled={isCreating}>
-            New app
-          </Button>
+          <Guarded>
+            <Button onClick={() => setCreating(true)} disabled={isCreating}>
+              New app
+            </Button>
+          </Guarded>
         }
       />
       {isCreating ? <NewAppForm onCancel={() => setCreating(false)} /> : null}

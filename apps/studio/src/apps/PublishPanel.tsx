@@ -11,6 +11,7 @@ import {
   QueryError,
   StatusBadge,
 } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { AppShortcut } from "./AppShortcut.tsx";
 import type { AppTarget } from "./queries.ts";
 import { usePublish, useVersions } from "./version-queries.ts";
@@ -81,9 +82,11 @@ export function PublishPanel({
             />
           </Field>
           <div className="actions">
-            <Button type="submit" isBusy={publish.isPending} disabled={isDirty}>
-              Publish version {(state.published_version ?? 0) + 1}
-            </Button>
+            <Guarded>
+              <Button type="submit" isBusy={publish.isPending} disabled={isDirty}>
+                Publish version {(state.published_version ?? 0) + 1}
+              </Button>
+            </Guarded>
             <Button variant="secondary" onClick={() => setAsking(false)}>
               Cancel
             </Button>

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api/client.ts";
-import type { AuthResult } from "../api/schema.gen.ts";
+import type { AuthResult, TwoFactorChallenge } from "../api/schema.gen.ts";
 import type { Answer, Session } from "../api/types.ts";
 
 export const sessionKey = ["session"] as const;
@@ -18,7 +18,7 @@ export function useSignIn() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { email: string; password: string }) =>
-      api<AuthResult>("/api/auth/sign-in/email", { json: input }),
+      api<AuthResult | TwoFactorChallenge>("/api/auth/sign-in/email", { json: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: sessionKey }),
   });
 }
@@ -40,5 +40,17 @@ export function useSignOut() {
       client.clear();
       client.setQueryData(sessionKey, null);
     },
+  });
+}
+
+/** The second step of a sign-in with two-factor on: a code from the app, or a backup code. */
+export function useVerifySecondFactor() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { code: string; isBackupCode: boolean }) =>
+      api<AuthResult>(`/api/auth/two-factor/${input.isBackupCode ? "verify-backup-code" : "verify-totp"}`, {
+        json: { code: input.code },
+      }),
+    onSuccess: () => client.invalidateQueries({ queryKey: sessionKey }),
   });
 }

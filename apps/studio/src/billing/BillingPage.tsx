@@ -22,6 +22,7 @@ import {
   StatusBadge,
   type Tone,
 } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 
 type OrderStatus = Order["status"];
 
@@ -156,14 +157,16 @@ export function BillingPage() {
                 <li key={pack.id} className="card pack" data-testid="pack">
                   <span className="pack-credits">{credits.format(pack.credits)} credits</span>
                   <span>{formatPrice(pack.price, pack.currency)}</span>
-                  <Button
-                    isBusy={checkout.isPending && checkout.variables === pack.id}
-                    disabled={checkout.isPending}
-                    onClick={() => checkout.mutate(pack.id)}
-                    aria-label={`Buy ${credits.format(pack.credits)} credits for ${formatPrice(pack.price, pack.currency)}`}
-                  >
-                    Buy
-                  </Button>
+                  <Guarded needs="admin">
+                    <Button
+                      isBusy={checkout.isPending && checkout.variables === pack.id}
+                      disabled={checkout.isPending}
+                      onClick={() => checkout.mutate(pack.id)}
+                      aria-label={`Buy ${credits.format(pack.credits)} credits for ${formatPrice(pack.price, pack.currency)}`}
+                    >
+                      Buy
+                    </Button>
+                  </Guarded>
                 </li>
               ))}
             </ul>

@@ -13,6 +13,7 @@ import {
   QueryError,
   StatusBadge,
 } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { InputFields, type InputValues, isPrimaryInput, toModelInput } from "./InputFields.tsx";
 import {
   type Generation,
@@ -184,9 +185,11 @@ function GenerateForm() {
           whoever runs the server to set REPLICATE_API_TOKEN.
         </p>
       ) : null}
-      <Button type="submit" isBusy={generate.isPending} disabled={!model}>
-        Generate {kind}
-      </Button>
+      <Guarded>
+        <Button type="submit" isBusy={generate.isPending} disabled={!model}>
+          Generate {kind}
+        </Button>
+      </Guarded>
     </form>
   );
 }

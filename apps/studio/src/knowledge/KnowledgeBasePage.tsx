@@ -18,6 +18,7 @@ import {
   QueryError,
   StatusBadge,
 } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { documentState } from "./document-state.ts";
 import { type PassageFocus, passageFocusOf, passageHref } from "./passage-link.ts";
 import {
@@ -62,16 +63,18 @@ export function KnowledgeBasePage({ id }: { id: string }) {
       <PageHeader
         title={base.data.name}
         actions={
-          <Button
-            variant="danger"
-            isBusy={remove.isPending}
-            onClick={() => {
-              if (confirm(`Delete “${base.data.name}” with all its documents?`))
-                remove.mutate(id, { onSuccess: () => navigate("/knowledge") });
-            }}
-          >
-            Delete
-          </Button>
+          <Guarded>
+            <Button
+              variant="danger"
+              isBusy={remove.isPending}
+              onClick={() => {
+                if (confirm(`Delete “${base.data.name}” with all its documents?`))
+                  remove.mutate(id, { onSuccess: () => navigate("/knowledge") });
+              }}
+            >
+              Delete
+            </Button>
+          </Guarded>
         }
       />
       <ErrorBox error={remove.error} />
@@ -340,9 +343,11 @@ function RetrievalTest({
             onChange={(e) => setTopK(Number(e.target.value))}
           />
         </Field>
-        <Button type="submit" isBusy={isBusy}>
-          Search
-        </Button>
+        <Guarded>
+          <Button type="submit" isBusy={isBusy}>
+            Search
+          </Button>
+        </Guarded>
         {isAllFailed ? <FormError error={fulltext.error} fields={["query", "top_k"]} /> : null}
       </form>
       {readyCount === 0 && !hasAnswers ? (

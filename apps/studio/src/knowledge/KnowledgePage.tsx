@@ -13,6 +13,7 @@ import {
   PageHeader,
   QueryError,
 } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { useCreateKnowledgeBase, useKnowledgeBaseList } from "./queries.ts";
 
 const LOCAL = { provider: "local", model: "feature-hashing-v1" };
@@ -28,7 +29,13 @@ export function KnowledgePage() {
     <>
       <PageHeader
         title="Knowledge bases"
-        actions={isCreating ? null : <Button onClick={() => setCreating(true)}>New knowledge base</Button>}
+        actions={
+          isCreating ? null : (
+            <Guarded>
+              <Button onClick={() => setCreating(true)}>New knowledge base</Button>
+            </Guarded>
+          )
+        }
       />
       {isCreating ? <CreateKnowledgeBase onCancel={() => setCreating(false)} /> : null}
       <QueryError query={bases} />

@@ -2,6 +2,7 @@ import { type ReactNode, useEffect, useState } from "react";
 import { useSession, useSignOut } from "../auth/session.ts";
 import { match, navigate, usePath } from "../router.ts";
 import { ErrorBox, Link } from "../ui/ui.tsx";
+import { WorkspaceSwitcher } from "../workspaces/WorkspaceSwitcher.tsx";
 
 const SECTIONS = [
   { path: "/agents", label: "Agents" },
@@ -11,6 +12,7 @@ const SECTIONS = [
   { path: "/generate", label: "Generate" },
   { path: "/usage", label: "Usage" },
   { path: "/billing", label: "Billing" },
+  { path: "/members", label: "Members" },
   { path: "/settings", label: "Settings" },
 ];
 
@@ -61,6 +63,7 @@ export function Shell({ children }: { children: ReactNode }) {
             {isMenuOpen ? "«" : "»"}
           </button>
         </div>
+        <WorkspaceSwitcher />
         {SECTIONS.map((section) => (
           <Link
             key={section.path}

@@ -18,6 +18,7 @@ import {
   LoadMore,
   QueryError,
 } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { type McpServer, type McpServerCheck, useMcpServerList } from "./queries.ts";
 
 type Auth = "none" | "bearer" | "oauth";
@@ -126,9 +127,11 @@ export function McpServers() {
             </Field>
           ) : null}
         </div>
-        <Button type="submit" isBusy={create.isPending}>
-          Add MCP server
-        </Button>
+        <Guarded needs="admin">
+          <Button type="submit" isBusy={create.isPending}>
+            Add MCP server
+          </Button>
+        </Guarded>
       </form>
       {servers.isPending ? <Loading what="MCP servers" /> : null}
       {servers.data?.length === 0 ? (
@@ -181,6 +184,7 @@ export function McpServers() {
                   ) : null}
                   <CheckButton checks={checks} id={server.id} label={`Test ${server.name}`} />
                   <DeleteButton
+                    needs="admin"
                     remove={remove}
                     id={server.id}
                     question={`Delete the MCP server ${server.name}? Agents and nodes using it will report it missing.`}

@@ -6,6 +6,7 @@ import type { ApiKey } from "../api/types.ts";
 import { useDelete } from "../api/use-delete.ts";
 import { DeleteButton } from "../ui/row-actions.tsx";
 import { Button, EmptyState, ErrorBox, Field, Loading, LoadMore, QueryError, SecretOnce } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 
 /** API keys for scripts: created here, shown once, listed by prefix, revocable. */
 export function ApiKeys() {
@@ -55,9 +56,11 @@ export function ApiKeys() {
           />
         </Field>
         <div style={{ alignSelf: "center", flex: 0 }}>
-          <Button type="submit" isBusy={create.isPending}>
-            Create key
-          </Button>
+          <Guarded needs="admin">
+            <Button type="submit" isBusy={create.isPending}>
+              Create key
+            </Button>
+          </Guarded>
         </div>
       </form>
       {keys.isPending ? <Loading what="keys" /> : null}
@@ -84,6 +87,7 @@ export function ApiKeys() {
                 <td>{key.last_used_at ? new Date(key.last_used_at).toLocaleString() : "never"}</td>
                 <td>
                   <DeleteButton
+                    needs="admin"
                     remove={revoke}
                     id={key.id}
                     question={`Revoke the key “${key.name}”? Scripts using it stop working.`}

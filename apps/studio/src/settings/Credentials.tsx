@@ -19,6 +19,7 @@ import {
   LoadMore,
   QueryError,
 } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { type Credential, HTTP_SECRET, REPLICATE, useCredentialList } from "./credential-queries.ts";
 
 /** The kinds that are not model providers of /api/providers, and take no base URL. */
@@ -145,9 +146,11 @@ export function Credentials() {
             />
           </Field>
         ) : null}
-        <Button type="submit" isBusy={create.isPending}>
-          Add credential
-        </Button>
+        <Guarded needs="admin">
+          <Button type="submit" isBusy={create.isPending}>
+            Add credential
+          </Button>
+        </Guarded>
       </form>
       {credentials.isPending ? <Loading what="credentials" /> : null}
       {credentials.data?.length === 0 ? (
@@ -182,6 +185,7 @@ export function Credentials() {
                     />
                   ) : null}
                   <DeleteButton
+                    needs="admin"
                     remove={remove}
                     id={credential.id}
                     question={`Delete the ${nameOf(credential.provider)} key ${credential.key_hint}?`}

@@ -17,6 +17,7 @@ import {
   StatusBadge,
   type Tone,
 } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import {
   type Delivery,
   type DeliveryStatus,
@@ -194,9 +195,11 @@ function WebhookForm({
         </p>
       ) : null}
       <div className="actions">
-        <Button type="submit" isBusy={isBusy}>
-          {submitLabel}
-        </Button>
+        <Guarded needs="admin">
+          <Button type="submit" isBusy={isBusy}>
+            {submitLabel}
+          </Button>
+        </Guarded>
         <Button variant="secondary" onClick={onCancel}>
           Cancel
         </Button>
@@ -278,6 +281,7 @@ function WebhookItem({ webhook, onSecret }: { webhook: Webhook; onSecret: (secre
             Rotate secret
           </Button>
           <DeleteButton
+            needs="admin"
             remove={remove}
             id={webhook.id}
             question={`Delete the endpoint ${webhook.url} and its delivery history?`}

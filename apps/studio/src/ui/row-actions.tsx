@@ -1,5 +1,7 @@
 import type { UseMutationResult } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
+import { Guarded } from "../workspaces/Guarded.tsx";
+import type { Role } from "../workspaces/queries.ts";
 import { Button, errorMessage, StatusBadge } from "./ui.tsx";
 
 /** What a row's "Test" button found: the server's answer in words, or why it failed. */
@@ -50,24 +52,29 @@ export function DeleteButton({
   question,
   label,
   children = "Delete",
+  needs = "editor",
 }: {
   remove: UseMutationResult<void, Error, string>;
   id: string;
   question: string;
   label?: string;
   children?: ReactNode;
+  /** The role the deletion needs; weaker members do not see the button. */
+  needs?: Role;
 }) {
   return (
-    <Button
-      variant="danger"
-      isBusy={remove.isPending && remove.variables === id}
-      onClick={() => {
-        if (confirm(question)) remove.mutate(id);
-      }}
-      {...(label ? { "aria-label": label } : {})}
-    >
-      {children}
-    </Button>
+    <Guarded needs={needs}>
+      <Button
+        variant="danger"
+        isBusy={remove.isPending && remove.variables === id}
+        onClick={() => {
+          if (confirm(question)) remove.mutate(id);
+        }}
+        {...(label ? { "aria-label": label } : {})}
+      >
+        {children}
+      </Button>
+    </Guarded>
   );
 }
 

@@ -10,6 +10,7 @@ import {
   QueryError,
   StatusBadge,
 } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { RUN_TONE } from "./NodeRunInspector.tsx";
 import {
   browserTimeZone,
@@ -246,9 +247,11 @@ function NewSchedule({ workflowId }: { workflowId: string }) {
         </select>
       </Field>
       <FormError error={create.error} fields={FORM_FIELDS} />
-      <Button type="submit" isBusy={create.isPending}>
-        Add schedule
-      </Button>
+      <Guarded>
+        <Button type="submit" isBusy={create.isPending}>
+          Add schedule
+        </Button>
+      </Guarded>
     </form>
   );
 }

@@ -16,6 +16,7 @@ import { ApiError } from "../api/client.ts";
 import { PublishPanel } from "../apps/PublishPanel.tsx";
 import { navigate } from "../router.ts";
 import { Button, ErrorBox, Loading, QueryError } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { autoLayout, type EditorNode, type NodeType, toApi, toEditor, variablesFor } from "./graph.ts";
 import {
   clearSelection,
@@ -264,9 +265,11 @@ function Editor({ workflow }: { workflow: Workflow }) {
         <a className="btn btn-secondary" href={`/api/workflows/${workflow.id}/export`} download>
           Export
         </a>
-        <Button onClick={saveNow} isBusy={save.isPending} disabled={!isDirty}>
-          Save
-        </Button>
+        <Guarded>
+          <Button onClick={saveNow} isBusy={save.isPending} disabled={!isDirty}>
+            Save
+          </Button>
+        </Guarded>
       </header>
       {expose.error ? <ErrorBox error={expose.error} /> : null}
       {save.error && !(save.error instanceof ApiError && save.error.details.length) ? (

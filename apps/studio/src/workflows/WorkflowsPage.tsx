@@ -3,6 +3,7 @@ import { useRef } from "react";
 import { api } from "../api/client.ts";
 import { navigate } from "../router.ts";
 import { Button, EmptyState, ErrorBox, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import { useWorkflowList, type Workflow } from "./queries.ts";
 import { WORKFLOW_TEMPLATES, type WorkflowTemplate } from "./templates.ts";
 
@@ -59,7 +60,7 @@ export function WorkflowsPage() {
       <PageHeader
         title="Workflows"
         actions={
-          <>
+          <Guarded>
             <Button
               variant="secondary"
               onClick={() => fileInput.current?.click()}
@@ -81,7 +82,7 @@ export function WorkflowsPage() {
             <Button onClick={() => create.mutate()} isBusy={create.isPending}>
               New workflow
             </Button>
-          </>
+          </Guarded>
         }
       />
       <QueryError query={workflows} />
