@@ -22,6 +22,9 @@ import { appPageRoutes } from "./app-pages/routes.ts";
 import { findAppBySlug } from "./apps/manage-apps.ts";
 import { publicAppRoutes } from "./apps/public-routes.ts";
 import { appRoutes } from "./apps/routes.ts";
+import { startAuditRetention } from "./audit/audit-retention.ts";
+import { auditWrites } from "./audit/audit-writes.ts";
+import { auditRoutes } from "./audit/routes.ts";
 import { createAuth } from "./auth/auth.ts";
 import { PrincipalCache } from "./auth/principal-cache.ts";
 import { requireAuth } from "./auth/require-auth.ts";
@@ -142,10 +145,12 @@ export function createBuilderApp(input: Deps): BuilderApp {
     mcp.serverRoutes,
     mcp.serve(deps, getRunner),
   );
+  let auditRetention: { stop(): void } | undefined;
   return {
     app,
     scheduler,
     start: async () => {
+      auditRetention = startAuditRetention(deps);
       await getRunner().start();
       // After the runner: its start closes runs a crash left running, which overlap rules read.
       scheduler.start();
@@ -155,6 +160,7 @@ export function createBuilderApp(input: Deps): BuilderApp {
       billing.worker.start();
     },
     stop: async () => {
+      auditRetention?.stop();
       await billing.worker.stop();
       await generation.worker.stop();
       await knowledge.worker.stop();
@@ -233,10 +239,12 @@ function createRoutes(
   app.use(guardInput({ isBodyUnbounded: (path) => path === RAG_UPLOAD_PATH }));
   const routeRoles = new RouteRoles(() => app.openAPIRegistry.definitions as never);
   app.use("/api/*", requireAuth(deps, auth, { principals, memberships, routeRoles }, PUBLIC_API_PATHS));
+  app.use("/api/*", auditWrites(deps, routeRoles));
   app.route("/api/auth", authRoutes(auth, principals, config.publicUrl));
   app.route("/api/keys", apiKeyRoutes(deps, principals));
   app.route("/api/workspaces", workspaceRoutes(deps, { principals, memberships }));
   app.route("/api/members", memberRoutes(deps, { principals, memberships }));
+  app.route("/api/audit-log", auditRoutes(deps));
   app.route(
     "/api/invitations",
     invitationRoutes({ ...deps, mailer: requireMailer(deps) }, { principals, memberships }),

@@ -132,6 +132,8 @@ const envSchema = z.object({
   AUTH_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
   /** `1` refuses sign-in until the address is confirmed from the e-mail sent at sign-up. */
   REQUIRE_EMAIL_VERIFICATION: flag,
+  /** Audit-log entries older than this are deleted. */
+  AUDIT_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365),
   SMTP_URL: z
     .url({ protocol: /^smtps?$/, message: "must be an SMTP URL: smtp://user:pass@host:587 or smtps://…:465" })
     .optional(),
@@ -193,6 +195,8 @@ export type BuilderConfig = {
   auth: { signInPerMinute: number; requireEmailVerification: boolean };
   /** Outgoing e-mail: SMTP when `smtpUrl` is set, else written to the log with its links. */
   mail: { smtpUrl: string | undefined; from: string };
+  /** How long audit-log entries are kept. */
+  auditLogRetentionDays: number;
   /** Unset fields take the sandbox's defaults (pool = cores, a workspace half of it unless alone for 5 s, 30 s queue). */
   sandbox: {
     concurrency?: number;
@@ -271,6 +275,7 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
       signInPerMinute: e.AUTH_SIGN_IN_PER_MINUTE,
       requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION,
     },
+    auditLogRetentionDays: e.AUDIT_LOG_RETENTION_DAYS,
     mail: {
       smtpUrl: e.SMTP_URL,
       from: e.MAIL_FROM ?? `Builder <no-reply@${new URL(e.PUBLIC_URL ?? "http://localhost").hostname}>`,

@@ -24,4 +24,10 @@ export interface Principal {
   sessionId?: string;
 }
 
-export type AppEnv = { Variables: BaseVariables & { principal: Principal } };
+/** Set by a handler whose change belongs to another workspace than the request's (the audit log records it there). */
+export interface AuditOverride {
+  workspaceId?: string;
+  targetId?: string;
+}
+
+export type AppEnv = { Variables: BaseVariables & { principal: Principal; audit?: AuditOverride } };

@@ -16,7 +16,7 @@ import { toConversationJson } from "../agents/conversation-json.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { etagOf, expectedRevisions, ifMatchHeaders, refusedWrite } from "../versions/revisions.ts";
-import { requires } from "../workspaces/roles.ts";
+import { audited, requires } from "../workspaces/roles.ts";
 import { toAppJson, toAppKeyJson } from "./app-json.ts";
 import { createAppKey, listAppKeys, revokeAppKey } from "./app-keys.ts";
 import {
@@ -58,6 +58,7 @@ const routes = {
     page: listOf(appSchema).openapi("AppList"),
   }),
   create: createRoute({
+    ...audited("app.created"),
     method: "post",
     path: "/",
     tags: ["apps"],
@@ -71,15 +72,19 @@ const routes = {
     },
   }),
   get: resource.get({ summary: "Get an app", description: "The app" }),
-  update: resource.update({
-    summary: "Change an app's settings",
-    description: "The updated app",
-    body: updateAppBody,
-    errors: [400, 401, 404, 409, 412, 422],
-    headers: ifMatchHeaders,
-  }),
+  update: {
+    ...resource.update({
+      summary: "Change an app's settings",
+      description: "The updated app",
+      body: updateAppBody,
+      errors: [400, 401, 404, 409, 412, 422],
+      headers: ifMatchHeaders,
+    }),
+    ...audited("app.updated"),
+  },
   remove: resource.delete({ summary: "Delete an app (its conversations and runs stay in the history)" }),
   rotateSecret: createRoute({
+    ...audited("app.end_user_secret_rotated"),
     ...requires("admin"),
     method: "post",
     path: "/{id}/end-user-secret/rotate",
@@ -92,6 +97,7 @@ const routes = {
     },
   }),
   createKey: createRoute({
+    ...audited("app_key.created"),
     ...requires("admin"),
     method: "post",
     path: "/{id}/keys",
@@ -118,6 +124,7 @@ const routes = {
     },
   }),
   revokeKey: createRoute({
+    ...audited("app_key.revoked"),
     ...requires("admin"),
     method: "delete",
     path: "/{id}/keys/{key_id}",

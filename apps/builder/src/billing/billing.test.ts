@@ -233,6 +233,13 @@ describe("the builder as a merchant of the payment service", () => {
       currency: "IDR",
     });
     expect(bought.checkout_url).toBe(`${payments.url}/checkout/${bought.payment_id}`);
+    // A purchase is in the workspace's audit log.
+    const audit = (await (
+      await builder.request("/api/audit-log?action=billing.checkout", { cookie })
+    ).json()) as {
+      data: { target_id: string; details: { fields?: { pack?: string } } }[];
+    };
+    expect(audit.data[0]).toMatchObject({ details: { fields: { pack: "pack_50k" } } });
     // The payment was created server to server, for this order, with the order id as Idempotency-Key.
     const payment = await json<{ amount: number; currency: string; metadata: Record<string, string> }>(
       await payments.request(`/v1/payments/${bought.payment_id}`),

@@ -10,7 +10,7 @@ import {
 import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { requires } from "../workspaces/roles.ts";
+import { audited, requires } from "../workspaces/roles.ts";
 import { toLedgerJson, toOrderJson, toPackJson, toPricesJson } from "./billing-json.ts";
 import {
   billingSchema,
@@ -41,6 +41,7 @@ const overviewRoute = createRoute({
 });
 
 const checkoutRoute = createRoute({
+  ...audited("billing.checkout"),
   ...requires("admin"),
   method: "post",
   path: "/checkout",

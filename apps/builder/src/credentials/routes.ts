@@ -11,7 +11,7 @@ import {
 import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { requires } from "../workspaces/roles.ts";
+import { audited, requires } from "../workspaces/roles.ts";
 import { checkCredential } from "./check-credential.ts";
 import { createCredentialBody, credentialCheckSchema, credentialSchema } from "./contract.ts";
 import { createCredential } from "./create-credential.ts";
@@ -30,6 +30,7 @@ const createCredentialRoute = {
     errors: [400, 401, 413, 422],
   }),
   ...requires("admin"),
+  ...audited("credential.created"),
 };
 
 const listCredentialsRoute = routes.list({
@@ -39,7 +40,11 @@ const listCredentialsRoute = routes.list({
   page: listOf(credentialSchema).openapi("CredentialList"),
 });
 
-const deleteCredentialRoute = { ...routes.delete({ summary: "Delete a credential" }), ...requires("admin") };
+const deleteCredentialRoute = {
+  ...routes.delete({ summary: "Delete a credential" }),
+  ...requires("admin"),
+  ...audited("credential.deleted"),
+};
 
 const checkCredentialRoute = createRoute({
   ...requires("admin"),

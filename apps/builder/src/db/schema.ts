@@ -3,6 +3,7 @@
 export * from "@app/webhooks/schema";
 export * from "../agents/schema.ts";
 export * from "../apps/schema.ts";
+export * from "../audit/schema.ts";
 export * from "../auth/schema.ts";
 export * from "../billing/schema.ts";
 export * from "../credentials/schema.ts";

@@ -11,7 +11,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { apiKeyCredential, type PrincipalCache } from "../auth/principal-cache.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { requires } from "../workspaces/roles.ts";
+import { audited, requires } from "../workspaces/roles.ts";
 import { toApiKeyJson } from "./api-key-json.ts";
 import { apiKeySchema, createApiKeyBody, createdApiKeySchema } from "./contract.ts";
 import { createApiKey } from "./create-api-key.ts";
@@ -20,6 +20,7 @@ import { listApiKeys } from "./list-api-keys.ts";
 import { revokeApiKey } from "./revoke-api-key.ts";
 
 const createKeyRoute = createRoute({
+  ...audited("api_key.created"),
   method: "post",
   path: "/",
   tags: ["api keys"],
@@ -40,6 +41,7 @@ const listKeysRoute = resourceRoutes({ tag: "api keys", schema: apiKeySchema }).
 });
 
 const deleteKeyRoute = createRoute({
+  ...audited("api_key.revoked"),
   method: "delete",
   path: "/{id}",
   tags: ["api keys"],

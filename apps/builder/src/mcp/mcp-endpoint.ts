@@ -320,6 +320,8 @@ export function registerMcpEndpointDocs(registry: OpenAPIHono<AppEnv>["openAPIRe
     },
   });
   registry.registerPath({
+    // Closing a protocol session changes nothing of the workspace's: not an audit-log entry.
+    "x-audit-action": "",
     method: "delete",
     path: MCP_ENDPOINT_PATH,
     tags: ["mcp"],

@@ -11,7 +11,7 @@ import {
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { requires } from "../workspaces/roles.ts";
+import { audited, requires } from "../workspaces/roles.ts";
 import {
   createMcpServerBody,
   mcpAuthorizationSchema,
@@ -38,6 +38,7 @@ const createServerRoute = {
     errors: [400, 401, 413, 422],
   }),
   ...requires("admin"),
+  ...audited("mcp_server.created"),
 };
 
 const listServersRoute = routes.list({
@@ -57,6 +58,7 @@ const deleteServerRoute = {
     summary: "Delete an MCP server (agents and Tool nodes using it then report it missing)",
   }),
   ...requires("admin"),
+  ...audited("mcp_server.deleted"),
 };
 
 const testServerRoute = createRoute({

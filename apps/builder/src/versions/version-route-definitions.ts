@@ -1,5 +1,6 @@
 import { errorResponses, idParam, jsonContent, listOf } from "@app/http";
 import { createRoute, type z } from "@hono/zod-openapi";
+import { audited } from "../workspaces/roles.ts";
 import { diffParams, publishVersionBody, versionListQuery, versionParams } from "./contract.ts";
 import { ifMatchHeaders } from "./revisions.ts";
 
@@ -22,6 +23,7 @@ export function versionRouteDefinitions<V extends z.ZodType, D extends z.ZodType
   const tags = [of.tag];
   return {
     publish: createRoute({
+      ...audited(`${of.noun}.published`),
       method: "post",
       path: `${of.base}/versions`,
       tags,

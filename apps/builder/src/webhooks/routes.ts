@@ -22,7 +22,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { eventScope } from "../events/event-types.ts";
-import { requires } from "../workspaces/roles.ts";
+import { audited, requires } from "../workspaces/roles.ts";
 import {
   createWebhookBody,
   deliveryParams,
@@ -48,6 +48,7 @@ const createWebhookRoute = {
     errors: [400, 401, 409, 413, 415, 422],
   }),
   ...requires("admin"),
+  ...audited("webhook.created"),
 };
 
 const listWebhooksRoute = routes.list({
@@ -67,6 +68,7 @@ const updateWebhookRoute = {
     errors: [400, 401, 404, 413, 415, 422],
   }),
   ...requires("admin"),
+  ...audited("webhook.updated"),
 };
 
 const deleteWebhookRoute = {
@@ -74,9 +76,11 @@ const deleteWebhookRoute = {
     summary: "Delete an endpoint with its deliveries and attempt records (events stay)",
   }),
   ...requires("admin"),
+  ...audited("webhook.deleted"),
 };
 
 const rotateSecretRoute = createRoute({
+  ...audited("webhook.secret_rotated"),
   ...requires("admin"),
   method: "post",
   path: "/{id}/rotate-secret",

@@ -4,6 +4,7 @@ import type { Identity, Principal } from "../env.ts";
 import { WorkspaceErrors } from "./errors.ts";
 import type { MembershipCache } from "./memberships.ts";
 import {
+  AUDIT_ACTION_EXTENSION,
   defaultRequiredRole,
   isAtLeast,
   REQUIRED_ROLE_EXTENSION,
@@ -24,11 +25,19 @@ type RouteDefinition = { type: string; route?: { method: string; path: string; [
  * @example const roles = new RouteRoles(() => app.openAPIRegistry.definitions); roles.requiredFor(c);
  */
 export class RouteRoles {
-  private table: Map<string, RequiredRole> | undefined;
+  private table: Map<string, RouteRule> | undefined;
 
   constructor(private readonly definitions: () => readonly RouteDefinition[]) {}
 
   requiredFor(c: Context): RequiredRole {
+    return this.ruleFor(c)?.required ?? defaultRequiredRole(c.req.method);
+  }
+
+  /**
+   * The documented route Hono matched for the request (its template and rules), or undefined for a
+   * path no route serves (which answers 404 after the checks, with the method's default role).
+   */
+  ruleFor(c: Context): RouteRule | undefined {
     this.table ??= this.build();
     for (const route of matchedRoutes(c)) {
       if (route.method === "ALL") continue;
@@ -37,20 +46,42 @@ export class RouteRoles {
       );
       if (found) return found;
     }
-    // Not a documented route (an unknown path answers 404 after this): the method's default.
-    return defaultRequiredRole(c.req.method);
+    return undefined;
   }
 
-  private build(): Map<string, RequiredRole> {
-    const table = new Map<string, RequiredRole>();
+  private build(): Map<string, RouteRule> {
+    const table = new Map<string, RouteRule>();
     for (const definition of this.definitions()) {
       const route = definition.route;
       if (definition.type !== "route" || !route) continue;
+      const method = route.method.toUpperCase();
       const declared = route[REQUIRED_ROLE_EXTENSION] as RequiredRole | undefined;
-      table.set(`${route.method.toUpperCase()} ${route.path}`, declared ?? defaultRequiredRole(route.method));
+      const action = route[AUDIT_ACTION_EXTENSION] as string | undefined;
+      table.set(`${method} ${route.path}`, {
+        template: `${method} ${route.path}`,
+        required: declared ?? defaultRequiredRole(method),
+        auditAction: action ?? (method === "DELETE" ? deletedAction(route.path) : undefined),
+      });
     }
     return table;
   }
+}
+
+export interface RouteRule {
+  /** `METHOD /api/path/{param}` */
+  template: string;
+  required: RequiredRole;
+  /** What a successful call records in the audit log, if anything. */
+  auditAction: string | undefined;
+}
+
+/** `DELETE /api/rag/documents/{id}` → `rag.documents.deleted`. */
+function deletedAction(path: string): string {
+  const parts = path
+    .replace(/^\/api\//, "")
+    .split("/")
+    .filter((part) => part && !part.startsWith("{"));
+  return `${parts.join(".")}.deleted`;
 }
 
 /**

@@ -46,3 +46,16 @@ export function requires(role: RequiredRole) {
 export function defaultRequiredRole(method: string): Role {
   return method.toUpperCase() === "GET" || method.toUpperCase() === "HEAD" ? "viewer" : "editor";
 }
+
+/** The OpenAPI extension that names the audit-log action a route records when it succeeds. */
+export const AUDIT_ACTION_EXTENSION = "x-audit-action";
+
+/**
+ * Records the route's successful calls in the workspace's audit log under `action`, spread into its
+ * `createRoute({ … })` beside `requires(…)`. Every DELETE is recorded even without it.
+ *
+ * @example createRoute({ method: "post", path: "/", ...requires("admin"), ...audited("credential.created"), … })
+ */
+export function audited(action: string) {
+  return { [AUDIT_ACTION_EXTENSION]: action } as { "x-audit-action": string };
+}

@@ -37,7 +37,7 @@ import { receivedInvitation } from "./received-invitation.ts";
 import { removeMember } from "./remove-member.ts";
 import { renameWorkspace } from "./rename-workspace.ts";
 import { revokeInvitation } from "./revoke-invitation.ts";
-import { type Role, requires } from "./roles.ts";
+import { audited, type Role, requires } from "./roles.ts";
 import type { WorkspaceRow } from "./schema.ts";
 import { transferOwnership } from "./transfer-ownership.ts";
 
@@ -73,6 +73,7 @@ const listWorkspacesRoute = createRoute({
 });
 
 const createWorkspaceRoute = createRoute({
+  ...audited("workspace.created"),
   method: "post",
   path: "/",
   tags,
@@ -98,6 +99,7 @@ const currentWorkspaceRoute = createRoute({
 });
 
 const renameWorkspaceRoute = createRoute({
+  ...audited("workspace.renamed"),
   method: "patch",
   path: "/current",
   tags,
@@ -111,6 +113,7 @@ const renameWorkspaceRoute = createRoute({
 });
 
 const deleteWorkspaceRoute = createRoute({
+  ...audited(""),
   method: "delete",
   path: "/current",
   tags,
@@ -120,6 +123,7 @@ const deleteWorkspaceRoute = createRoute({
 });
 
 const transferRoute = createRoute({
+  ...audited("workspace.ownership_transferred"),
   method: "post",
   path: "/current/transfer",
   tags,
@@ -157,6 +161,7 @@ export function workspaceRoutes(deps: Deps, caches: AccessCaches) {
   router.openapi(createWorkspaceRoute, async (c) => {
     const principal = c.get("principal");
     const row = await createWorkspace(deps, principal.userId, c.req.valid("json").name);
+    c.set("audit", { workspaceId: row.id, targetId: row.id });
     return c.json(toWorkspaceJson(row, "owner", principal), 201);
   });
   router.openapi(currentWorkspaceRoute, async (c) => {
@@ -214,6 +219,7 @@ const listMembersRoute = createRoute({
 });
 
 const updateMemberRoute = createRoute({
+  ...audited("member.role_changed"),
   method: "patch",
   path: "/{user_id}",
   tags: memberTags,
@@ -227,6 +233,7 @@ const updateMemberRoute = createRoute({
 });
 
 const removeMemberRoute = createRoute({
+  ...audited("member.removed"),
   method: "delete",
   path: "/{user_id}",
   tags: memberTags,
@@ -285,6 +292,7 @@ const listInvitationsRoute = createRoute({
 });
 
 const createInvitationRoute = createRoute({
+  ...audited("invitation.created"),
   method: "post",
   path: "/",
   tags: invitationTags,
@@ -312,6 +320,7 @@ const getInvitationRoute = createRoute({
 });
 
 const acceptInvitationRoute = createRoute({
+  ...audited("invitation.accepted"),
   method: "post",
   path: "/{id}/accept",
   tags: invitationTags,
@@ -325,6 +334,7 @@ const acceptInvitationRoute = createRoute({
 });
 
 const deleteInvitationRoute = createRoute({
+  ...audited("invitation.withdrawn"),
   method: "delete",
   path: "/{id}",
   tags: invitationTags,
@@ -364,6 +374,7 @@ export function invitationRoutes(deps: Deps & { mailer: Mailer }, caches: Access
   router.openapi(acceptInvitationRoute, async (c) => {
     const principal = c.get("principal");
     const workspaceId = await acceptInvitation(deps, c.req.valid("param").id, principal.userId);
+    c.set("audit", { workspaceId, targetId: principal.userId });
     caches.memberships.forget(workspaceId, principal.userId);
     const row = await getWorkspace(deps.db, workspaceId);
     const role = await caches.memberships.role(workspaceId, principal.userId);
