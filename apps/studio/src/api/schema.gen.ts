@@ -274,6 +274,28 @@ export type UpdateMemberRequest = {
   role: "admin" | "editor" | "viewer";
 };
 
+export type AuditLogPage = {
+  data: AuditEntry[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type AuditEntry = {
+  id: string;
+  action: string;
+  actor: {
+    user_id: string | null;
+    email: string | null;
+    /** session or api_key */
+    via: string;
+  };
+  target_id: string | null;
+  /** The route, its path parameters and the plain fields of the request (never secrets) */
+  details: Record<string, unknown>;
+  request_id: string | null;
+  created_at: string;
+};
+
 export type InvitationList = {
   data: Invitation[];
   has_more: boolean;
@@ -2059,6 +2081,12 @@ export interface ApiOperations {
     response: MemberList;
   };
   "DELETE /api/members/{user_id}": {
+    response: void;
+  };
+  "GET /api/audit-log": {
+    response: AuditLogPage;
+  };
+  "GET /api/audit-log/export": {
     response: void;
   };
   "GET /api/invitations": {
