@@ -162,6 +162,20 @@ describe("workspaces", () => {
     const personal = await builder.request("/api/workspaces/current", { method: "DELETE", ...as(owner) });
     expect(personal.status).toBe(409);
     expect(await personal.json()).toMatchObject({ error: { code: "personal_workspace" } });
+    // A workspace with things in it goes with all of them.
+    const doomed = await json<{ id: string }>(await createAgent(owner, workspace.id, "doomed"), 201);
+    const inside = { ...as(owner, workspace.id), method: "POST" };
+    expect((await builder.request(`/api/agents/${doomed.id}/versions`, { ...inside, json: {} })).status).toBe(
+      201,
+    );
+    expect(
+      (await builder.request("/api/apps", { ...inside, json: { agent_id: doomed.id, title: "Doomed" } }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await builder.request("/api/knowledge-bases", { ...inside, json: { name: "Doomed" } })).status,
+    ).toBe(201);
+    expect((await builder.request("/api/keys", { ...inside, json: { name: "doomed" } })).status).toBe(201);
     expect(
       (await builder.request("/api/workspaces/current", { method: "DELETE", ...as(owner, workspace.id) }))
         .status,
