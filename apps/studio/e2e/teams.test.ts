@@ -98,8 +98,8 @@ describe("a team in the studio", () => {
     expect(await mate.getByRole("button", { name: /^Save/ }).count()).toBe(0);
 
     await mate.getByRole("link", { name: "Workflows" }).click();
-    await mate.getByRole("heading", { name: "Workflows" }).waitFor();
-    expect(await mate.getByRole("button", { name: /New workflow|Import/ }).count()).toBe(0);
+    await mate.getByRole("heading", { name: "Workflows", exact: true, level: 1 }).waitFor();
+    expect(await mate.getByRole("button", { name: /New workflow|Import|Use template/ }).count()).toBe(0);
 
     await mate.getByRole("link", { name: "Settings" }).click();
     await mate.getByRole("heading", { name: "API keys" }).waitFor();

@@ -22,7 +22,9 @@ export function AgentsPage() {
       {agents.data && agents.data.length === 0 ? (
         <EmptyState title="No agents yet">
           <p>An agent answers with a model of your choice, your instructions, tools and knowledge.</p>
-          <Button onClick={() => navigate("/agents/new")}>Create your first agent</Button>
+          <Guarded>
+            <Button onClick={() => navigate("/agents/new")}>Create your first agent</Button>
+          </Guarded>
         </EmptyState>
       ) : null}
       <div className="list">

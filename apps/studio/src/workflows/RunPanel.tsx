@@ -3,6 +3,7 @@ import { api } from "../api/client.ts";
 import { CodeEditor } from "../editor/CodeEditor.tsx";
 import { JsonTree } from "../ui/JsonTree.tsx";
 import { Button, ErrorBox, Field, Link, Loading, QueryError, StatusBadge } from "../ui/ui.tsx";
+import { Guarded } from "../workspaces/Guarded.tsx";
 import type { EditorNode } from "./graph.ts";
 import { type NodeRunView, RUN_TONE } from "./NodeRunInspector.tsx";
 import { type NodeRun, type Run, streamRun, useRecentRuns } from "./queries.ts";
@@ -170,9 +171,11 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
           </Field>
         ),
       )}
-      <Button onClick={run} isBusy={isRunning}>
-        Run
-      </Button>
+      <Guarded>
+        <Button onClick={run} isBusy={isRunning}>
+          Run
+        </Button>
+      </Guarded>
       <ErrorBox error={error} />
       {result ? (
         <div className="run-result" data-testid="run-result" data-status={result.status}>
@@ -189,9 +192,11 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
             </p>
           ) : null}
           {result.error?.node_id && shownRunId && !isRunning ? (
-            <Button variant="secondary" isBusy={isReplaying} onClick={() => void replay()}>
-              Replay from {result.error.node_id}
-            </Button>
+            <Guarded>
+              <Button variant="secondary" isBusy={isReplaying} onClick={() => void replay()}>
+                Replay from {result.error.node_id}
+              </Button>
+            </Guarded>
           ) : null}
           {result.outputs ? <JsonTree label="Run outputs" value={result.outputs} /> : null}
         </div>

@@ -107,25 +107,27 @@ export function WorkflowsPage() {
         ))}
       </div>
       <LoadMore query={workflows} what="workflows" />
-      <section aria-labelledby="templates-title" className="templates">
-        <h2 id="templates-title">Start from a template</h2>
-        <ul className="template-grid">
-          {WORKFLOW_TEMPLATES.map((template) => (
-            <li key={template.id} className="card template-card" data-testid={`template-${template.id}`}>
-              <h3>{template.name}</h3>
-              <p className="muted">{template.description}</p>
-              <Button
-                variant="secondary"
-                isBusy={fromTemplate.isPending && fromTemplate.variables?.id === template.id}
-                onClick={() => fromTemplate.mutate(template)}
-                aria-label={`Use template ${template.name}`}
-              >
-                Use template
-              </Button>
-            </li>
-          ))}
-        </ul>
-      </section>
+      <Guarded>
+        <section aria-labelledby="templates-title" className="templates">
+          <h2 id="templates-title">Start from a template</h2>
+          <ul className="template-grid">
+            {WORKFLOW_TEMPLATES.map((template) => (
+              <li key={template.id} className="card template-card" data-testid={`template-${template.id}`}>
+                <h3>{template.name}</h3>
+                <p className="muted">{template.description}</p>
+                <Button
+                  variant="secondary"
+                  isBusy={fromTemplate.isPending && fromTemplate.variables?.id === template.id}
+                  onClick={() => fromTemplate.mutate(template)}
+                  aria-label={`Use template ${template.name}`}
+                >
+                  Use template
+                </Button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      </Guarded>
     </>
   );
 }

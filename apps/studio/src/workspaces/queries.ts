@@ -45,17 +45,14 @@ export function useCanEdit(): boolean {
 
 /**
  * Switches the session to another workspace; every cached answer belonged to the old one, so all
- * are fetched again (the session itself is kept).
+ * are dropped and the ones on display fetched again (the session itself is kept).
  */
 export function useSwitchWorkspace() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: string) => api<Workspace>(`/api/workspaces/${id}/activate`, { method: "POST" }),
-    onSuccess: async () => {
-      const session = client.getQueryData(sessionKey);
-      client.clear();
-      client.setQueryData(sessionKey, session);
-    },
+    // Reset, not clear: the screens on display keep observing their queries and fetch them again.
+    onSuccess: () => client.resetQueries({ predicate: (query) => query.queryKey[0] !== sessionKey[0] }),
   });
 }
 
