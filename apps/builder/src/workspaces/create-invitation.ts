@@ -1,5 +1,6 @@
 import { type Clock, newId } from "@app/core";
 import { and, eq, isNull } from "drizzle-orm";
+import { consumeRateLimit } from "../auth/rate-limit.ts";
 import { findUser } from "../auth/users.ts";
 import type { BuilderDb } from "../db/index.ts";
 import type { Mailer } from "../mail/mailer.ts";
@@ -12,6 +13,12 @@ import type { AssignableRole } from "./roles.ts";
 import { type WorkspaceInvitationRow, workspaceInvitations } from "./schema.ts";
 
 /**
+ * Invitations one person may send an hour, across workspaces: anyone can create a workspace and so
+ * invite, and each invitation is an e-mail from this server to an address of their choosing.
+ */
+export const INVITATIONS_PER_HOUR = 30;
+
+/**
  * Invites an address to the workspace and sends the e-mail (queued: the answer does not wait for the
  * mail server). A pending invitation of the same address is replaced, so asking again sends a fresh link.
  */
@@ -22,6 +29,16 @@ export async function createInvitation(
   input: { email: string; role: AssignableRole },
 ): Promise<WorkspaceInvitationRow> {
   const { db, clock } = deps;
+  const limit = await consumeRateLimit(
+    db,
+    `invite:${inviterUserId}`,
+    { max: INVITATIONS_PER_HOUR, windowMs: 3_600_000 },
+    clock.now(),
+  );
+  if (!limit.isAllowed)
+    throw WorkspaceErrors.TOO_MANY_INVITATIONS({
+      headers: { "Retry-After": String(limit.retryAfterSeconds) },
+    });
   const members = await listMembers(db, workspaceId);
   if (members.some((member) => member.email === input.email))
     throw WorkspaceErrors.ALREADY_MEMBER({ param: "email" });

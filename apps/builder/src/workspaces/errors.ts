@@ -32,6 +32,10 @@ export const WorkspaceErrors = defineErrors({
     status: 409,
     message: "A personal workspace cannot be deleted; it goes with the account (POST /api/auth/delete-user).",
   },
+  TOO_MANY_INVITATIONS: {
+    status: 429,
+    message: "You sent many invitations in the last hour: wait before sending more (see Retry-After).",
+  },
   WORKSPACE_HAS_MEMBERS: {
     status: 409,
     message:

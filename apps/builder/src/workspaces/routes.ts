@@ -302,7 +302,7 @@ const createInvitationRoute = createRoute({
   request: { body: { required: true, content: jsonContent(createInvitationBody) } },
   responses: {
     201: { description: "Invited; the e-mail is on its way", content: jsonContent(invitationSchema) },
-    ...errorResponses(401, 403, 404, 409, 422),
+    ...errorResponses(401, 403, 404, 409, 422, 429),
   },
 });
 

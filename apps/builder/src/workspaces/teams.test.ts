@@ -273,6 +273,32 @@ describe("invitations", () => {
     expect(byEditor.status).toBe(403);
     expect(await byEditor.json()).toMatchObject({ error: { code: "forbidden_role" } });
   });
+
+  it("lets one person send 30 invitations an hour, then answers 429 with Retry-After", async () => {
+    const sender = await builder.signUp();
+    const workspace = await createWorkspace(sender, "Busy");
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 31; i++) {
+      last = await builder.request("/api/invitations", {
+        method: "POST",
+        ...as(sender, workspace.id),
+        json: { email: `guest${i}@example.com`, role: "viewer" },
+      });
+      statuses.push(last.status);
+    }
+    expect(statuses.filter((status) => status === 201)).toHaveLength(30);
+    expect(last?.status).toBe(429);
+    expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await last?.json()).toMatchObject({ error: { code: "too_many_invitations" } });
+    clock.advance(Number(last?.headers.get("retry-after")) * 1000 + 1000);
+    const later = await builder.request("/api/invitations", {
+      method: "POST",
+      ...as(sender, workspace.id),
+      json: { email: "later@example.com", role: "viewer" },
+    });
+    expect(later.status).toBe(201);
+  });
 });
 
 describe("roles", () => {
