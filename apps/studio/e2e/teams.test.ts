@@ -102,7 +102,7 @@ describe("a team in the studio", () => {
     expect(await mate.getByRole("button", { name: /New workflow|Import|Use template/ }).count()).toBe(0);
 
     await mate.getByRole("link", { name: "Settings" }).click();
-    await mate.getByRole("heading", { name: "API keys" }).waitFor();
+    await mate.getByRole("heading", { name: "API keys", exact: true, level: 2 }).waitFor();
     expect(await mate.getByRole("button", { name: /Create key|Add credential/ }).count()).toBe(0);
 
     await mate.getByRole("link", { name: "Members" }).click();

@@ -14,6 +14,7 @@ import { Loading, QueryError } from "./ui/ui.tsx";
 import { workflowQuery } from "./workflows/queries.ts";
 import { WorkflowsPage } from "./workflows/WorkflowsPage.tsx";
 import { InvitationPage } from "./workspaces/InvitationPage.tsx";
+import { useCurrentWorkspace } from "./workspaces/queries.ts";
 
 // The editor (React Flow) is the heaviest screen: loaded only when opened. The other screens
 // beyond the first are split the same way, so signing in downloads only what the first page needs.
@@ -84,11 +85,24 @@ export function App() {
   return (
     <>
       <ConnectionBanner />
-      <Shell>
-        <PageBoundary key={path}>{route(path)}</PageBoundary>
-      </Shell>
+      <RoleKnown>
+        <Shell>
+          <PageBoundary key={path}>{route(path)}</PageBoundary>
+        </Shell>
+      </RoleKnown>
     </>
   );
+}
+
+/**
+ * Renders the screens once the person's role in the current workspace is known, so edit controls
+ * (shown by role) do not appear after the page and shift its layout under the pointer. A failure
+ * still renders them: the switcher recovers from a workspace the person left.
+ */
+function RoleKnown({ children }: { children: ReactNode }) {
+  const current = useCurrentWorkspace();
+  if (current.isPending) return <Loading what="your workspace" />;
+  return children;
 }
 
 function route(path: string) {

@@ -51,8 +51,15 @@ export function useSwitchWorkspace() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: string) => api<Workspace>(`/api/workspaces/${id}/activate`, { method: "POST" }),
-    // Reset, not clear: the screens on display keep observing their queries and fetch them again.
-    onSuccess: () => client.resetQueries({ predicate: (query) => query.queryKey[0] !== sessionKey[0] }),
+    onSuccess: async (workspace) => {
+      // The new role at once (the screens stay mounted); the rest is dropped and, where on display,
+      // fetched again: reset, not clear, so the screens keep observing their queries.
+      client.setQueryData([...workspacesKey, "current"], workspace);
+      void client.invalidateQueries({ queryKey: workspacesKey, exact: true });
+      await client.resetQueries({
+        predicate: (query) => query.queryKey[0] !== sessionKey[0] && query.queryKey[0] !== workspacesKey[0],
+      });
+    },
   });
 }
 
