@@ -222,6 +222,43 @@ describe("history and conflicts", () => {
   });
 });
 
+describe("app settings", () => {
+  it("an app's settings save on the revision they were opened at; a rotated secret is no conflict, another save is", async () => {
+    const agent = await api<{ id: string }>("/api/agents", {
+      method: "POST",
+      json: { name: "Front desk", provider: "openai", model: "gpt-4o-mini" },
+    });
+    const app = await api<{ id: string }>("/api/apps", { method: "POST", json: { agent_id: agent.id } });
+    const { page, errors } = await newPage();
+    page.on("dialog", (dialog) => void dialog.accept());
+    await page.goto(`${builder.url}/apps/${app.id}`);
+    const settings = page.getByRole("form", { name: "App settings" });
+    const title = settings.getByLabel("Title");
+    await expect.poll(() => title.isVisible()).toBe(true);
+
+    // Rotating the secret moves the app's revision but not its settings: saving still works.
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    await expect.poll(() => page.getByTestId("end-user-secret").isVisible()).toBe(true);
+    await title.fill("Desk");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await expect.poll(() => settings.getByRole("status").textContent()).toBe("Saved.");
+
+    // Someone else saves the settings: this save is refused, the edit kept, then overwrites on request.
+    await api(`/api/apps/${app.id}`, { method: "PATCH", json: { title: "Their desk" } });
+    await title.fill("My desk");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    const conflict = settings.getByTestId("settings-conflict");
+    await expect.poll(() => conflict.isVisible()).toBe(true);
+    expect(await title.inputValue()).toBe("My desk");
+    expect((await api<{ title: string }>(`/api/apps/${app.id}`)).title).toBe("Their desk");
+    await conflict.getByRole("button", { name: "Overwrite with mine" }).click();
+    await expect.poll(() => conflict.count()).toBe(0);
+    expect((await api<{ title: string }>(`/api/apps/${app.id}`)).title).toBe("My desk");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
 describe("import", () => {
   /** Drops a file on an element, as a person dragging it from their desktop does. */
   async function dropFile(page: Page, testId: string, name: string, text: string) {

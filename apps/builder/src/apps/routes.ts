@@ -187,6 +187,7 @@ export function appRoutes(deps: Deps) {
   router.openapi(routes.rotateSecret, async (c) => {
     const rotated = await rotateEndUserSecret(deps, c.get("principal").workspaceId, c.req.valid("param").id);
     if (!rotated) throw AppErrors.APP_NOT_FOUND();
+    c.header("ETag", etagOf(rotated.row));
     return c.json({ ...toAppJson(rotated.row, urls), end_user_secret: rotated.endUserSecret }, 200);
   });
   router.openapi(routes.createKey, async (c) => {

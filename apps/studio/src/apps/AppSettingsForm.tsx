@@ -1,4 +1,5 @@
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
+import { isEditConflict } from "../api/client.ts";
 import { Button, ErrorBox, Field, FormError, fieldErrors } from "../ui/ui.tsx";
 import {
   MAX_ORIGINS,
@@ -10,7 +11,7 @@ import {
 } from "./app-rules.ts";
 import { type SettingsDraft, toSettingsDraft, toUpdateBody } from "./app-settings.ts";
 import { ListEditor } from "./ListEditor.tsx";
-import { type App, useUpdateApp } from "./queries.ts";
+import { fetchApp, type TaggedApp, useUpdateApp } from "./queries.ts";
 import { slugError, withoutSlugTaken } from "./slug-error.ts";
 
 /** The API's paths this form shows beside their fields; any other 422 detail is listed above them. */
@@ -32,11 +33,24 @@ function shownFields(draft: SettingsDraft): string[] {
 }
 
 /** Title, description, address, theme, starter prompts, allowed origins and limits of an app. */
-export function AppSettingsForm({ app }: { app: App }) {
+export function AppSettingsForm({ app }: { app: TaggedApp }) {
   const [draft, setDraft] = useState(() => toSettingsDraft(app));
   const [problem, setProblem] = useState<string | null>(null);
   const [isSaved, setSaved] = useState(false);
   const save = useUpdateApp(app.id);
+  // The revision the draft is based on, sent as If-Match so nobody's settings are overwritten unseen.
+  const [base, setBase] = useState(() => ({
+    etag: app.etag,
+    settings: JSON.stringify(toSettingsDraft(app)),
+  }));
+  const [theirs, setTheirs] = useState<TaggedApp | null>(null);
+  // A newer revision whose settings are the ones the draft is based on (the secret was rotated) is
+  // safe to base the draft on: nothing of anyone's settings is lost or overwritten.
+  useEffect(() => {
+    if (!app.etag || app.etag === base.etag) return;
+    if (JSON.stringify(toSettingsDraft(app)) === base.settings)
+      setBase((current) => ({ ...current, etag: app.etag }));
+  }, [app, base.etag, base.settings]);
   const error = fieldErrors(save.error);
   const set = <K extends keyof SettingsDraft>(key: K, value: SettingsDraft[K]) => {
     setDraft((current) => ({ ...current, [key]: value }));
@@ -45,23 +59,61 @@ export function AppSettingsForm({ app }: { app: App }) {
   const listError = (list: string) => (index: number) =>
     error?.fieldMessage(index < 0 ? list : `${list}[${index}]`);
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const saveWith = (ifMatch: string | undefined) => {
     const result = toUpdateBody(draft, app.kind);
     if ("problem" in result) return setProblem(result.problem);
     setProblem(null);
-    save.mutate(result.body, {
-      onSuccess: (saved) => {
-        setDraft(toSettingsDraft(saved));
-        setSaved(true);
+    save.mutate(
+      { body: result.body, ifMatch },
+      {
+        onSuccess: (saved) => {
+          setDraft(toSettingsDraft(saved));
+          setBase({ etag: saved.etag, settings: JSON.stringify(toSettingsDraft(saved)) });
+          setTheirs(null);
+          setSaved(true);
+        },
+        onError: (failure) => {
+          if (isEditConflict(failure)) void fetchApp(app.id).then(setTheirs);
+        },
       },
-    });
+    );
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    saveWith(base.etag);
   };
 
   return (
     <form className="card" onSubmit={submit} aria-label="App settings">
       <h2>Settings</h2>
-      <FormError error={withoutSlugTaken(save.error)} fields={shownFields(draft)} />
+      {theirs ? (
+        <div className="confirm-box" role="alert" data-testid="settings-conflict">
+          <p>
+            Someone else saved this app&apos;s settings after you opened them, so yours were not saved. Your
+            changes are still here.
+          </p>
+          <div className="actions">
+            <Button variant="danger" isBusy={save.isPending} onClick={() => saveWith(theirs.etag)}>
+              Overwrite with mine
+            </Button>
+            <Button
+              variant="secondary"
+              onClick={() => {
+                setDraft(toSettingsDraft(theirs));
+                setBase({ etag: theirs.etag, settings: JSON.stringify(toSettingsDraft(theirs)) });
+                setTheirs(null);
+                save.reset();
+              }}
+            >
+              Reload theirs
+            </Button>
+          </div>
+        </div>
+      ) : null}
+      <FormError
+        error={isEditConflict(save.error) ? null : withoutSlugTaken(save.error)}
+        fields={shownFields(draft)}
+      />
       <ErrorBox error={problem} />
       <div className="row">
         <Field label="Title" error={error?.fieldMessage("title")}>

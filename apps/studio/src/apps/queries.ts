@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { allPages, api } from "../api/client.ts";
+import { allPages, api, apiWithEtag } from "../api/client.ts";
 import { usePagedList } from "../api/paged.ts";
 import type {
   App,
@@ -33,8 +33,17 @@ export function useAppsOf(target: AppTarget) {
   });
 }
 
+/** An app with the revision it is (its `ETag`), which a change based on it sends back as `If-Match`. */
+export type TaggedApp = App & { etag?: string | undefined };
+
+/** The app as saved now, with its revision. */
+export async function fetchApp(id: string): Promise<TaggedApp> {
+  const { data, etag } = await apiWithEtag<App>(`/api/apps/${id}`);
+  return { ...data, etag: etag ?? undefined };
+}
+
 export function useApp(id: string) {
-  return useQuery({ queryKey: ["apps", id], queryFn: () => api<App>(`/api/apps/${id}`) });
+  return useQuery<TaggedApp>({ queryKey: ["apps", id], queryFn: () => fetchApp(id) });
 }
 
 /** Creates an app; its answer holds the end-user secret, the only time it is shown. */
@@ -49,7 +58,14 @@ export function useCreateApp() {
 export function useUpdateApp(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: UpdateAppRequest) => api<App>(`/api/apps/${id}`, { method: "PATCH", json: input }),
+    mutationFn: async ({ body, ifMatch }: { body: UpdateAppRequest; ifMatch: string | undefined }) => {
+      const { data, etag } = await apiWithEtag<App>(`/api/apps/${id}`, {
+        method: "PATCH",
+        json: body,
+        ifMatch,
+      });
+      return { ...data, etag: etag ?? undefined } as TaggedApp;
+    },
     onSuccess: (saved) => {
       client.setQueryData(["apps", id], saved);
       void client.invalidateQueries({ queryKey: ["apps", "pages"] });
@@ -74,7 +90,12 @@ export function useDeleteApp() {
 export function useRotateSecret(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => api<AppWithSecret>(`/api/apps/${id}/end-user-secret/rotate`, { method: "POST" }),
+    mutationFn: async () => {
+      const { data, etag } = await apiWithEtag<AppWithSecret>(`/api/apps/${id}/end-user-secret/rotate`, {
+        method: "POST",
+      });
+      return { ...data, etag: etag ?? undefined };
+    },
     onSuccess: (rotated) => {
       const { end_user_secret: _secret, ...app } = rotated;
       client.setQueryData(["apps", id], app);
