@@ -15,6 +15,7 @@ import { pathToFileURL } from "node:url";
 import { freePort } from "@app/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "../apps/studio/e2e/browser.ts";
+import { buildWidgetIfStale } from "../scripts/build.ts";
 import { option, printTable, startService, temporaryDataDir } from "./lib.ts";
 
 export interface WidgetFigures {
@@ -263,6 +264,7 @@ export function widgetRows(figures: WidgetFigures): (string | number)[][] {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  await buildWidgetIfStale();
   const builder = await startService(
     "apps/builder/src/server.ts",
     { PORT: String(port), DATA_DIR: temporaryDataDir("bench-widget"), PUBLIC_URL: base },

@@ -16,7 +16,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { conversationRoutes } from "./agents/chat-routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
-import { sandboxCodeRunner } from "./agents/sandbox-code-runner.ts";
+import { annotationRoutes } from "./annotations/routes.ts";
 import { appPageRoutes } from "./app-pages/routes.ts";
 import { findAppBySlug } from "./apps/manage-apps.ts";
 import { publicAppRoutes } from "./apps/public-routes.ts";
@@ -29,19 +29,23 @@ import { BILLING_WEBHOOK_PATH, createBillingFeature } from "./billing/billing-fe
 import { credentialRoutes } from "./credentials/routes.ts";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
+import { createEvaluationWorker, type EvaluationWorker } from "./evaluations/evaluation-worker.ts";
+import { createPublishGate } from "./evaluations/publish-gate.ts";
+import { datasetRoutesOf, evaluationRoutes } from "./evaluations/routes.ts";
 import { createEventDelivery } from "./events/event-delivery.ts";
 import { eventRoutes } from "./events/routes.ts";
 import { createGenerationFeature } from "./generation/generation-feature.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { createKnowledgeFeature } from "./knowledge/knowledge-feature.ts";
 import { RAG_UPLOAD_PATH } from "./knowledge/routes.ts";
+import { logRoutes } from "./logs/routes.ts";
 import { MCP_ENDPOINT_PATH, type McpEndpoint, registerMcpEndpointDocs } from "./mcp/mcp-endpoint.ts";
 import { createMcpFeature } from "./mcp/mcp-feature.ts";
 import { OAUTH_CALLBACK_PATH } from "./mcp/mcp-oauth.ts";
 import { builderMetrics } from "./metrics.ts";
 import { exportSchemaRoutes } from "./portability/routes.ts";
 import { providerRoutes } from "./providers/routes.ts";
-import { sandboxCodeCapability } from "./sandbox/capabilities.ts";
+import { sandboxCodeCapability, sandboxCodeRunner } from "./sandbox/metered-sandbox.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { studioRoutes } from "./studio/serve-studio.ts";
 import { usageRoutes } from "./usage/routes.ts";
@@ -49,6 +53,8 @@ import { webhookRoutes } from "./webhooks/routes.ts";
 import { HOOK_BODY_LIMIT_BYTES, hookRoutes } from "./workflows/hook-routes.ts";
 import { createNodeServices } from "./workflows/node-services.ts";
 import { workflowRoutes } from "./workflows/routes.ts";
+import { startErrorWorkflow } from "./workflows/runs/error-workflow.ts";
+import { createRunRetention, type RunRetentionWorker } from "./workflows/runs/run-retention.ts";
 import { WorkflowRunner } from "./workflows/runs/workflow-runner.ts";
 import { scheduleRoutes } from "./workflows/schedules/routes.ts";
 import { createScheduler, type Scheduler } from "./workflows/schedules/scheduler.ts";
@@ -83,6 +89,10 @@ export interface BuilderApp {
   stop(): Promise<void>;
   /** Fires workflow schedules; started and stopped with the rest (tests drive a round with `runDue`). */
   scheduler: Scheduler;
+  /** Prunes finished workflow runs past their retention (tests call `pruneNow`). */
+  runRetention: RunRetentionWorker;
+  /** Executes workflow runs; its sweep (tests call `expireApprovals` after moving a manual clock). */
+  runner: WorkflowRunner;
 }
 
 /**
@@ -121,9 +131,13 @@ export function createBuilderApp(input: Deps): BuilderApp {
     },
   };
   runner = new WorkflowRunner(deps, createNodeServices(deps, deps.workflowCapabilities ?? {}, getRunner));
+  runner.onRunFailed = (run) => startErrorWorkflow(deps, getRunner(), run);
   const scheduler = createScheduler(deps, runner);
+  const runRetention = createRunRetention(deps);
   const knowledge = createKnowledgeFeature(deps);
   const billing = createBillingFeature(deps);
+  const evaluations = createEvaluationWorker(deps, runner);
+  deps.publishGate = createPublishGate(deps, evaluations);
   const app = createRoutes(
     deps,
     runner,
@@ -133,10 +147,13 @@ export function createBuilderApp(input: Deps): BuilderApp {
     billing.routes,
     mcp.serverRoutes,
     mcp.serve(deps, getRunner),
+    evaluations,
   );
   return {
     app,
     scheduler,
+    runRetention,
+    runner,
     start: async () => {
       await getRunner().start();
       // After the runner: its start closes runs a crash left running, which overlap rules read.
@@ -145,8 +162,13 @@ export function createBuilderApp(input: Deps): BuilderApp {
       await generation.worker.start();
       events.start();
       billing.worker.start();
+      runRetention.start();
+      await evaluations.start();
     },
     stop: async () => {
+      // First, while the runner and providers still answer: rows in hand are released for the next process.
+      await evaluations.stop();
+      await runRetention.stop();
       await billing.worker.stop();
       await generation.worker.stop();
       await knowledge.worker.stop();
@@ -169,6 +191,7 @@ function createRoutes(
   billing: ReturnType<typeof createBillingFeature>["routes"],
   mcpServers: ReturnType<typeof createMcpFeature>["serverRoutes"],
   mcpEndpoint: McpEndpoint,
+  evaluations: EvaluationWorker,
 ) {
   const { config, logger } = deps;
   const auth = createAuth({
@@ -210,7 +233,10 @@ function createRoutes(
   app.route("/api/keys", apiKeyRoutes(deps, principals));
   app.route("/api/providers", providerRoutes(deps));
   app.route("/api/credentials", credentialRoutes(deps));
+  // Before the agent, conversation and run routes: `/conversations/export` is not a conversation id.
+  app.route("/api", logRoutes(deps));
   app.route("/api/agents", agentRoutes(deps));
+  app.route("/api/agents", annotationRoutes(deps));
   app.route("/api", workflowRoutes(deps, runner));
   app.route("/api", scheduleRoutes(deps, runner, scheduler));
   app.route("/api/hooks", hookRoutes(deps, runner));
@@ -227,6 +253,8 @@ function createRoutes(
   app.route("/api/events", eventRoutes(deps));
   app.route("/api/mcp-servers", mcpServers);
   app.route("/api/apps", appRoutes(deps));
+  app.route("/api/datasets", datasetRoutesOf(deps));
+  app.route("/api/evaluations", evaluationRoutes(deps, evaluations));
   app.route("/api/schemas", exportSchemaRoutes());
   app.route("/api/public/apps", publicAppRoutes(deps, runner));
   app.on(["GET", "POST", "DELETE"], MCP_ENDPOINT_PATH, (c) => mcpEndpoint.handle(c));

@@ -146,6 +146,10 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
   /** A workflow run whose process has not refreshed its heartbeat for this long is taken over and resumed. */
   WORKFLOW_RUN_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
+  /** Finished workflow runs older than this many days are deleted; 0 keeps them forever. */
+  RUN_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
+  /** Each workflow keeps at most this many finished runs (the newest); 0 sets no limit. */
+  RUN_RETENTION_PER_WORKFLOW: z.coerce.number().int().min(0).max(100_000_000).default(10_000),
   OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
   ...s3Variables.shape,
 });
@@ -156,7 +160,7 @@ export type BuilderConfig = {
   databaseUrl: string | undefined;
   /**
    * PGlite's page cache (`shared_buffers`) in megabytes, unused with `databaseUrl`; undefined sizes
-   * it from the data at each start (see `embeddedCacheSize`). Vector search reads the HNSW index
+   * it at each start from the search tables' size (see `embeddedCacheSize` and `recordHotSet`). Vector search reads the HNSW index
    * page by page: once the index outgrows the cache, every search goes back to the data directory
    * for pages (at 100k chunks of 384 dimensions the index is about 200 MB).
    */
@@ -170,6 +174,8 @@ export type BuilderConfig = {
   allowPrivateUrls: boolean;
   /** How long a workflow run's heartbeat may be silent before another process takes the run over. */
   workflowRunLeaseMs: number;
+  /** Which finished runs are pruned (0: that rule is off). */
+  runRetention: { maxAgeDays: number; maxPerWorkflow: number };
   paymentsUrl: string;
   paymentsSecretKey: string | undefined;
   replicate: { apiToken: string | undefined; baseUrl: string | undefined };
@@ -233,6 +239,7 @@ export function loadConfig(env: Record<string, string | undefined>): BuilderConf
     hasPublicUrl: e.PUBLIC_URL !== undefined,
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     workflowRunLeaseMs: e.WORKFLOW_RUN_LEASE_SECONDS * 1000,
+    runRetention: { maxAgeDays: e.RUN_RETENTION_DAYS, maxPerWorkflow: e.RUN_RETENTION_PER_WORKFLOW },
     paymentsUrl: (e.PAYMENTS_URL ?? `http://127.0.0.1:${e.PAYMENTS_PORT}`).replace(/\/$/, ""),
     paymentsSecretKey: e.PAYMENTS_SECRET_KEY,
     replicate: { apiToken: e.REPLICATE_API_TOKEN, baseUrl: e.REPLICATE_BASE_URL },

@@ -1,16 +1,18 @@
 import type { Clock } from "@app/core";
 import type { Logger } from "@app/http";
 import type { Sandbox } from "@app/sandbox";
-import type { AgentToolPorts } from "./agents/ports.ts";
 import type { BuilderConfig } from "./config.ts";
 import type { BuilderDb } from "./db/index.ts";
+import type { EvaluationWorkerOptions } from "./evaluations/worker-options.ts";
 import type { EventDeliverySettings } from "./events/delivery-settings.ts";
 import type { DeliveryNotifier } from "./events/emit-event.ts";
 import type { GenerationSettings } from "./generation/generation-context.ts";
 import type { IngestionWorkerOptions } from "./knowledge/ingestion-worker.ts";
 import type { McpSettings } from "./mcp/mcp-settings.ts";
+import type { AgentToolPorts } from "./ports/tool-ports.ts";
 import type { AiSettings } from "./providers/settings.ts";
 import type { Storage } from "./storage/storage.ts";
+import type { PublishGate } from "./versions/evaluation-gate.ts";
 import type { WorkflowCapabilities } from "./workflows/capabilities.ts";
 
 /** What use-cases and routes are given; tests build the same object with their own clock and database. */
@@ -35,6 +37,8 @@ export interface Deps {
   mcp?: Partial<McpSettings>;
   /** Leases, retries and the local embedder's thread of the ingestion worker; absent, the defaults. */
   ingestion?: Partial<IngestionWorkerOptions>;
+  /** Concurrency, lease and polling of the evaluation worker; absent, the defaults. */
+  evaluations?: Partial<EvaluationWorkerOptions>;
   /** Whether and how this process delivers webhooks; absent, the defaults (inline). */
   eventDelivery?: Partial<EventDeliverySettings>;
   /**
@@ -48,6 +52,8 @@ export interface Deps {
    * sessions get a list-changed notification; set by `createBuilderApp`.
    */
   mcpExposure?: { changed(workspaceId: string): void };
+  /** Runs the evaluation gate of a publish; set by `createBuilderApp` (absent: gates cannot be set). */
+  publishGate?: PublishGate;
   /** Wakes the webhook delivery engine after events are committed; set by `createBuilderApp`. */
   deliveries?: DeliveryNotifier;
 }

@@ -50,6 +50,12 @@ beforeAll(async () => {
   knownValues.workflow_id = [workflowId];
   knownValues.knowledge_base_ids = [baseId];
   knownValues.knowledge_base_id = [baseId];
+  const dataset = await builder.request("/api/datasets", {
+    method: "POST",
+    cookie,
+    json: { name: "Fuzzed", rows: [{ input: "Hello", expected: "Hi" }] },
+  });
+  knownValues.dataset_id = [((await dataset.json()) as { id: string }).id];
   // A cron expression and a time zone are checked by the cron library and the runtime's zone data,
   // which a JSON Schema cannot state: valid requests carry real ones.
   knownValues.cron = ["*/30 * * * *", "0 0 9 * * 1-5"];

@@ -1,5 +1,5 @@
 // A stop drains: what is in flight finishes before the database closes under it.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -96,5 +96,29 @@ describe("stopping the builder", () => {
     await stopped;
     expect(isStopped).toBe(true);
     await new Promise((resolve) => outside.close(resolve));
+  }, 120_000);
+
+  it("records what search keeps hot beside the data directory, which the next start sizes its page cache from", async () => {
+    const ownDir = mkdtempSync(join(tmpdir(), "builder-hot-set-"));
+    try {
+      const port = await freePort();
+      const config = loadConfig({
+        PORT: String(port),
+        DATA_DIR: ownDir,
+        SECRET_KEY: "test-secret-key-that-is-long-enough-0123456789",
+      });
+      const running = await startBuilder(config, {
+        hostname: "127.0.0.1",
+        logger: createLogger({ service: "hot-set-test", level: "silent" }),
+      });
+      await running.stop();
+      const hotSet = JSON.parse(readFileSync(join(ownDir, "builder", "db.hot-set.json"), "utf8"));
+      expect(hotSet).toEqual({
+        megabytes: expect.any(Number),
+        tables: ["knowledge_chunks", "knowledge_terms", "knowledge_document_terms", "knowledge_statistics"],
+      });
+    } finally {
+      rmSync(ownDir, { recursive: true, force: true });
+    }
   }, 120_000);
 });

@@ -1,12 +1,14 @@
 import { systemClock } from "@app/core";
-import { embeddedCacheSize } from "@app/db";
+import { embeddedCacheSize, recordHotSet } from "@app/db";
 import { createLogger, listen, type RunningServer } from "@app/http";
 import { startTracing } from "@app/observability";
+import { getTableName } from "drizzle-orm";
 import { createBuilderApp } from "./app.ts";
 import type { BuilderConfig } from "./config.ts";
 import { openBuilderDatabase } from "./db/index.ts";
 import type { Deps } from "./deps.ts";
 import { knowledgeSearch } from "./knowledge/knowledge-ports.ts";
+import { knowledgeSearchTables } from "./knowledge/schema.ts";
 import { defaultAiSettings } from "./providers/settings.ts";
 import { openSandbox } from "./sandbox/open-sandbox.ts";
 import { describeStorage, openStorage } from "./storage/open-storage.ts";
@@ -80,6 +82,19 @@ export async function startBuilder(
     throw error;
   }
   const databaseMs = performance.now() - databaseStartedAt;
+  // What the next start sizes the embedded page cache from; again at stop, after the day's ingestion.
+  const recordSearchHotSet = async () => {
+    if (database.kind !== "pglite") return;
+    try {
+      await recordHotSet(database.db, dataDir, knowledgeSearchTables.map(getTableName));
+    } catch (error) {
+      logger.warn(
+        { err: error },
+        "could not record the database's hot set; the next start sizes its cache from all data",
+      );
+    }
+  };
+  void recordSearchHotSet();
   const sandbox = await sandboxOpening;
   const appStartedAt = performance.now();
   const clock = overrides.clock ?? systemClock;
@@ -129,6 +144,7 @@ export async function startBuilder(
       await server.close({ graceMs: config.shutdownGraceMs });
       await builder.stop();
       await sandbox?.close();
+      await recordSearchHotSet();
       await database.close();
       await tracing.shutdown();
     },

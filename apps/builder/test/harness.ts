@@ -22,6 +22,10 @@ export interface TestBuilder {
   databaseUrl: string | undefined;
   /** The running app's scheduler: tests move a manual clock and call `runDue()`. */
   readonly scheduler: BuilderApp["scheduler"];
+  /** The running app's run retention: tests call `pruneNow()`. */
+  readonly runRetention: BuilderApp["runRetention"];
+  /** The running app's workflow runner: tests move a manual clock and call `expireApprovals()`. */
+  readonly runner: BuilderApp["runner"];
   /** fetch against the running builder, with JSON and the studio's Origin header filled in. */
   request(
     path: string,
@@ -58,6 +62,7 @@ export async function startTestBuilder(
         | "eventDelivery"
         | "mcp"
         | "ingestion"
+        | "evaluations"
       >
     >;
   } = {},
@@ -91,6 +96,7 @@ export async function startTestBuilder(
     ...(options.deps?.eventDelivery ? { eventDelivery: options.deps.eventDelivery } : {}),
     ...(options.deps?.mcp ? { mcp: options.deps.mcp } : {}),
     ...(options.deps?.ingestion ? { ingestion: options.deps.ingestion } : {}),
+    ...(options.deps?.evaluations ? { evaluations: options.deps.evaluations } : {}),
   };
   let builder = createBuilderApp(deps);
   await builder.start();
@@ -124,6 +130,12 @@ export async function startTestBuilder(
     databaseUrl: database.url,
     get scheduler() {
       return builder.scheduler;
+    },
+    get runRetention() {
+      return builder.runRetention;
+    },
+    get runner() {
+      return builder.runner;
     },
     request,
     async signUp(email, password = "correct horse battery") {

@@ -1,3 +1,4 @@
+import { periodicJob } from "@app/core";
 import { pruneDeliveryRecords } from "@app/webhooks";
 import { lt } from "drizzle-orm";
 import { dashboardSessions } from "./dashboard/schema.ts";
@@ -43,29 +44,20 @@ export async function runRetention(deps: Deps) {
  * @example const jobs = startJobs(deps); … await jobs.stop();
  */
 export function startJobs(deps: Deps, options: { sweepMs?: number; retentionMs?: number } = {}) {
-  let isStopped = false;
-  let current: Promise<unknown> = Promise.resolve();
-  const guard = (name: string, job: () => Promise<unknown>) => () => {
-    if (isStopped) return;
-    current = current
-      .then(job)
-      .catch((error: unknown) => deps.logger.error({ err: error, job: name }, "background job failed"));
-  };
-  const sweep = setInterval(
-    guard("sweep", () => runSweeps(deps)),
-    options.sweepMs ?? 1000,
-  );
-  const retention = setInterval(
-    guard("retention", () => runRetention(deps)),
-    options.retentionMs ?? 3_600_000,
-  );
-  guard("retention", () => runRetention(deps))();
+  const onError = (job: string) => (error: unknown) =>
+    deps.logger.error({ err: error, job }, "background job failed");
+  const jobs = [
+    periodicJob({ run: () => runSweeps(deps), everyMs: options.sweepMs ?? 1000, onError: onError("sweep") }),
+    periodicJob({
+      run: () => runRetention(deps),
+      everyMs: options.retentionMs ?? 3_600_000,
+      onError: onError("retention"),
+    }),
+  ];
+  for (const job of jobs) job.start();
   return {
     async stop() {
-      isStopped = true;
-      clearInterval(sweep);
-      clearInterval(retention);
-      await current;
+      await Promise.all(jobs.map((job) => job.stop()));
     },
   };
 }

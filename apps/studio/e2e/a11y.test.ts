@@ -68,6 +68,7 @@ const SCREENS: { name: string; path: () => string; ready: (page: Page) => Promis
     path: () => `/workflows/${ids.workflow}/runs`,
     ready: (p) => p.getByText("No runs yet").waitFor(),
   },
+  { name: "approvals", path: () => "/approvals", ready: (p) => p.getByText("Nothing to approve").waitFor() },
   { name: "apps", path: () => "/apps", ready: (p) => p.getByRole("table", { name: "Apps" }).waitFor() },
   {
     name: "app",

@@ -78,6 +78,28 @@ describe("workflow lists", () => {
     expect(await more.count()).toBe(0);
   });
 
+  it("searches every page of the list from the search box, typed with the keyboard", async () => {
+    // "paged 50" is on the second page of the list: the search asks the API, not the loaded rows.
+    await createWorkflow("Nightly invoice export");
+    await page.goto(`${builder.url}/workflows`);
+    const rows = page.getByTestId("workflow-row");
+    await expect.poll(() => rows.count()).toBe(50);
+    const search = page.getByRole("searchbox", { name: "Search workflows" });
+    await search.click();
+    await page.keyboard.type("PAGED 0");
+    await expect.poll(() => rows.allInnerTexts()).toEqual([expect.stringContaining("paged 0")]);
+    await search.fill("");
+    await page.keyboard.type("invoice");
+    await expect
+      .poll(() => rows.allInnerTexts())
+      .toEqual([expect.stringContaining("Nightly invoice export")]);
+    await search.fill("no such workflow");
+    await expect
+      .poll(() => page.getByRole("heading", { name: "No workflows match “no such workflow”" }).count())
+      .toBe(1);
+    expect(await rows.count()).toBe(0);
+  });
+
   it("raised no errors in the page", () => {
     expect(pageErrors).toEqual([]);
   });

@@ -19,6 +19,9 @@ const WorkflowEditor = lazy(() =>
   import("./workflows/WorkflowEditor.tsx").then((m) => ({ default: m.WorkflowEditor })),
 );
 const RunsPage = lazy(() => import("./workflows/RunsPage.tsx").then((m) => ({ default: m.RunsPage })));
+const ApprovalsPage = lazy(() =>
+  import("./approvals/ApprovalsPage.tsx").then((m) => ({ default: m.ApprovalsPage })),
+);
 const KnowledgePage = lazy(() =>
   import("./knowledge/KnowledgePage.tsx").then((m) => ({ default: m.KnowledgePage })),
 );
@@ -32,6 +35,7 @@ const BillingPage = lazy(() => import("./billing/BillingPage.tsx").then((m) => (
 const UsagePage = lazy(() => import("./usage/UsagePage.tsx").then((m) => ({ default: m.UsagePage })));
 const AppsPage = lazy(() => import("./apps/AppsPage.tsx").then((m) => ({ default: m.AppsPage })));
 const AppPage = lazy(() => import("./apps/AppPage.tsx").then((m) => ({ default: m.AppPage })));
+const LogsPage = lazy(() => import("./logs/LogsPage.tsx").then((m) => ({ default: m.LogsPage })));
 const SettingsPage = lazy(() =>
   import("./settings/SettingsPage.tsx").then((m) => ({ default: m.SettingsPage })),
 );
@@ -98,6 +102,7 @@ function route(path: string) {
     return lazyPage(<RunsPage key={workflowRuns.id} workflowId={workflowRuns.id} />, "runs");
   const workflow = match("/workflows/:id", path);
   if (workflow?.id) return lazyPage(<WorkflowEditor key={workflow.id} id={workflow.id} />, "the editor");
+  if (path === "/approvals") return lazyPage(<ApprovalsPage />, "approvals");
   if (path === "/apps") return lazyPage(<AppsPage />, "apps");
   const app = match("/apps/:id", path);
   if (app?.id) return lazyPage(<AppPage key={app.id} id={app.id} />, "the app");
@@ -106,6 +111,7 @@ function route(path: string) {
   if (base?.id) return lazyPage(<KnowledgeBasePage key={base.id} id={base.id} />, "the knowledge base");
   if (path === "/generate") return lazyPage(<GenerationPage />, "generation");
   if (path === "/billing") return lazyPage(<BillingPage />, "billing");
+  if (path === "/logs") return lazyPage(<LogsPage />, "logs");
   if (path === "/usage") return lazyPage(<UsagePage />, "usage");
   if (path === "/settings") return lazyPage(<SettingsPage />, "settings");
   return (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type PollOutcome, pollLoop } from "./poll-loop.ts";
+import { type PollOutcome, periodicJob, pollLoop } from "./poll-loop.ts";
 
 const HOUR = 3_600_000;
 
@@ -148,5 +148,59 @@ describe("pollLoop", () => {
     await stopped;
     expect(hasFinished).toBe(true);
     expect(rounds).toBe(1);
+  });
+});
+
+describe("periodicJob", () => {
+  it("runs at start, then after each round's own delay; a failed round is reported and the job goes on", async () => {
+    const errors: unknown[] = [];
+    const third = deferred();
+    let rounds = 0;
+    const job = periodicJob({
+      run: async () => {
+        rounds += 1;
+        if (rounds === 2) throw new Error("payment service down");
+        if (rounds === 3) third.resolve();
+      },
+      // An hour between rounds, unless the round asks for sooner: only then can three rounds end here.
+      everyMs: HOUR,
+      nextDelayMs: () => 1,
+      onError: (error) => errors.push(error),
+    });
+    job.start();
+    expect(rounds).toBe(1);
+    await third.promise;
+    await job.stop();
+    expect(errors).toEqual([new Error("payment service down")]);
+  });
+
+  it("stops after the round in progress, and never runs two rounds at once", async () => {
+    const release = deferred();
+    const started = deferred();
+    let running = 0;
+    let most = 0;
+    const job = periodicJob({
+      run: async () => {
+        running += 1;
+        most = Math.max(most, running);
+        started.resolve();
+        await release.promise;
+        running -= 1;
+      },
+      everyMs: 1,
+      onError: () => {},
+    });
+    job.start();
+    await started.promise;
+    let isStopped = false;
+    const stopping = job.stop().then(() => {
+      isStopped = true;
+    });
+    await Promise.resolve();
+    expect(isStopped).toBe(false);
+    release.resolve();
+    await stopping;
+    expect(running).toBe(0);
+    expect(most).toBe(1);
   });
 });

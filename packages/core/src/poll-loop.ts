@@ -96,3 +96,36 @@ export function pollLoop(options: PollLoopOptions): PollLoop {
     },
   };
 }
+
+export interface PeriodicJobOptions {
+  /** One round; what it answers is ignored. */
+  run: () => Promise<unknown>;
+  everyMs: number;
+  /** How long to wait after a round instead of `everyMs` (a backoff), at most `everyMs`. */
+  nextDelayMs?: () => number;
+  /** A round that threw: reported here; the next comes after `nextDelayMs()` as after any round. */
+  onError: (error: unknown) => void;
+}
+
+/**
+ * A job every `everyMs` (retention, reconciliation), on the poll loop so it shares its tested
+ * behaviour: the first round at `start()`, never two rounds at once, a failed round reported and
+ * not fatal, `stop()` waiting for the round in progress.
+ *
+ * @example const job = periodicJob({ run: () => pruneDeliveryRecords(deps), everyMs: 3_600_000, onError }); job.start(); … await job.stop();
+ */
+export function periodicJob(options: PeriodicJobOptions): PollLoop {
+  return pollLoop({
+    work: async () => {
+      try {
+        await options.run();
+      } catch (error) {
+        options.onError(error);
+      }
+      return { idleMs: options.nextDelayMs?.() ?? options.everyMs };
+    },
+    minIdleMs: options.everyMs,
+    // Unreached: the round reports its own failure, so a failed round keeps the job's own delay.
+    onError: options.onError,
+  });
+}

@@ -1,4 +1,5 @@
-export { type CacheSize, embeddedCacheSize } from "./cache-size.ts";
+export { analyzeIfStale } from "./analyze-if-stale.ts";
+export { type CacheSize, embeddedCacheSize, recordHotSet } from "./cache-size.ts";
 export {
   type Database,
   type DatabaseKind,
@@ -6,7 +7,8 @@ export {
   type OpenDatabaseOptions,
   openDatabase,
 } from "./connect.ts";
-export { newestFirst, type PageRequest } from "./pagination.ts";
+export { containsPattern } from "./like-pattern.ts";
+export { containsText, newestFirst, type PageRequest } from "./pagination.ts";
 export { preparedQuery, queryRows } from "./statements.ts";
 export { isUniqueViolation } from "./unique-violation.ts";
 export { writeTogether } from "./write-together.ts";

@@ -33,7 +33,8 @@ describe("seedPgliteDataDirs", () => {
     const tables = await second.query("select count(*)::int as n from pg_tables where tablename = 'marker'");
     await second.close();
     expect(tables.rows).toEqual([{ n: 0 }]);
-  });
+    // An initdb and three cluster opens: well over the default timeout on a busy 2-core machine.
+  }, 180_000);
 
   it("does nothing when every directory already holds a cluster", async () => {
     const dir = join(root, "builder", "db");

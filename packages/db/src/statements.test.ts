@@ -233,3 +233,24 @@ describe("withNamedStatements", () => {
     expect(await preparedCount()).toBe(before);
   });
 });
+
+describe("statements and the event loop", () => {
+  it("give the event loop a turn between statements, as a round trip to PostgreSQL does, so other sockets are read meanwhile", async () => {
+    const turns: string[] = [];
+    setImmediate(() => turns.push("event loop"));
+    await database.db.execute(sql`select 1`);
+    await database.db.select().from(notes).where(eq(notes.id, "n1"));
+    turns.push("statements done");
+    expect(turns).toEqual(["event loop", "statements done"]);
+  });
+
+  it("give it a turn before a transaction too", async () => {
+    const turns: string[] = [];
+    setImmediate(() => turns.push("event loop"));
+    await database.db.transaction(async (tx) => {
+      await tx.select().from(notes).where(eq(notes.id, "n1"));
+    });
+    turns.push("transaction done");
+    expect(turns).toEqual(["event loop", "transaction done"]);
+  });
+});

@@ -110,6 +110,7 @@ interface NamedStatement {
  * Bind, Describe, Execute and Sync. PostgreSQL keeps the plan, re-planning by itself when a table
  * the statement reads changes. Texts with options this path does not handle (COPY's `blob`,
  * `onNotice`, fixed `paramTypes`) go to PGlite's `query` unchanged. Everything else is PGlite's own.
+ * Each statement or transaction first gives the event loop a turn (`yieldToEventLoop`).
  *
  * It leans on PGlite's mutexes (`_runExclusiveTransaction`, `_runExclusiveQuery`, declared in its
  * typings for its subclasses) so a query never runs between the statements of another caller's
@@ -216,12 +217,14 @@ export function withNamedStatements(pg: PGlite, cacheSize = STATEMENT_CACHE_SIZE
 
   const query = async <T>(text: string, params: unknown[] = [], options?: QueryOptions) => {
     if (!handles(options)) return pg.query<T>(text, params, options);
+    await yieldToEventLoop();
     await pg._checkReady();
     return pg._runExclusiveTransaction(() => execute<T>(text, params, options, true));
   };
 
-  const transaction = <T>(callback: (tx: Transaction) => Promise<T>) =>
-    pg.transaction((tx) =>
+  const transaction = async <T>(callback: (tx: Transaction) => Promise<T>) => {
+    await yieldToEventLoop();
+    return pg.transaction((tx) =>
       callback(
         new Proxy(tx, {
           get(target, property) {
@@ -235,6 +238,7 @@ export function withNamedStatements(pg: PGlite, cacheSize = STATEMENT_CACHE_SIZE
         }),
       ),
     );
+  };
 
   return new Proxy(pg, {
     get(target, property) {
@@ -246,6 +250,17 @@ export function withNamedStatements(pg: PGlite, cacheSize = STATEMENT_CACHE_SIZE
     },
   });
 }
+
+/**
+ * PGlite answers in-process, its engine running synchronously: a chain of statements resolves in
+ * promise callbacks alone and never lets the event loop poll its sockets. A service on PGlite would
+ * then read no other request (nor answer `/healthz`) until one request's statements were all done:
+ * requests ran one after another, where on PostgreSQL each statement's round trip lets the others in
+ * (so a repeat of an `Idempotency-Key` arrived while the first ran is a 409 there, and was a replay
+ * here). One turn of the event loop before each statement or transaction interleaves requests the
+ * same way; inside a transaction nothing yields, as its statements hold PGlite's one connection.
+ */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Whether this PGlite has the internals this path leans on (declared for subclasses, not public API). */
 export function hasExclusiveRunners(pg: PGlite): boolean {

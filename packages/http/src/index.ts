@@ -38,6 +38,7 @@ export {
   listQuerySchema,
   patchBody,
   pathId,
+  searchableListQuerySchema,
   toPage,
 } from "./openapi.ts";
 export { resourceRoutes } from "./resource-routes.ts";

@@ -134,6 +134,23 @@ export const listQuerySchema = z.object({
 });
 
 /**
+ * A list's query with `q`: the list's rows whose name (or description, where the list says so)
+ * contains it, case-insensitively.
+ */
+export const searchableListQuerySchema = listQuerySchema.extend({
+  q: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(200)
+    .optional()
+    .openapi({
+      param: { name: "q", in: "query" },
+      description: "Only rows whose name or description contains this text (case-insensitive)",
+    }),
+});
+
+/**
  * The list envelope `{ data, has_more, next_cursor }`.
  *
  * @example listOf(agentSchema).openapi("AgentList")

@@ -171,3 +171,27 @@ export function ensurePrivateDir(path: string, mode: number): void {
     current = dirname(current);
   }
 }
+
+/**
+ * Starts a sandbox that does nothing: null when it exits cleanly, else why this host cannot make one
+ * and what to change.
+ *
+ * @example const reason = await sandboxStartFailure(() => start({ command: ["/usr/bin/true"], limits, env: {} }));
+ */
+export async function sandboxStartFailure(
+  start: () => { run(input: string): Promise<{ exitCode: number | null; stderr: string }> },
+): Promise<string | null> {
+  let smoke: { exitCode: number | null; stderr: string };
+  try {
+    smoke = await start().run("");
+  } catch (error) {
+    // spawn itself failed, e.g. the uid cannot be switched to.
+    smoke = { exitCode: null, stderr: (error as Error).message };
+  }
+  if (smoke.exitCode === 0) return null;
+  const detail = smoke.stderr.trim() || `exit ${smoke.exitCode}`;
+  const hint = /EINVAL|EPERM|setuid|setgid/i.test(detail)
+    ? "the sandbox uids are not usable here (in a rootless container, pass a uidBase inside the mapped range)"
+    : "inside a container, allow user namespaces (e.g. an unconfined seccomp profile)";
+  return `bubblewrap could not create a sandbox on this host (${detail}); ${hint}`;
+}

@@ -171,28 +171,60 @@ describe("Limiter", () => {
       expect(pool.active).toBe(0);
     });
 
-    it("gives a newcomer the next freed slot, then holds the borrower to its quota", async () => {
+    it("starts a newcomer at once beside the borrowed runs, without waiting for one to end, then holds the borrower to its quota", async () => {
       const { limiter: pool } = borrowing();
       const holders = [await pool.acquire("flood"), await pool.acquire("flood")];
       const order: string[] = [];
       const flood = Array.from({ length: 3 }, (_, i) => track(order, `flood${i}`, pool.acquire("flood")));
-      const light = track(order, "light", pool.acquire("light"));
-      // The flood was first in line, but it is over its quota while another tenant waits.
+      // The flood holds the whole pool, one slot of it borrowed, and none of its runs has ended.
+      const starting = pool.acquire("light");
+      expect(pool.tenant("light")).toEqual({ active: 1, queued: 0 });
+      expect(pool.tenant("flood")).toEqual({ active: 2, queued: 3 });
+      expect(pool.active).toBe(3);
+      const light = await starting;
+      // Within its quota the newcomer took what was lent, no more: a second run of it waits.
+      const lightSecond = track(order, "light2", pool.acquire("light"));
+      expect(pool.tenant("light")).toEqual({ active: 1, queued: 1 });
+      // The borrowed run ends: the pool is back to its size and the flood is not given its slot back.
       holders[0]?.();
-      const lightRelease = await light;
-      expect(order).toEqual(["light"]);
+      expect(pool.active).toBe(2);
+      expect(order).toEqual([]);
+      light();
+      const lightSecondRelease = await lightSecond;
+      expect(order).toEqual(["light2"]);
       expect(pool.borrowed).toBe(0);
       holders[1]?.();
       const flood0 = await flood[0];
       expect(pool.tenant("flood")).toEqual({ active: 1, queued: 2 });
       // The light tenant is done, but seen a moment ago: its next run must find its slot free.
-      lightRelease();
+      lightSecondRelease();
       expect(pool.tenant("flood")).toEqual({ active: 1, queued: 2 });
       expect(pool.active).toBe(1);
       (await pool.acquire("light"))();
       flood0?.();
       for (const waiting of flood.slice(1)) (await waiting)?.();
-      expect(order).toEqual(["light", "flood0", "flood1", "flood2"]);
+      expect(order).toEqual(["light2", "flood0", "flood1", "flood2"]);
+    });
+
+    it("runs over the pool by at most the borrowed slots: with them taken back, a third tenant waits", async () => {
+      const { limiter: pool } = borrowing({ concurrency: 4, perTenant: 2 });
+      const holders = await Promise.all(Array.from({ length: 4 }, () => pool.acquire("flood")));
+      expect(pool.borrowed).toBe(2);
+      const light = [pool.acquire("light"), pool.acquire("light")];
+      expect(pool.active).toBe(6);
+      holders.push(...(await Promise.all(light)));
+      const third = pool.acquire("third");
+      expect(pool.tenant("third")).toEqual({ active: 0, queued: 1 });
+      holders[0]?.();
+      expect(pool.tenant("third").active).toBe(0);
+      holders[1]?.();
+      // Back to the pool's size with every tenant within its quota: the next release is the third's.
+      expect(pool.active).toBe(4);
+      holders[2]?.();
+      holders.push(await third);
+      expect(pool.tenant("third").active).toBe(1);
+      for (const release of holders.slice(3)) release();
+      expect(pool.active).toBe(0);
     });
 
     it("resumes borrowing once the window passes with one tenant left, without waiting for a release", async () => {
@@ -225,7 +257,11 @@ describe("Limiter", () => {
     it("still times out and withdraws waiters while a tenant borrows", async () => {
       const { limiter: pool, advance } = borrowing({ queueTimeoutMs: 10_000 });
       const holders = [await pool.acquire("flood"), await pool.acquire("flood")];
-      const late = pool.acquire("light");
+      // The light tenant takes the borrowed slot back; a third finds the pool full within quotas.
+      const starting = pool.acquire("light");
+      expect(pool.tenant("light").active).toBe(1);
+      const light = await starting;
+      const late = pool.acquire("third");
       const controller = new AbortController();
       const withdrawn = pool.acquire("other", controller.signal);
       controller.abort(new Error("caller gone"));
@@ -233,7 +269,8 @@ describe("Limiter", () => {
       advance(10_000);
       await expect(late).rejects.toMatchObject({ name: "SandboxBusyError", waitedMs: 10_000 });
       expect(pool.queued).toBe(0);
-      // The light tenant waited a moment ago: the flood keeps to its quota after its borrowed run.
+      light();
+      // Other tenants ran a moment ago: the flood keeps to its quota after its borrowed run.
       holders[0]?.();
       const queued = pool.acquire("flood");
       expect(pool.tenant("flood")).toEqual({ active: 1, queued: 1 });

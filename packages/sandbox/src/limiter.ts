@@ -47,7 +47,8 @@ export interface LimiterOptions {
   queuePerTenant: number;
   /**
    * A tenant may run beyond `perTenant`, up to the whole pool, once no other tenant has held or
-   * waited for a slot for this long; 0 holds every tenant to its quota always.
+   * waited for a slot for this long; 0 holds every tenant to its quota always. Borrowed slots are
+   * lent, not given: another tenant under its quota starts at once beside them (see `Limiter`).
    */
   contentionWindowMs?: number;
   timers?: LimiterTimers;
@@ -73,9 +74,18 @@ const REAL_TIMERS: LimiterTimers = {
  * a workspace that floods the sandbox delays another workspace's run by at most one run.
  *
  * The quota is work-conserving: a tenant alone for `contentionWindowMs` borrows the idle slots up to
- * the whole pool. Another tenant that shows up waits for the first slot freed (borrowed slots are
- * never handed back to the borrower while someone else waits), and from then on every tenant keeps
- * to its quota until the window passes with one tenant left.
+ * the whole pool. Another tenant that shows up starts at once, up to its quota, beside the borrowed
+ * runs: the pool runs over its size until they end, by at most the slots that were borrowed
+ * (`concurrency - perTenant`), since a tenant never borrows while another holds or waits for a slot.
+ * From then on every tenant keeps to its quota until the window passes with one tenant left.
+ *
+ * Why an extra slot rather than the alternatives: a borrowed run ends at its own pace (up to its
+ * timeout, 60 s), so a newcomer made to wait for one waits that long. Lending only to runs that will
+ * end soon would need a deadline the limiter does not have (a run's timeout is a cap, not an
+ * estimate: few runs ask for less than the 10 s default), so nothing would borrow; a reserve slot
+ * never lent would cost a 2-slot pool its borrowing altogether (share 1 + reserve 1) and would serve
+ * one newcomer only. Running over the pool costs CPU shared a little thinner for at most one run's
+ * timeout, and memory that each run's own limit bounds.
  *
  * @example const release = await limiter.acquire("ws_1"); try { await work(); } finally { release(); }
  */
@@ -195,8 +205,11 @@ export class Limiter {
   }
 
   #canStart(tenant: string): boolean {
+    if ((this.#activeByTenant.get(tenant) ?? 0) < this.#options.perTenant) {
+      // Within its quota a tenant counts only the slots held within quotas: borrowed ones are its to take back.
+      return this.#active - this.borrowed < this.#options.concurrency;
+    }
     if (this.#active >= this.#options.concurrency) return false;
-    if ((this.#activeByTenant.get(tenant) ?? 0) < this.#options.perTenant) return true;
     return this.#borrowableAt(tenant) <= this.#timers.now();
   }
 
@@ -269,7 +282,7 @@ export class Limiter {
   /** Hands free slots to waiting tenants in turn; a tenant at its quota keeps its place in line. */
   #dispatch(): void {
     let checked = 0;
-    while (this.#active < this.#options.concurrency && checked < this.#turns.length) {
+    while (checked < this.#turns.length) {
       const tenant = this.#turns.shift();
       if (tenant === undefined) return;
       const queue = this.#queues.get(tenant);

@@ -145,6 +145,56 @@ describe("the pool", () => {
     for (const result of await Promise.all(flood)) expect(result.error).toBeNull();
   });
 
+  it("starts a newcomer's run at once while another workspace holds the whole pool with long runs", async () => {
+    const shared = await createSandbox({
+      uidBase: UID_BASE + 6000,
+      concurrency: 2,
+      perWorkspaceConcurrency: 1,
+      contentionWindowMs: 50,
+      warmPerLanguage: 1,
+    });
+    const stop = new AbortController();
+    try {
+      const finished: string[] = [];
+      const LONG = "import time\ndef main(inputs):\n    time.sleep(30)\n    return {}\n";
+      const hog = Array.from({ length: 3 }, (_, i) =>
+        shared
+          .run({
+            workspaceId: "wsp_hog",
+            language: "python",
+            code: LONG,
+            input: {},
+            timeoutMs: 40_000,
+            signal: stop.signal,
+          })
+          .then(
+            () => finished.push(`hog${i}`),
+            () => finished.push(`hog${i} stopped`),
+          ),
+      );
+      // Alone past the window, the hog borrows the second slot: the pool is all its, a third run waits.
+      expect(
+        await eventually(() => shared.stats().borrowed === 1 && shared.stats().active === 2, 10_000),
+      ).toBe(true);
+      const light = await shared.run({
+        workspaceId: "wsp_newcomer",
+        language: "python",
+        code: "def main(inputs):\n    return {'ok': 1}\n",
+        input: {},
+      });
+      finished.push("newcomer");
+      expect(light.output).toEqual({ ok: 1 });
+      // The newcomer did not wait for a hog run to end: both are still running, the third still waits.
+      expect(finished).toEqual(["newcomer"]);
+      expect(shared.stats()).toMatchObject({ active: 2, borrowed: 1, queued: 1 });
+      stop.abort(new Error("test over"));
+      await Promise.all(hog);
+    } finally {
+      stop.abort(new Error("test over"));
+      await shared.close();
+    }
+  });
+
   it("serves waiting workspaces in turn: with the pool full, a newcomer waits for one run, not the flood's queue", async () => {
     const shared = await createSandbox({
       uidBase: UID_BASE + 4200,

@@ -20,6 +20,12 @@ export interface SandboxSpec {
   resultLimitBytes?: number;
 }
 
+/** What the sandbox asks for when it starts a process; it picks the uid and the cgroup itself. */
+export type ProcessSpec = Omit<SandboxSpec, "uid" | "cgroup">;
+
+/** Starts a sandboxed process: as a run (a uid of its own) or as a compile (the compile uid). */
+export type StartProcess = (spec: ProcessSpec, role?: "run" | "compile") => SandboxedProcess;
+
 /** How a sandboxed process ended, as seen from the host. */
 export interface ProcessOutcome {
   /** The program's exit code; 128+N when signal N killed it inside the sandbox; null when the host killed it. */

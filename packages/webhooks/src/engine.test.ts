@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { findDelivery, pruneDeliveryRecords, replayDelivery } from "./deliveries.ts";
 import { createEndpoint, rotateEndpointSecret, updateEndpoint } from "./endpoints.ts";
-import { createDeliveryEngine } from "./engine.ts";
+import { createDeliveryEngine, IN_FLIGHT_ERROR } from "./engine.ts";
 import { findEventBody, recordEvent } from "./events.ts";
 import * as schema from "./schema.ts";
 import type { SendRequest } from "./sender.ts";
@@ -252,6 +252,47 @@ describe("delivery engine", () => {
     expect(delivery.status).toBe("delivered");
     const found = await findDelivery(database.db, { ownerId, environment: "test", id: delivery.id });
     expect(found?.attempts).toHaveLength(2); // the late attempt happened, so it is on record
+  });
+
+  it("keeps a POST whose worker died before the answer in the attempt log, marked in flight", async () => {
+    const { ownerId } = await setUp();
+    const event = await emit(ownerId);
+    let isSent = false;
+    let answer: (value: { status: number; body: string }) => void = () => {};
+    // The worker that dies: its POST went out and nothing after it ever runs (the promise never settles
+    // until the test lets it, once the log has been read).
+    const dying = engineFor({
+      send: () =>
+        new Promise((resolve) => {
+          isSent = true;
+          answer = resolve;
+        }),
+    });
+    const dyingRun = dying.runDue();
+    await expect.poll(() => isSent).toBe(true);
+    const delivery = await deliveryOf(event.id);
+    const inFlight = await findDelivery(database.db, { ownerId, environment: "test", id: delivery.id });
+    expect(inFlight?.attempts).toHaveLength(1);
+    const [attempt] = inFlight?.attempts ?? [];
+    expect(attempt).toMatchObject({ error: IN_FLIGHT_ERROR, isSuccess: false, responseStatus: null });
+    expect(attempt?.requestHeaders["x-service-delivery"]).toBe(String(attempt?.id));
+    // The lease runs out; another worker delivers under a new attempt id; the log holds both POSTs.
+    clock.advance(31_000);
+    expect(await engineFor().runDue()).toBe(1);
+    const after = await findDelivery(database.db, { ownerId, environment: "test", id: delivery.id });
+    expect(after?.attempts.map((row) => row.error)).toEqual([IN_FLIGHT_ERROR, null]);
+    answer({ status: 200, body: "" });
+    await dyingRun;
+  });
+
+  it("records an attempt's outcome over its in-flight record", async () => {
+    const { ownerId } = await setUp();
+    const event = await emit(ownerId);
+    await engineFor().runDue();
+    const delivery = await deliveryOf(event.id);
+    const found = await findDelivery(database.db, { ownerId, environment: "test", id: delivery.id });
+    expect(found?.attempts).toHaveLength(1);
+    expect(found?.attempts[0]).toMatchObject({ error: null, isSuccess: true, responseStatus: 200 });
   });
 
   it("refuses private targets at delivery time unless allowed", async () => {

@@ -40,6 +40,9 @@ export interface DeliveryEngine {
 }
 
 interface Claimed {
+  /** When the POST goes out: its signature's timestamp and its attempt record's time. */
+  attemptedAt: Date;
+  requestHeaders: Record<string, string>;
   deliveryId: string;
   leaseToken: string;
   attemptId: number;
@@ -56,9 +59,7 @@ interface Claimed {
 
 interface Outcome {
   claimed: Claimed;
-  attemptedAt: Date;
   durationMs: number;
-  requestHeaders: Record<string, string>;
   responseStatus: number | null;
   responseBody: string | null;
   error: string | null;
@@ -66,6 +67,14 @@ interface Outcome {
 }
 
 const tracer = trace.getTracer("@app/webhooks");
+
+/**
+ * The error an attempt record carries from just before its POST until its outcome is written. One
+ * that keeps it was sent by a process that stopped (killed, crashed) before the answer: the
+ * receiver may have it, and the lease brings the delivery round again under a new attempt id.
+ */
+export const IN_FLIGHT_ERROR =
+  "in flight: no outcome recorded (the sending process stopped before the answer)";
 
 /**
  * The durable delivery engine. Deliveries are rows written with their event (`recordEvent`);
@@ -134,20 +143,48 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
           w.disabled`,
       { isPrepared: true },
     );
-    return rows.map((row) => ({
-      deliveryId: row.delivery_id,
-      leaseToken,
-      attemptId: Number(row.attempt_id),
-      failureCount: Number(row.failure_count),
-      eventId: row.event_id,
-      eventType: row.event_type,
-      ownerId: row.owner_id,
-      body: row.body,
-      endpointId: row.endpoint_id,
-      url: row.url,
-      secrets: row.previous_valid && row.previous_secret ? [row.secret, row.previous_secret] : [row.secret],
-      isEndpointDisabled: row.disabled,
-    }));
+    const claimed = rows.map((row) => {
+      const secrets =
+        row.previous_valid && row.previous_secret ? [row.secret, row.previous_secret] : [row.secret];
+      return {
+        // Signed afresh with the time of this attempt, so a 24 h retry still passes a 300 s tolerance.
+        attemptedAt: now,
+        requestHeaders: {
+          "content-type": "application/json",
+          "user-agent": options.userAgent,
+          "x-service-signature": signatureHeader(secrets, row.body, unixSeconds(now)),
+          "x-service-event": row.event_type,
+          "x-service-delivery": row.attempt_id,
+        },
+        deliveryId: row.delivery_id,
+        leaseToken,
+        attemptId: Number(row.attempt_id),
+        failureCount: Number(row.failure_count),
+        eventId: row.event_id,
+        eventType: row.event_type,
+        ownerId: row.owner_id,
+        body: row.body,
+        endpointId: row.endpoint_id,
+        url: row.url,
+        secrets,
+        isEndpointDisabled: row.disabled,
+      };
+    });
+    // Recorded before the POSTs go out: a process killed while they are in flight leaves each one in
+    // the attempt log (marked in flight), where the receiver may have seen it, instead of nothing.
+    if (claimed.length > 0) {
+      await db.insert(webhookAttempts).values(
+        claimed.map((attempt) => ({
+          ...attemptRecord(attempt),
+          durationMs: 0,
+          responseStatus: null,
+          responseBody: null,
+          error: IN_FLIGHT_ERROR,
+          isSuccess: false,
+        })),
+      );
+    }
+    return claimed;
   }
 
   /** Each attempt is a span of its own (traces are off unless the service set up a tracer provider). */
@@ -174,16 +211,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   }
 
   async function attemptOnce(claimed: Claimed): Promise<Outcome> {
-    const attemptedAt = clock.now();
-    // Signed afresh with the time of this attempt, so a 24 h retry still passes a 300 s tolerance.
-    const requestHeaders: Record<string, string> = {
-      "content-type": "application/json",
-      "user-agent": options.userAgent,
-      "x-service-signature": signatureHeader(claimed.secrets, claimed.body, unixSeconds(attemptedAt)),
-      "x-service-event": claimed.eventType,
-      "x-service-delivery": String(claimed.attemptId),
-    };
-    const base = { claimed, attemptedAt, requestHeaders };
+    const base = { claimed };
     if (claimed.isEndpointDisabled) {
       return {
         ...base,
@@ -198,7 +226,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     try {
       const response = await send({
         url: claimed.url,
-        headers: requestHeaders,
+        headers: claimed.requestHeaders,
         body: claimed.body,
         timeoutMs,
       });
@@ -232,30 +260,36 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       const next =
         outcome.isSuccess || outcome.claimed.isEndpointDisabled
           ? null
-          : nextAttemptAfterFailure(failureCount, outcome.attemptedAt);
+          : nextAttemptAfterFailure(failureCount, outcome.claimed.attemptedAt);
       const status = outcome.isSuccess ? "delivered" : next ? "retrying" : "failed";
       return sql`(${outcome.claimed.deliveryId}, ${outcome.claimed.leaseToken}, ${status}, ${failureCount}::int,
-        ${next ? next.toISOString() : null}::timestamptz, ${outcome.attemptedAt.toISOString()}::timestamptz,
+        ${next ? next.toISOString() : null}::timestamptz, ${outcome.claimed.attemptedAt.toISOString()}::timestamptz,
         ${outcome.responseStatus}::int, ${outcome.error})`;
     });
     await db.transaction(async (tx) => {
-      await tx.insert(webhookAttempts).values(
-        outcomes.map((outcome) => ({
-          id: outcome.claimed.attemptId,
-          deliveryId: outcome.claimed.deliveryId,
-          ownerId: outcome.claimed.ownerId,
-          endpointId: outcome.claimed.endpointId,
-          eventId: outcome.claimed.eventId,
-          attemptedAt: outcome.attemptedAt,
-          durationMs: outcome.durationMs,
-          url: outcome.claimed.url,
-          requestHeaders: outcome.requestHeaders,
-          responseStatus: outcome.responseStatus,
-          responseBody: outcome.responseBody,
-          error: outcome.error,
-          isSuccess: outcome.isSuccess,
-        })),
-      );
+      // The in-flight records written at claim time take their outcome (inserted if that write failed).
+      await tx
+        .insert(webhookAttempts)
+        .values(
+          outcomes.map((outcome) => ({
+            ...attemptRecord(outcome.claimed),
+            durationMs: outcome.durationMs,
+            responseStatus: outcome.responseStatus,
+            responseBody: outcome.responseBody,
+            error: outcome.error,
+            isSuccess: outcome.isSuccess,
+          })),
+        )
+        .onConflictDoUpdate({
+          target: webhookAttempts.id,
+          set: {
+            durationMs: sql`excluded.duration_ms`,
+            responseStatus: sql`excluded.response_status`,
+            responseBody: sql`excluded.response_body`,
+            error: sql`excluded.error`,
+            isSuccess: sql`excluded.success`,
+          },
+        });
       await tx.execute(sql`
         update webhook_deliveries d set
           status = v.status, failure_count = v.failure_count, attempt_count = d.attempt_count + 1,
@@ -349,5 +383,19 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       await stopped;
       await drain();
     },
+  };
+}
+
+/** The columns of an attempt record that are known before its POST goes out. */
+function attemptRecord(claimed: Claimed) {
+  return {
+    id: claimed.attemptId,
+    deliveryId: claimed.deliveryId,
+    ownerId: claimed.ownerId,
+    endpointId: claimed.endpointId,
+    eventId: claimed.eventId,
+    attemptedAt: claimed.attemptedAt,
+    url: claimed.url,
+    requestHeaders: claimed.requestHeaders,
   };
 }

@@ -15,18 +15,21 @@ export {
   type InputIssue,
   type InputIssueCode,
 } from "./graph-issue.ts";
-export { MAX_MATCH_INPUT_LENGTH, MAX_PATTERN_LENGTH, patternProblem } from "./guarded-regex.ts";
+export { guardedMatch, MAX_MATCH_INPUT_LENGTH, MAX_PATTERN_LENGTH, patternProblem } from "./guarded-regex.ts";
 export { type NodeError, NodeExecutionError, type NodeLogs } from "./node-error.ts";
 export { type NodeInputsByType, resolveNodeInputs, TEMPLATE_FIELDS } from "./node-inputs.ts";
 export { declaredOutputs, ERROR_OUTPUT_FIELD, type ToolOutputs } from "./node-outputs.ts";
 export { type ParseGraphResult, parseWorkflowGraph } from "./parse-graph.ts";
 export { type NodeAttempt, parseRetryAfter, retryDelayMs, retryPolicyOf } from "./retry.ts";
 export type {
+  ApprovalDecision,
   NodeFailedEvent,
   NodeFinishedEvent,
   NodeRunRecord,
   NodeSkippedEvent,
   NodeStartedEvent,
+  NodeWaitingEvent,
+  PendingApproval,
   RecordedNode,
   RunError,
   RunFinishedEvent,

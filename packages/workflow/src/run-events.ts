@@ -3,7 +3,31 @@ import type { NodeError, NodeLogs } from "./node-error.ts";
 import type { NodeAttempt } from "./retry.ts";
 import type { NodeType } from "./schema.ts";
 
-export type RunStatus = "succeeded" | "failed" | "cancelled";
+/** `waiting`: the run paused at nodes that need a person's approval (`pending`); it goes on once decided. */
+export type RunStatus = "succeeded" | "failed" | "cancelled" | "waiting";
+
+/** A node the run paused at, waiting for a person to approve or reject its request. */
+export interface PendingApproval {
+  node_id: string;
+  node_type: NodeType;
+  title?: string;
+  step: number;
+  /** The node's resolved request: what it would send if approved as it is. */
+  input: unknown;
+  requested_at: Date;
+  /** When the node's `on_timeout` decides (`approval_timeout_s` after `requested_at`); null without one. */
+  expires_at: Date | null;
+  on_timeout: "reject" | "fail";
+}
+
+/**
+ * A person's decision on a node that requires approval, passed to the run that goes on after it.
+ * `approve` runs the node, with `input` instead of its resolved request when given; `reject` fails it
+ * with `approval_rejected` (no retry), under its `on_error`.
+ */
+export type ApprovalDecision =
+  | { decision: "approve"; input?: unknown }
+  | { decision: "reject"; message?: string };
 
 /** Why a run did not succeed; `node_id` names the node at fault when there is one. */
 export interface RunError {
@@ -67,6 +91,14 @@ export interface NodeFailedEvent extends NodeEndedBase {
   logs?: NodeLogs;
 }
 
+/** A node that requires approval was reached without a decision: the run pauses there. */
+export interface NodeWaitingEvent extends NodeEventBase {
+  step: number;
+  requested_at: Date;
+  /** The node's resolved request (its data with templates resolved). */
+  inputs: unknown;
+}
+
 export interface NodeSkippedEvent extends NodeEventBase {
   skipped_at: Date;
 }
@@ -83,6 +115,8 @@ export interface RunFinishedEvent {
   outputs: Record<string, unknown> | null;
   error: RunError | null;
   usage: TokenUsage;
+  /** The nodes awaiting approval when `status` is `waiting`; empty otherwise. */
+  pending: PendingApproval[];
 }
 
 /**
@@ -97,6 +131,8 @@ export interface RunRecorder {
   onNodeFinished?(event: NodeFinishedEvent): void | Promise<void>;
   onNodeFailed?(event: NodeFailedEvent): void | Promise<void>;
   onNodeSkipped?(event: NodeSkippedEvent): void | Promise<void>;
+  /** Sent when the run ends `waiting`, once per paused node, before `onRunFinished`. */
+  onNodeWaiting?(event: NodeWaitingEvent): void | Promise<void>;
   onRunFinished?(event: RunFinishedEvent): void | Promise<void>;
 }
 

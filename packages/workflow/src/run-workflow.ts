@@ -11,7 +11,9 @@ import { ERROR_OUTPUT_FIELD } from "./node-outputs.ts";
 import { orderedDelivery } from "./ordered-delivery.ts";
 import { type NodeAttempt, retryDelayMs, retryPolicyOf } from "./retry.ts";
 import type {
+  ApprovalDecision,
   NodeRunRecord,
+  PendingApproval,
   RecordedNode,
   RunError,
   RunFinishedEvent,
@@ -75,6 +77,12 @@ export interface RunWorkflowOptions {
    * on (`on_error` continue or branch) are reused; any other node runs.
    */
   recorded?: ReadonlyMap<string, RecordedNode>;
+  /**
+   * Decisions on nodes that require approval, by node id. Such a node reached without one pauses the
+   * run: it is not executed, nothing after it runs, and once everything else has settled the run ends
+   * `waiting` with the node in `pending`. A recorded outcome wins over a decision (the node ran).
+   */
+  approvals?: ReadonlyMap<string, ApprovalDecision>;
 }
 
 /**
@@ -122,6 +130,8 @@ class WorkflowRun {
   private readonly attempts = new Map<string, NodeAttempt[]>();
   private readonly resolveOptions: ResolveOptions;
   private readonly usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  /** Nodes reached that wait for a person's approval, in the order they were reached. */
+  private readonly paused = new Map<string, PendingApproval>();
   private steps = 0;
   private inFlight = 0;
   private outcome: { status: RunStatus; error: RunError } | undefined;
@@ -155,6 +165,17 @@ class WorkflowRun {
     signal?.removeEventListener("abort", cancel);
 
     const finished = this.finishedEvent(startedAt);
+    for (const pending of finished.pending) {
+      this.emit("onNodeWaiting", () => ({
+        run_id: runId,
+        node_id: pending.node_id,
+        node_type: pending.node_type,
+        ...(pending.title === undefined ? {} : { title: pending.title }),
+        step: pending.step,
+        requested_at: pending.requested_at,
+        inputs: pending.input,
+      }));
+    }
     this.emit("onRunFinished", () => finished);
     await this.delivery.drained();
     const failure = this.delivery.failure();
@@ -200,6 +221,24 @@ class WorkflowRun {
     } catch (error) {
       failure = { error };
     }
+    if (prepared !== undefined && requiresApproval(node)) {
+      const decision = this.options.approvals?.get(node.id);
+      if (decision === undefined) {
+        this.pause(node, step, startedAt, prepared.inputs);
+        return;
+      }
+      if (decision.decision === "reject") {
+        failure = {
+          error: new NodeExecutionError(
+            "approval_rejected",
+            decision.message ?? `The request of node ${node.id} was rejected.`,
+          ),
+        };
+      } else if (decision.input !== undefined) {
+        // The person's edited request runs instead of the one the templates resolved to.
+        prepared = { ...prepared, inputs: decision.input } as PreparedNode;
+      }
+    }
     const inputs = prepared?.inputs ?? null;
     this.emit("onNodeStarted", () => ({
       run_id: runId,
@@ -211,7 +250,7 @@ class WorkflowRun {
       inputs,
     }));
     let result: NodeOutcome | undefined;
-    if (prepared !== undefined) {
+    if (prepared !== undefined && failure === undefined) {
       try {
         result = await this.perform(prepared);
       } catch (error) {
@@ -235,6 +274,26 @@ class WorkflowRun {
       this.inFlight -= 1;
       if (this.inFlight === 0) this.settle();
     }
+  }
+
+  /**
+   * A node waiting for approval: nothing after it is scheduled, and it is reported (as `pending` and
+   * `onNodeWaiting`) only if the run ends waiting; a run that fails or is cancelled meanwhile never
+   * reached it.
+   */
+  private pause(node: WorkflowNode, step: number, requestedAt: Date, inputs: unknown): void {
+    this.paused.set(node.id, {
+      node_id: node.id,
+      node_type: node.type,
+      ...(node.data.title === undefined ? {} : { title: node.data.title }),
+      step,
+      input: inputs,
+      requested_at: requestedAt,
+      expires_at: approvalDeadline(node, requestedAt),
+      on_timeout: "on_timeout" in node && node.on_timeout === "fail" ? "fail" : "reject",
+    });
+    this.inFlight -= 1;
+    if (this.inFlight === 0) this.settle();
   }
 
   private succeed(ended: EndedNode, result: NodeOutcome): void {
@@ -617,7 +676,16 @@ class WorkflowRun {
       usage: { ...this.usage },
     };
     if (this.outcome !== undefined) {
-      return { ...common, status: this.outcome.status, outputs: null, error: this.outcome.error };
+      return {
+        ...common,
+        status: this.outcome.status,
+        outputs: null,
+        error: this.outcome.error,
+        pending: [],
+      };
+    }
+    if (this.paused.size > 0) {
+      return { ...common, status: "waiting", outputs: null, error: null, pending: [...this.paused.values()] };
     }
     const outputs: Record<string, unknown> = {};
     for (const node of this.options.workflow.graph.nodes) {
@@ -625,7 +693,7 @@ class WorkflowRun {
         Object.assign(outputs, this.scope[node.id]);
       }
     }
-    return { ...common, status: "succeeded", outputs, error: null };
+    return { ...common, status: "succeeded", outputs, error: null, pending: [] };
   }
 
   private addUsage(usage: TokenUsage | undefined): void {
@@ -651,6 +719,17 @@ class WorkflowRun {
     // The method is called on the recorder so class-based recorders keep their `this`.
     this.delivery.push(() => (listener as (event: unknown) => void | Promise<void>).call(recorder, event));
   }
+}
+
+/** When a node's approval requested at `requestedAt` times out; null for one that waits for ever. */
+function approvalDeadline(node: WorkflowNode, requestedAt: Date): Date | null {
+  const seconds = "approval_timeout_s" in node ? node.approval_timeout_s : undefined;
+  return seconds === undefined ? null : new Date(requestedAt.getTime() + seconds * 1000);
+}
+
+/** Whether a node waits for a person's approval before it runs. */
+function requiresApproval(node: WorkflowNode): boolean {
+  return (node.type === "http" || node.type === "tool") && node.requires_approval === true;
 }
 
 /** A recorded outcome the run can go on from: a success, or a failure its node's `on_error` let through. */

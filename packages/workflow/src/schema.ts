@@ -270,6 +270,36 @@ export const errorPolicySchema = {
   timeout_ms: z.number().int().min(1).max(3_600_000).optional().describe("Engine-enforced time limit"),
 };
 
+/** The longest an approval may wait before its `on_timeout` decides it: 30 days. */
+export const MAX_APPROVAL_TIMEOUT_S = 30 * 24 * 3600;
+
+/**
+ * A person approves each execution of the node first: the run pauses (status `waiting`) with the
+ * node's resolved request pending until someone approves (optionally with an edited request) or
+ * rejects it (the node then fails with `approval_rejected`, under its `on_error`).
+ */
+export const approvalPolicySchema = {
+  requires_approval: z
+    .boolean()
+    .optional()
+    .describe(
+      "The run pauses here (status waiting) until POST /api/runs/{id}/approvals approves or rejects the node's resolved request",
+    ),
+  approval_timeout_s: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_APPROVAL_TIMEOUT_S)
+    .optional()
+    .describe("Seconds an approval may wait; then on_timeout decides it. None: it waits until decided"),
+  on_timeout: z
+    .enum(["reject", "fail"])
+    .optional()
+    .describe(
+      "What a timed-out approval does: reject (default; as a person's reject, under on_error) or fail (the run fails with approval_timed_out)",
+    ),
+};
+
 const nodeBase = { id: nodeIdSchema, position: positionSchema };
 
 export const startNodeSchema = z.strictObject({
@@ -298,12 +328,14 @@ export const codeNodeSchema = z.strictObject({
 export const httpNodeSchema = z.strictObject({
   ...nodeBase,
   ...errorPolicySchema,
+  ...approvalPolicySchema,
   type: z.literal("http"),
   data: httpDataSchema,
 });
 export const toolNodeSchema = z.strictObject({
   ...nodeBase,
   ...errorPolicySchema,
+  ...approvalPolicySchema,
   type: z.literal("tool"),
   data: toolDataSchema,
 });
@@ -375,3 +407,6 @@ export const ELSE_HANDLE = "else";
 export const ERROR_HANDLE = "error";
 
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
+
+/** The node types that can require a person's approval before they run. */
+export type ApprovableNodeType = "http" | "tool";

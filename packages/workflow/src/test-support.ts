@@ -21,6 +21,9 @@ export type PolicyFields = {
   default_output?: Record<string, unknown>;
   timeout_ms?: number;
   retry?: { max_attempts: number; backoff?: "fixed" | "exponential"; initial_ms?: number; max_ms?: number };
+  requires_approval?: boolean;
+  approval_timeout_s?: number;
+  on_timeout?: "reject" | "fail";
 };
 
 /** A schema-parsed graph (defaults applied) from nodes without positions. */

@@ -15,6 +15,8 @@ export function toAgentJson(row: AgentRow) {
     knowledge_base_ids: row.knowledgeBaseIds,
     memory_turns: row.memoryTurns,
     mcp_exposed: row.mcpExposed,
+    evaluation_gate: row.evaluationGate,
+    annotation_reply: row.annotationReply ?? null,
     ...toPublishingJson(row),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

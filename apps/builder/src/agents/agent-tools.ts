@@ -1,10 +1,10 @@
 import { jsonSchema, type ToolSet, tool } from "ai";
 import { z } from "zod";
 import type { FetchFunction } from "../outbound/outbound-fetch.ts";
+import { type AgentToolPorts, citationJson } from "../ports/tool-ports.ts";
 import type { AgentTool } from "./contract.ts";
 import { callHttpTool } from "./http-tool.ts";
 import { addMcpTools, type OpenedMcpServer, openMcpServer } from "./mcp-agent-tools.ts";
-import { type AgentToolPorts, citationJson } from "./ports.ts";
 
 const CODE_TOOL_TIMEOUT_MS = 10_000;
 const DEFAULT_TOP_K = 5;

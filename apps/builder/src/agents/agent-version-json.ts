@@ -18,5 +18,6 @@ export function toAgentVersionJson(row: AgentVersionRow) {
     tools: snapshot.tools as AgentTool[],
     knowledge_base_ids: snapshot.knowledgeBaseIds,
     memory_turns: snapshot.memoryTurns,
+    evaluation_gate: row.gateResult,
   };
 }

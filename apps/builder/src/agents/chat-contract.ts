@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { versionSelector } from "../versions/contract.ts";
 
+export const CONVERSATION_SOURCES = ["studio", "api", "app", "mcp", "workflow"] as const;
+
 export const chatBody = z
   .object({
     message: z.string().trim().min(1).max(32_000).openapi({ example: "What is our refund policy?" }),
@@ -65,6 +67,23 @@ export const messageSchema = z
       .int()
       .nullable()
       .openapi({ description: "The agent version that answered; null for the draft" }),
+    source: z.enum(["model", "annotation"]).nullable().openapi({
+      description:
+        "Who wrote an answer: the model, or an annotation given in its place (annotation_reply); null for user messages",
+    }),
+    annotation: z
+      .object({
+        id: z.string(),
+        similarity: z
+          .number()
+          .openapi({ description: "Cosine similarity (0–1) of the question to the annotated one" }),
+      })
+      .nullable()
+      .openapi({ description: "The annotation that answered (`source: annotation`), else null" }),
+    latency_ms: z.number().int().nullable().openapi({
+      description:
+        "From the turn's start to its stored answer (assistant messages); null for user messages and older answers",
+    }),
     usage: usageSchema.nullable(),
     created_at: z.string(),
     feedback: z
@@ -98,6 +117,10 @@ export const conversationSchema = z
       .nullable()
       .openapi({ description: "The app whose end user holds it; null for the workspace's own" }),
     end_user_id: z.string().nullable(),
+    source: z.enum(CONVERSATION_SOURCES).openapi({
+      description:
+        "Where it was held: `studio` (signed in), `api` (an API key), `app` (an app's end user: web app, widget or app key), `mcp` (the workspace's MCP endpoint), `workflow` (a run_agent tool)",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   })

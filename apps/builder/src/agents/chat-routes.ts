@@ -19,7 +19,7 @@ import {
   conversationSchema,
   messageSchema,
 } from "./chat-contract.ts";
-import { toConversationJson, toMessageJson } from "./conversation-json.ts";
+import { toConversationJson, toRatedMessageJson } from "./conversation-json.ts";
 import { deleteConversation } from "./delete-conversation.ts";
 import { AgentErrors } from "./errors.ts";
 import { findAgent } from "./find-agent.ts";
@@ -76,7 +76,9 @@ export function registerChatRoutes(router: OpenAPIHono<AppEnv>, deps: Deps): voi
     });
     if (!context) throw AgentErrors.AGENT_NOT_FOUND();
     if (context === "version_not_found") throw VersionErrors.VERSION_NOT_FOUND({ param: "version" });
-    const prepared = await prepareAgentTurn(deps, workspaceId, context, body);
+    // A signed-in person chats from the studio; a key is a program calling the API.
+    const source = c.get("principal").via === "session" ? "studio" : "api";
+    const prepared = await prepareAgentTurn(deps, workspaceId, context, body, 0, { source });
     return answerTurn(c, deps, prepared);
   });
 
@@ -89,18 +91,6 @@ export function registerChatRoutes(router: OpenAPIHono<AppEnv>, deps: Deps): voi
     return c.json(toPage(rows, query.limit, toConversationJson), 200);
   });
 }
-
-const getConversationRoute = createRoute({
-  method: "get",
-  path: "/{id}",
-  tags: ["conversations"],
-  summary: "Get a conversation",
-  request: { params: idParam },
-  responses: {
-    200: { description: "The conversation", content: jsonContent(conversationSchema) },
-    ...errorResponses(401, 404),
-  },
-});
 
 const listMessagesRoute = createRoute({
   method: "get",
@@ -127,35 +117,20 @@ const deleteConversationRoute = createRoute({
 });
 
 /**
- * `/api/conversations/{id}`: read a conversation and its messages, or delete it.
+ * `/api/conversations/{id}`: page a conversation's messages, or delete it (the logs feature answers
+ * the conversation itself, with its newest messages).
  *
  * @example app.route("/api/conversations", conversationRoutes(deps));
  */
 export function conversationRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();
-  router.openapi(getConversationRoute, async (c) => {
-    const row = await findConversation(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
-    if (!row) throw AgentErrors.CONVERSATION_NOT_FOUND();
-    return c.json(toConversationJson(row), 200);
-  });
   router.openapi(listMessagesRoute, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
     const conversation = await findConversation(deps.db, workspaceId, c.req.valid("param").id);
     if (!conversation) throw AgentErrors.CONVERSATION_NOT_FOUND();
     const query = c.req.valid("query");
     const rows = await listMessagesWithFeedback(deps.db, workspaceId, conversation.id, query);
-    return c.json(
-      toPage(rows, query.limit, (row) => ({
-        ...toMessageJson(row),
-        feedback: row.feedback.map((rating) => ({
-          source: rating.source,
-          rating: rating.rating,
-          comment: rating.comment,
-          updated_at: rating.updatedAt.toISOString(),
-        })),
-      })),
-      200,
-    );
+    return c.json(toPage(rows, query.limit, toRatedMessageJson), 200);
   });
   router.openapi(deleteConversationRoute, async (c) => {
     const isDeleted = await deleteConversation(

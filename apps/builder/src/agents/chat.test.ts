@@ -11,8 +11,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBuilder, type TestBuilder } from "../../test/harness.ts";
 import { createBase } from "../../test/knowledge-support.ts";
+import type { KnowledgeSearch } from "../ports/tool-ports.ts";
 import { defaultAiSettings } from "../providers/settings.ts";
-import type { KnowledgeSearch } from "./ports.ts";
 
 // Knowledge bases (issue 7) are not built yet: this is a test double of that internal feature,
 // ranking a fixed list of passages by the words they share with the query.

@@ -2,6 +2,7 @@ import { CommonErrors, type ErrorDetail } from "@app/http";
 import type { Deps } from "../deps.ts";
 import { findKnowledgeBase } from "../knowledge/find-knowledge-base.ts";
 import { savedUrlRefusal } from "../outbound/check-saved-url.ts";
+import type { EvaluationGate } from "../versions/evaluation-gate.ts";
 import { findWorkflow } from "../workflows/find-workflow.ts";
 import type { AgentTool } from "./contract.ts";
 
@@ -13,9 +14,13 @@ import type { AgentTool } from "./contract.ts";
  * @example await checkAgentReferences(deps, workspaceId, input);
  */
 export async function checkAgentReferences(
-  deps: Pick<Deps, "db" | "config">,
+  deps: Pick<Deps, "db" | "config" | "publishGate">,
   workspaceId: string,
-  input: { tools?: AgentTool[] | undefined; knowledge_base_ids?: string[] | undefined },
+  input: {
+    tools?: AgentTool[] | undefined;
+    knowledge_base_ids?: string[] | undefined;
+    evaluation_gate?: EvaluationGate | null | undefined;
+  },
 ): Promise<void> {
   const details: ErrorDetail[] = [];
   for (const [index, id] of (input.knowledge_base_ids ?? []).entries()) {
@@ -25,6 +30,13 @@ export async function checkAgentReferences(
         message: `no knowledge base ${id} in this workspace`,
       });
     }
+  }
+  const gate = input.evaluation_gate;
+  if (gate && !(await deps.publishGate?.hasDataset(workspaceId, gate.dataset_id))) {
+    details.push({
+      path: "evaluation_gate.dataset_id",
+      message: `no dataset ${gate.dataset_id} in this workspace`,
+    });
   }
   for (const [index, tool] of (input.tools ?? []).entries()) {
     if (tool.type === "workflow" && !(await findWorkflow(deps.db, workspaceId, tool.workflow_id))) {

@@ -1,8 +1,11 @@
 import { patchBody } from "@app/http";
 import { CODE_ENTRY_POINTS } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
+import { embeddingSetting } from "../knowledge/contract.ts";
+import { DEFAULT_EMBEDDING } from "../knowledge/embedders.ts";
 import { PROVIDER_IDS } from "../providers/catalogue.ts";
 import { publishingFields, versionFields } from "../versions/contract.ts";
+import { evaluationGateSchema, gateResultSchema } from "../versions/evaluation-gate.ts";
 
 const toolName = z
   .string()
@@ -96,12 +99,37 @@ const provider = z
   })
   .openapi({ example: "openai", enum: PROVIDER_IDS });
 
+/** Annotation replies (docs/logs-and-evaluations.md): off until an agent turns them on. */
+export const annotationReplySchema = z
+  .object({
+    enabled: z.boolean(),
+    threshold: z.number().min(0).max(1).default(0.9).openapi({
+      description:
+        "The lowest cosine similarity (0–1) between a question and an annotated one that is answered with the annotation",
+    }),
+    embedding: embeddingSetting.default({ ...DEFAULT_EMBEDDING }).openapi({
+      description: "The model questions are embedded with; the offline `local` embedder by default",
+    }),
+  })
+  .strict()
+  .openapi("AnnotationReply", {
+    description:
+      "Answer a question similar enough to an annotated one with the annotation, without calling the model; not part of a version (it applies at once)",
+  });
+
 export const createAgentBody = z
   .object({
     name: z.string().trim().min(1).max(100),
     description: z.string().max(2000).default(""),
-    provider,
-    model: z.string().trim().min(1).max(200).openapi({ example: "gpt-4o-mini" }),
+    provider: provider.optional().openapi({
+      description:
+        "Absent: the provider of the workspace's newest stored key, else one the server has a key for, else openai",
+    }),
+    model: z.string().trim().min(1).max(200).optional().openapi({
+      example: "gpt-4o-mini",
+      description:
+        "Absent: the provider's first chat model in GET /api/providers (422 for a provider with none listed)",
+    }),
     instructions: z.string().max(100_000).default(""),
     temperature: z.number().min(0).max(2).nullable().default(null),
     tools: toolList.default([]),
@@ -110,6 +138,8 @@ export const createAgentBody = z
     mcp_exposed: z.boolean().default(false).openapi({
       description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
     }),
+    evaluation_gate: evaluationGateSchema.nullable().default(null),
+    annotation_reply: annotationReplySchema.nullable().default(null),
   })
   .strict()
   .openapi("CreateAgentRequest");
@@ -127,6 +157,8 @@ export const updateAgentBody = patchBody(
       knowledge_base_ids: z.array(z.string().max(64)).max(32),
       memory_turns: z.number().int().min(0).max(100),
       mcp_exposed: z.boolean(),
+      evaluation_gate: evaluationGateSchema.nullable(),
+      annotation_reply: annotationReplySchema.nullable(),
     })
     .partial(),
 ).openapi("UpdateAgentRequest");
@@ -144,6 +176,15 @@ export const agentSchema = z
     knowledge_base_ids: z.array(z.string()),
     memory_turns: z.number().int(),
     mcp_exposed: z.boolean(),
+    evaluation_gate: evaluationGateSchema.nullable(),
+    annotation_reply: z
+      .object({
+        enabled: z.boolean(),
+        threshold: z.number(),
+        embedding: z.object({ provider: z.string(), model: z.string() }),
+      })
+      .nullable()
+      .openapi({ description: "Annotation replies; null while never set (off)" }),
     ...publishingFields,
     created_at: z.string(),
     updated_at: z.string(),
@@ -163,6 +204,9 @@ export const agentVersionSchema = z
     tools: z.array(agentToolSchema),
     knowledge_base_ids: z.array(z.string()),
     memory_turns: z.number().int(),
+    evaluation_gate: gateResultSchema.nullable().openapi({
+      description: "The gate's evaluation when this version was published, or that force skipped it",
+    }),
   })
   .openapi("AgentVersion", { description: "An immutable published version of an agent" });
 

@@ -1,3 +1,4 @@
+import type { MessageWithFeedback } from "./message-feedback.ts";
 import type { ConversationRow, MessageRow } from "./schema.ts";
 
 /** A tool call of an assistant turn as the API shows it. */
@@ -72,6 +73,7 @@ export function toConversationJson(row: ConversationRow) {
     version: row.version,
     app_id: row.appId,
     end_user_id: row.endUserId,
+    source: row.source,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -90,10 +92,31 @@ export function toMessageJson(row: MessageRow) {
     model: row.model,
     finish_reason: row.finishReason,
     version: row.version,
+    source: row.source,
+    annotation:
+      row.annotationId === null ? null : { id: row.annotationId, similarity: row.annotationSimilarity ?? 0 },
+    latency_ms: row.latencyMs,
     usage:
       row.inputTokens === null || row.outputTokens === null
         ? null
         : { input_tokens: row.inputTokens, output_tokens: row.outputTokens },
     created_at: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A message with its ratings (the end user's and the team's), as the team's views show it.
+ *
+ * @example const page = toPage(rows, limit, toRatedMessageJson);
+ */
+export function toRatedMessageJson(row: MessageWithFeedback) {
+  return {
+    ...toMessageJson(row),
+    feedback: row.feedback.map((rating) => ({
+      source: rating.source,
+      rating: rating.rating,
+      comment: rating.comment,
+      updated_at: rating.updatedAt.toISOString(),
+    })),
   };
 }

@@ -1,6 +1,6 @@
 import { jsonSchema, type ToolSet, tool } from "ai";
+import type { McpToolInfo, McpToolSource, McpToolset } from "../ports/tool-ports.ts";
 import type { AgentTool } from "./contract.ts";
-import type { McpToolInfo, McpToolSource, McpToolset } from "./ports.ts";
 
 type McpDefinition = Extract<AgentTool, { type: "mcp" }>;
 type ToolOutput = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { type Clock, newId } from "@app/core";
-import type { ConversationRow } from "./schema.ts";
+import type { ConversationRow, ConversationSource } from "./schema.ts";
 
 const TITLE_LENGTH = 80;
 
@@ -13,6 +13,8 @@ export interface EndUserRef {
 export interface ConversationOrigin {
   version?: number | null | undefined;
   endUser?: EndUserRef | undefined;
+  /** Where it is held; `app` when an end user holds it, else `api` unless told. */
+  source?: ConversationSource | undefined;
 }
 
 /**
@@ -40,6 +42,7 @@ export function newConversation(
     version: origin.version ?? null,
     appId: origin.endUser?.appId ?? null,
     endUserId: origin.endUser?.endUserId ?? null,
+    source: origin.source ?? (origin.endUser ? "app" : "api"),
     createdAt: now,
     updatedAt: now,
   };

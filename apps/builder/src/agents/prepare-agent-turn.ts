@@ -1,12 +1,13 @@
 import type { ModelMessage } from "ai";
 import type { SQLWrapper } from "drizzle-orm";
+import { type AnnotationMatch, findAnnotationReply } from "../annotations/find-annotation-reply.ts";
 import { requireCredits } from "../billing/meter.ts";
 import { accessFromCredential, type ResolvedAccess } from "../credentials/resolve-provider-access.ts";
 import type { Deps } from "../deps.ts";
 import { AgentErrors } from "./errors.ts";
 import type { TurnContext } from "./find-turn-context.ts";
 import { type EndUserRef, newConversation } from "./new-conversation.ts";
-import type { AgentRow, ConversationRow } from "./schema.ts";
+import type { AgentRow, ConversationRow, ConversationSource } from "./schema.ts";
 
 export interface PreparedTurn {
   workspaceId: string;
@@ -25,6 +26,10 @@ export interface PreparedTurn {
   version: number | null;
   /** Writes stored with the turn's model calls, given what the turn spent (an app's per-end-user usage). */
   spentWrites?: ((spent: TurnSpending) => SQLWrapper[]) | undefined;
+  /** The annotation that answers instead of the model (the agent's annotation_reply), if one does. */
+  annotation?: AnnotationMatch | undefined;
+  /** When the turn began (performance.now()), for the answer's latency. */
+  startedAt: number;
 }
 
 /** What a turn's model calls cost: the credits booked and the tokens. */
@@ -37,6 +42,8 @@ export interface TurnSpending {
 /** Who is asking, beyond the workspace: an app's end user, and writes to store with what they spent. */
 export interface TurnRequester {
   endUser?: EndUserRef | undefined;
+  /** Where a new conversation is held (the logs' `source`); by default `app` for an end user, else `api`. */
+  source?: ConversationSource | undefined;
   spentWrites?: ((spent: TurnSpending) => SQLWrapper[]) | undefined;
 }
 
@@ -48,17 +55,25 @@ export interface TurnRequester {
  * @example const prepared = await prepareAgentTurn(deps, workspaceId, context, { message: "Hi" }); // context from findTurnContext
  */
 export async function prepareAgentTurn(
-  deps: Pick<Deps, "db" | "clock" | "config">,
+  deps: Pick<Deps, "db" | "clock" | "config" | "logger">,
   workspaceId: string,
   { agent, version: agentVersion, credential, continued }: TurnContext,
   request: { message: string; conversation_id?: string | undefined },
   depth = 0,
   requester: TurnRequester = {},
 ): Promise<PreparedTurn> {
+  const startedAt = performance.now();
   await requireCredits(deps, workspaceId, { work: "This chat turn" });
   const access = await accessFromCredential(deps, agent.provider, credential);
+  const annotation = await findAnnotationReply(
+    deps,
+    workspaceId,
+    agent.id,
+    agent.annotationReply,
+    request.message,
+  );
   const version = agentVersion?.version ?? null;
-  const { endUser, spentWrites } = requester;
+  const { endUser, spentWrites, source } = requester;
   if (request.conversation_id) {
     // An end user continues only their own conversations of this app; anything else is not found.
     const isOwn =
@@ -81,9 +96,15 @@ export async function prepareAgentTurn(
       depth,
       version,
       spentWrites,
+      annotation,
+      startedAt,
     };
   }
-  const conversation = newConversation(deps, workspaceId, agent.id, request.message, { version, endUser });
+  const conversation = newConversation(deps, workspaceId, agent.id, request.message, {
+    version,
+    endUser,
+    source,
+  });
   return {
     workspaceId,
     agent,
@@ -96,5 +117,7 @@ export async function prepareAgentTurn(
     depth,
     version,
     spentWrites,
+    annotation,
+    startedAt,
   };
 }

@@ -1,6 +1,7 @@
 import type { Clock } from "@app/core";
 import { and, eq, sql } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
+import type { GateResult } from "../versions/evaluation-gate.ts";
 import { type AgentRow, type AgentSnapshot, type AgentVersionRow, agents, agentVersions } from "./schema.ts";
 
 /**
@@ -14,7 +15,7 @@ export async function publishAgent(
   { db, clock }: { db: BuilderDb; clock: Clock },
   workspaceId: string,
   agentId: string,
-  input: { notes: string; userId: string | null },
+  input: { notes: string; userId: string | null; gateResult?: GateResult | null },
 ): Promise<AgentVersionRow | undefined> {
   const now = clock.now();
   return db.transaction(async (tx) => {
@@ -32,6 +33,7 @@ export async function publishAgent(
         workspaceId,
         notes: input.notes,
         snapshot: agentSnapshot(agent),
+        gateResult: input.gateResult ?? null,
         createdBy: input.userId,
         createdAt: now,
       })

@@ -1,4 +1,4 @@
-import { createRouter, listOf, listQuerySchema, resourceRoutes, toPage } from "@app/http";
+import { createRouter, listOf, resourceRoutes, searchableListQuerySchema, toPage } from "@app/http";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { registerAgentPortabilityRoutes } from "../portability/routes.ts";
@@ -20,7 +20,7 @@ const routes = resourceRoutes({ tag: "agents", schema: agentSchema });
 const listRoute = routes.list({
   summary: "List the caller's agents, newest first",
   description: "A page of agents",
-  query: listQuerySchema,
+  query: searchableListQuerySchema,
   page: listOf(agentSchema).openapi("AgentList"),
 });
 

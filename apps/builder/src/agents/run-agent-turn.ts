@@ -10,6 +10,7 @@ import {
   type ToolSet,
 } from "ai";
 import type { SQLWrapper } from "drizzle-orm";
+import { type AnnotationMatch, annotationHitWrite } from "../annotations/find-annotation-reply.ts";
 import type { Deps } from "../deps.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { ProviderErrors, providerApiError } from "../providers/errors.ts";
@@ -68,6 +69,7 @@ export async function* runAgentTurn(
   turn: PreparedTurn,
   signal: AbortSignal,
 ): AsyncGenerator<ChatEvent, TurnResult> {
+  if (turn.annotation) return yield* answerWithAnnotation(deps, turn, turn.annotation);
   const { agent, access, conversation } = turn;
   const userAt = later(deps.clock.now(), turn.lastAt);
   const deadline = new AbortController();
@@ -190,6 +192,8 @@ export async function* runAgentTurn(
         outputTokens: usage.outputTokens ?? 0,
         finishReason: finish,
         version: turn.version,
+        source: "model",
+        latencyMs: elapsedSince(turn.startedAt),
         createdAt: assistantAt,
       },
       [...usageWrites.writes, ...spentWrites(turn, usageWrites.spent)],
@@ -243,6 +247,65 @@ export async function* runAgentTurn(
       });
     }
   }
+}
+
+/**
+ * A turn answered by an annotation (the agent's annotation_reply found a question similar enough):
+ * no model is called, the answer is stored as the annotation's with its similarity, and the
+ * annotation's hit is counted in the same statement. Clients see the same events as a model turn.
+ */
+async function* answerWithAnnotation(
+  deps: Pick<Deps, "db" | "clock">,
+  turn: PreparedTurn,
+  annotation: AnnotationMatch,
+): AsyncGenerator<ChatEvent, TurnResult> {
+  const { conversation } = turn;
+  const userAt = later(deps.clock.now(), turn.lastAt);
+  yield { event: "conversation", data: toConversationJson(conversation) };
+  yield { event: "text_delta", data: { text: annotation.answer } };
+  const assistantAt = later(deps.clock.now(), userAt);
+  const [, saved] = await saveTurn(
+    deps.db,
+    { conversation, isNew: turn.isNewConversation },
+    {
+      id: newId("msg", userAt.getTime()),
+      workspaceId: turn.workspaceId,
+      conversationId: conversation.id,
+      role: "user",
+      content: turn.message,
+      createdAt: userAt,
+    },
+    {
+      id: newId("msg", assistantAt.getTime()),
+      workspaceId: turn.workspaceId,
+      conversationId: conversation.id,
+      role: "assistant",
+      content: annotation.answer,
+      finishReason: "stop",
+      version: turn.version,
+      source: "annotation",
+      annotationId: annotation.id,
+      annotationSimilarity: annotation.similarity,
+      latencyMs: elapsedSince(turn.startedAt),
+      createdAt: assistantAt,
+    },
+    [
+      annotationHitWrite(deps.db, annotation.id, assistantAt),
+      ...spentWrites(turn, { credits: 0, inputTokens: 0, outputTokens: 0 }),
+    ],
+  );
+  agentTurnsTotal.inc({ outcome: "completed" });
+  return {
+    conversation_id: conversation.id,
+    message: toMessageJson(saved),
+    steps: 0,
+    finish_reason: "stop",
+    usage: { input_tokens: 0, output_tokens: 0 },
+  };
+}
+
+function elapsedSince(startedAt: number): number {
+  return Math.round(performance.now() - startedAt);
 }
 
 function spentWrites(turn: PreparedTurn, spent: TurnSpending): SQLWrapper[] {

@@ -66,6 +66,10 @@ function storedMessage(message: NewMessage): MessageRow {
     outputTokens: message.outputTokens ?? null,
     finishReason: message.finishReason ?? null,
     version: message.version ?? null,
+    source: message.source ?? null,
+    annotationId: message.annotationId ?? null,
+    annotationSimilarity: message.annotationSimilarity ?? null,
+    latencyMs: message.latencyMs ?? null,
     createdAt: message.createdAt,
   };
 }

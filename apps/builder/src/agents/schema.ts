@@ -9,6 +9,7 @@ import {
   text,
   timestamp,
 } from "drizzle-orm/pg-core";
+import type { EvaluationGate, GateResult } from "../versions/evaluation-gate.ts";
 import { workspaces } from "../workspaces/schema.ts";
 
 export const agents = pgTable(
@@ -29,6 +30,13 @@ export const agents = pgTable(
     memoryTurns: integer("memory_turns").notNull().default(10),
     /** Served as a tool of the workspace's MCP endpoint (/api/mcp). */
     mcpExposed: boolean("mcp_exposed").notNull().default(false),
+    /** Publishing first evaluates the draft on this dataset; null: no gate. */
+    evaluationGate: jsonb("evaluation_gate").$type<EvaluationGate>(),
+    /**
+     * Curated answers given instead of the model's (the annotations feature); null while never set.
+     * Not part of a version: fixing an answer takes effect without publishing.
+     */
+    annotationReply: jsonb("annotation_reply").$type<AnnotationReplySetting | null>(),
     /** The newest published version; null while never published (outsiders then reach the draft). */
     publishedVersion: integer("published_version"),
     publishedAt: timestamp("published_at", { withTimezone: true }),
@@ -37,6 +45,21 @@ export const agents = pgTable(
   },
   (table) => [index("agents_workspace_idx").on(table.workspaceId, table.id)],
 );
+
+/** When a question is answered with an annotation instead of calling the model. */
+export interface AnnotationReplySetting {
+  enabled: boolean;
+  /** The lowest cosine similarity (0–1) between the question and an annotated one that counts as a hit. */
+  threshold: number;
+  /** The embedding model questions are compared with (`local` needs no key). */
+  embedding: { provider: string; model: string };
+}
+
+/** Where a conversation was held: the studio, the API with a key, an app, MCP, or a workflow's run_agent. */
+export type ConversationSource = "studio" | "api" | "app" | "mcp" | "workflow";
+
+/** What wrote an assistant message: the model, or an annotation given in its place. */
+export type AnswerSource = "model" | "annotation";
 
 /** What an agent version fixes: everything a turn reads from the agent. */
 export interface AgentSnapshot {
@@ -62,6 +85,8 @@ export const agentVersions = pgTable(
     workspaceId: text("workspace_id").notNull(),
     notes: text("notes").notNull().default(""),
     snapshot: jsonb("snapshot").$type<AgentSnapshot>().notNull(),
+    /** What the evaluation gate found when this version was published (or that force skipped it). */
+    gateResult: jsonb("gate_result").$type<GateResult>(),
     createdBy: text("created_by"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
   },
@@ -85,11 +110,15 @@ export const conversations = pgTable(
     /** Set when an app's end user holds the conversation (the apps feature's ids, kept as text). */
     appId: text("app_id"),
     endUserId: text("end_user_id"),
+    /** Where it was held; rows from before it was recorded are `api`, or `app` when an app's. */
+    source: text("source").$type<ConversationSource>().notNull().default("api"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull(),
   },
   (table) => [
     index("conversations_agent_idx").on(table.workspaceId, table.agentId, table.id),
+    // The workspace's logs: every conversation, newest first, whatever the agent.
+    index("conversations_workspace_idx").on(table.workspaceId, table.id),
     // An end user's own list: the public API's conversations page.
     index("conversations_end_user_idx").on(table.appId, table.endUserId, table.id),
   ],
@@ -118,9 +147,20 @@ export const messages = pgTable(
     finishReason: text("finish_reason"),
     /** The agent version that answered (assistant messages); null for the draft. */
     version: integer("version"),
+    /** Assistant messages: the model's answer, or an annotation's; null for user messages. */
+    source: text("source").$type<AnswerSource>(),
+    /** The annotation that answered, and how similar its question was (0–1). */
+    annotationId: text("annotation_id"),
+    annotationSimilarity: doublePrecision("annotation_similarity"),
+    /** Assistant messages: from the user's message to the stored answer, in milliseconds. */
+    latencyMs: integer("latency_ms"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
   },
-  (table) => [index("messages_conversation_idx").on(table.conversationId, table.id)],
+  (table) => [
+    index("messages_conversation_idx").on(table.conversationId, table.id),
+    // The logs' export walks a workspace's messages in order, a page at a time.
+    index("messages_workspace_idx").on(table.workspaceId, table.id),
+  ],
 );
 
 /** A rating of an answer: one per message and source (the end user's, the team's). */

@@ -26,6 +26,8 @@ export async function updateAgent(
       ...(input.knowledge_base_ids === undefined ? {} : { knowledgeBaseIds: input.knowledge_base_ids }),
       ...(input.memory_turns === undefined ? {} : { memoryTurns: input.memory_turns }),
       ...(input.mcp_exposed === undefined ? {} : { mcpExposed: input.mcp_exposed }),
+      ...(input.evaluation_gate === undefined ? {} : { evaluationGate: input.evaluation_gate }),
+      ...(input.annotation_reply === undefined ? {} : { annotationReply: input.annotation_reply }),
       updatedAt: nextRevision(agents.updatedAt, clock.now()),
     })
     .where(

@@ -3,6 +3,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { fieldChangeSchema, lineChangeSchema, toVersionPage } from "../versions/contract.ts";
 import { VersionErrors } from "../versions/errors.ts";
+import { passGate } from "../versions/evaluation-gate.ts";
 import { etagOf, expectedRevisions, refusedWrite } from "../versions/revisions.ts";
 import { versionRouteDefinitions } from "../versions/version-route-definitions.ts";
 import { agentSide, diffAgents, restoreAgent } from "./agent-history.ts";
@@ -45,10 +46,21 @@ const routes = versionRouteDefinitions({
 export function registerAgentVersionRoutes(router: OpenAPIHono<AppEnv>, deps: Deps): void {
   router.openapi(routes.publish, async (c) => {
     const principal = c.get("principal");
-    const body = (c.req.valid("json") as { notes?: string } | undefined) ?? {};
-    const row = await publishAgent(deps, principal.workspaceId, c.req.valid("param").id, {
+    const body = (c.req.valid("json") as { notes?: string; force?: boolean } | undefined) ?? {};
+    const id = c.req.valid("param").id;
+    const agent = await findAgent(deps.db, principal.workspaceId, id);
+    if (!agent) throw AgentErrors.AGENT_NOT_FOUND();
+    const gateResult = await passGate(
+      deps,
+      principal.workspaceId,
+      { agent_id: id },
+      agent.evaluationGate,
+      body.force,
+    );
+    const row = await publishAgent(deps, principal.workspaceId, id, {
       notes: body.notes ?? "",
       userId: principal.userId,
+      gateResult,
     });
     if (!row) throw AgentErrors.AGENT_NOT_FOUND();
     return c.json(toAgentVersionJson(row), 201);

@@ -1,4 +1,4 @@
-import { listQuerySchema, patchBody } from "@app/http";
+import { listQuerySchema, patchBody, searchableListQuerySchema } from "@app/http";
 import { z } from "@hono/zod-openapi";
 
 /** A public address: lower-case letters, digits and inner hyphens, 3–63 characters. */
@@ -158,7 +158,7 @@ export const createAppKeyBody = z
   .strict()
   .openapi("CreateAppKeyRequest");
 
-export const listAppsQuery = listQuerySchema.extend({
+export const listAppsQuery = searchableListQuerySchema.extend({
   agent_id: z
     .string()
     .max(64)

@@ -90,3 +90,47 @@ export async function findEndUserByAnyId(
     .limit(1);
   return row;
 }
+
+/**
+ * The ids of the workspace's end users known as `id` (the id the team sees, or the host site's own
+ * id), in `appId` only when given: the logs' `end_user` filter, across apps.
+ *
+ * @example const ids = await findEndUserIds(db, workspaceId, "user-42");
+ */
+export async function findEndUserIds(
+  db: BuilderDb,
+  workspaceId: string,
+  id: string,
+  appId?: string,
+): Promise<string[]> {
+  const rows = await db
+    .select({ id: endUsers.id })
+    .from(endUsers)
+    .where(
+      and(
+        eq(endUsers.workspaceId, workspaceId),
+        appId === undefined ? undefined : eq(endUsers.appId, appId),
+        or(eq(endUsers.id, id), eq(endUsers.externalId, id)),
+      ),
+    )
+    .limit(1000);
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The workspace's end users with these ids, whatever their app (the logs' lists).
+ *
+ * @example const byId = await findWorkspaceEndUsers(db, workspaceId, ["eu_…"]);
+ */
+export async function findWorkspaceEndUsers(
+  db: BuilderDb,
+  workspaceId: string,
+  ids: string[],
+): Promise<Map<string, EndUserRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(endUsers)
+    .where(and(eq(endUsers.workspaceId, workspaceId), inArray(endUsers.id, ids)));
+  return new Map(rows.map((row) => [row.id, row]));
+}

@@ -1,5 +1,5 @@
 import type { Clock } from "@app/core";
-import { isUniqueViolation, newestFirst } from "@app/db";
+import { containsText, isUniqueViolation, newestFirst } from "@app/db";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { nextRevision, revisionCondition } from "../versions/revisions.ts";
@@ -48,6 +48,7 @@ export function listApps(db: BuilderDb, workspaceId: string, query: ListAppsQuer
         eq(apps.workspaceId, workspaceId),
         query.agent_id === undefined ? undefined : eq(apps.agentId, query.agent_id),
         query.workflow_id === undefined ? undefined : eq(apps.workflowId, query.workflow_id),
+        containsText([apps.name, apps.title, apps.description, apps.slug], query.q),
         newest.olderThanCursor,
       ),
     )

@@ -96,7 +96,7 @@ export const publicRunBody = z
 export const publicRunSchema = z
   .object({
     id: z.string(),
-    status: z.enum(["running", "succeeded", "failed", "cancelled"]),
+    status: z.enum(["running", "waiting", "succeeded", "failed", "cancelled"]),
     outputs: z.record(z.string(), z.unknown()).nullable(),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     started_at: z.string(),

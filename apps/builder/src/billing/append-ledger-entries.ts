@@ -18,7 +18,9 @@ export interface LedgerEntry {
 
 /**
  * Appends entries to the ledger; those whose reference is already booked are skipped. Answers the
- * rows written. Call it with the transaction that records what the entries are for.
+ * rows written. Call it with the transaction that records what the entries are for. Counts nothing
+ * in /metrics: inside a transaction the rows are not committed yet, and one that rolls back would
+ * leave `credits_spent_total` above the ledger; pass the rows to `countCreditsSpent` once committed.
  *
  * @example await appendLedgerEntries(tx, [{ workspaceId, kind: "usage", credits: -12, description: "…", reference: "model_call:mcall_1", createdAt: now }]);
  */
@@ -27,14 +29,12 @@ export async function appendLedgerEntries(
   entries: readonly LedgerEntry[],
 ): Promise<LedgerRow[]> {
   if (entries.length === 0) return [];
-  const rows = await ledgerInsert(db, entries).returning();
-  countCreditsSpent(rows);
-  return rows;
+  return ledgerInsert(db, entries).returning();
 }
 
 /**
  * Adds the usage debits among `entries` to `credits_spent_total`. Call it once they are committed
- * (`appendLedgerEntries` does; a `ledgerInsert` run by `writeTogether` needs it after the write).
+ * (after the transaction of `appendLedgerEntries`, or the `writeTogether` of a `ledgerInsert`).
  */
 export function countCreditsSpent(
   entries: readonly { kind: LedgerKind; credits: number; details?: Record<string, unknown> | null }[],

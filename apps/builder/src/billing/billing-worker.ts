@@ -1,4 +1,5 @@
 import type { Clock } from "@app/core";
+import { periodicJob } from "@app/core";
 import type { Logger } from "@app/http";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
@@ -27,19 +28,9 @@ export function createBillingWorker(deps: {
   config: BuilderConfig;
 }): BillingWorker {
   const intervalMs = deps.config.billing.reconcileIntervalSeconds * 1000;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
   let isStopped = false;
   let isConnected = false;
   let failures = 0;
-
-  const schedule = (delayMs: number) => {
-    if (isStopped) return;
-    timer = setTimeout(() => {
-      running = tick();
-    }, delayMs);
-    timer.unref();
-  };
 
   /** Logs a failed step; the message names the call and the status, never the key. */
   const failed = (what: string, error: unknown) => {
@@ -69,10 +60,14 @@ export function createBillingWorker(deps: {
       (error: unknown) => failed("payment reconciliation failed; will retry", error),
     );
     failures = isHealthy && isReconciled ? 0 : failures + 1;
-    schedule(
-      failures === 0 ? intervalMs : Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), intervalMs, 60_000),
-    );
   };
+  const job = periodicJob({
+    run: tick,
+    everyMs: intervalMs,
+    nextDelayMs: () =>
+      failures === 0 ? intervalMs : Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), intervalMs, 60_000),
+    onError: (error) => failed("payment reconciliation failed; will retry", error),
+  });
 
   return {
     start() {
@@ -81,12 +76,11 @@ export function createBillingWorker(deps: {
         return;
       }
       isStopped = false;
-      schedule(0);
+      job.start();
     },
     async stop() {
       isStopped = true;
-      clearTimeout(timer);
-      await running;
+      await job.stop();
     },
   };
 }

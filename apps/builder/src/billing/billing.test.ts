@@ -523,5 +523,6 @@ describe("the local wiring (npm start)", () => {
       await service?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // Starts a payment service and a second builder: more than the default 30 s on a busy machine.
+  }, 120_000);
 });

@@ -3,10 +3,11 @@
 import { type Clock, newId } from "@app/core";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
-import { appendLedgerEntries, type LedgerEntry } from "./append-ledger-entries.ts";
+import { appendLedgerEntries, countCreditsSpent, type LedgerEntry } from "./append-ledger-entries.ts";
 import { creditBalance } from "./credit-balance.ts";
 import { BillingErrors } from "./errors.ts";
 import { priceOfGeneration, priceOfModelCall, priceOfSandboxRun } from "./price-table.ts";
+import type { LedgerRow } from "./schema.ts";
 
 export interface MeterDeps {
   db: BuilderDb;
@@ -84,17 +85,18 @@ export function modelCallCharges(
 
 /**
  * Books a generation once Replicate has accepted it (its compute is billed whatever the outcome).
- * Call it in the transaction that records the generation.
+ * Call it in the transaction that records the generation, and pass what it answers to
+ * `countCreditsSpent` once that transaction committed.
  *
- * @example await chargeGeneration({ db: tx, clock, config }, row);
+ * @example const charged = await db.transaction((tx) => chargeGeneration({ db: tx, clock, config }, row)); countCreditsSpent(charged);
  */
 export async function chargeGeneration(
   deps: MeterDeps,
   generation: { id: string; workspaceId: string; kind: "image" | "video"; model: string },
-): Promise<void> {
+): Promise<LedgerRow[]> {
   const credits = priceOfGeneration(deps.config.billing.prices, generation);
-  if (credits <= 0) return;
-  await appendLedgerEntries(deps.db, [
+  if (credits <= 0) return [];
+  return appendLedgerEntries(deps.db, [
     {
       workspaceId: generation.workspaceId,
       kind: "usage",
@@ -127,7 +129,7 @@ export async function chargeSandboxRun(
   if (credits <= 0) return;
   const now = deps.clock.now();
   const id = newId("sbx", now.getTime());
-  await appendLedgerEntries(deps.db, [
+  const charged = await appendLedgerEntries(deps.db, [
     {
       workspaceId: run.workspaceId,
       kind: "usage",
@@ -144,4 +146,6 @@ export async function chargeSandboxRun(
       createdAt: now,
     },
   ]);
+  // One insert outside any transaction: it has committed here.
+  countCreditsSpent(charged);
 }

@@ -2,10 +2,12 @@
 // (events, endpoints, deliveries, attempts) come from packages/webhooks, as in the payment service.
 export * from "@app/webhooks/schema";
 export * from "../agents/schema.ts";
+export * from "../annotations/schema.ts";
 export * from "../apps/schema.ts";
 export * from "../auth/schema.ts";
 export * from "../billing/schema.ts";
 export * from "../credentials/schema.ts";
+export * from "../evaluations/schema.ts";
 export * from "../files/schema.ts";
 export * from "../generation/schema.ts";
 export * from "../keys/schema.ts";

@@ -1,3 +1,4 @@
+import { periodicJob } from "@app/core";
 import { pruneDeliveryRecords } from "@app/webhooks";
 import type { Deps } from "../deps.ts";
 
@@ -9,22 +10,11 @@ import type { Deps } from "../deps.ts";
  * @example const retention = startWebhookRetention(deps, 3_600_000); … await retention.stop();
  */
 export function startWebhookRetention(deps: Pick<Deps, "db" | "clock" | "logger">, intervalMs: number) {
-  let isStopped = false;
-  let current: Promise<unknown> = Promise.resolve();
-  const run = () => {
-    if (isStopped) return;
-    current = current
-      .then(() => pruneDeliveryRecords(deps))
-      .catch((error: unknown) => deps.logger.error({ err: error }, "webhook record retention failed"));
-  };
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  run();
-  return {
-    async stop() {
-      isStopped = true;
-      clearInterval(timer);
-      await current;
-    },
-  };
+  const job = periodicJob({
+    run: () => pruneDeliveryRecords(deps),
+    everyMs: intervalMs,
+    onError: (error) => deps.logger.error({ err: error }, "webhook record retention failed"),
+  });
+  job.start();
+  return { stop: () => job.stop() };
 }

@@ -2,6 +2,7 @@
 export const BUILDER_EVENT_TYPES = [
   "workflow.run.succeeded",
   "workflow.run.failed",
+  "workflow.run.waiting",
   "document.ready",
   "document.failed",
   "generation.succeeded",

@@ -367,10 +367,11 @@ describe("webhook endpoints", () => {
     });
     expect(patch.status).toBe(422);
     expect((await json<{ error: { param: string } }>(patch)).error.param).toBe("events[0]");
-    // The catalogue is exactly the issue's seven types.
+    // The catalogue is exactly the issue's seven types, and a run's wait for approval (issue 34).
     expect([...BUILDER_EVENT_TYPES]).toEqual([
       "workflow.run.succeeded",
       "workflow.run.failed",
+      "workflow.run.waiting",
       "document.ready",
       "document.failed",
       "generation.succeeded",

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { storedFiles } from "../files/schema.ts";
+import { recordStoredFiles } from "../files/record-files.ts";
 import { removeStoredOutputs } from "./copy-output.ts";
 import { emitGenerationEvent } from "./emit-generation-event.ts";
 import type { GenerationContext } from "./generation-context.ts";
@@ -48,7 +48,7 @@ export async function applyPrediction(
       .where(and(eq(generations.id, generation.id), inArray(generations.status, UNFINISHED)))
       .returning();
     if (!updated) return undefined;
-    if (settlement.files.length > 0) await tx.insert(storedFiles).values(settlement.files);
+    await recordStoredFiles(tx, settlement.files);
     await emitGenerationEvent({ db: tx, clock, config: context.config }, updated);
     return updated;
   });

@@ -1,5 +1,6 @@
 import { newId } from "@app/core";
 import type { Prediction } from "replicate";
+import { countCreditsSpent } from "../billing/append-ledger-entries.ts";
 import { chargeGeneration, requireCredits } from "../billing/meter.ts";
 import { priceOfGeneration } from "../billing/price-table.ts";
 import { applyPrediction } from "./apply-prediction.ts";
@@ -81,7 +82,7 @@ export async function createGeneration(
       : settings.pollBaseMs;
   // The generation, its charge and (for a prediction that finished without files to copy) its event
   // commit together.
-  const row = await db.transaction(async (tx) => {
+  const { row, charged } = await db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(generations)
       .values({
@@ -102,10 +103,11 @@ export async function createGeneration(
       .returning();
     if (!inserted) throw new Error("insert returned no row");
     // Replicate accepted the prediction: its compute is paid for whatever the outcome.
-    await chargeGeneration({ db: tx, clock, config }, inserted);
+    const charged = await chargeGeneration({ db: tx, clock, config }, inserted);
     if (settlement) await emitGenerationEvent({ db: tx, clock, config }, inserted);
-    return inserted;
+    return { row: inserted, charged };
   });
+  countCreditsSpent(charged);
   if (settlement) context.deliveries?.wake();
   return hasOutputsToCopy ? applyPrediction(context, row, prediction) : row;
 }

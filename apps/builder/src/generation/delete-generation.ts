@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { storedFiles } from "../files/schema.ts";
+import { forgetGenerationFiles } from "../files/record-files.ts";
 import { removeStoredOutputs } from "./copy-output.ts";
 import { GenerationErrors } from "./errors.ts";
 import { findGeneration } from "./find-generation.ts";
@@ -30,17 +30,11 @@ export async function deleteGeneration(
         context.logger.warn({ err: error, generation_id: id }, "cancel before delete failed"),
       );
   }
-  const files = await context.db.transaction(async (tx) => {
-    const removed = await tx
-      .delete(storedFiles)
-      .where(and(eq(storedFiles.generationId, id), eq(storedFiles.workspaceId, workspaceId)))
-      .returning({ storageKey: storedFiles.storageKey });
+  const storageKeys = await context.db.transaction(async (tx) => {
+    const keys = await forgetGenerationFiles(tx, workspaceId, id);
     await tx.delete(generations).where(and(eq(generations.id, id), eq(generations.workspaceId, workspaceId)));
-    return removed;
+    return keys;
   });
   // The rows are gone first, so a failed storage delete leaves bytes nobody can reach, never a dangling link.
-  await removeStoredOutputs(
-    context,
-    files.map((file) => file.storageKey),
-  );
+  await removeStoredOutputs(context, storageKeys);
 }

@@ -1,5 +1,5 @@
 import { newId } from "@app/core";
-import type { storedFiles } from "../files/schema.ts";
+import type { NewStoredFile } from "../files/record-files.ts";
 import { copyOutput, OutputCopyError, removeStoredOutputs } from "./copy-output.ts";
 import type { GenerationContext } from "./generation-context.ts";
 import type { GenerationOutput, GenerationRow, GenerationStatus } from "./schema.ts";
@@ -16,7 +16,7 @@ export interface PredictionState {
 /** A finished prediction made ready to record: the generation's final fields and its stored files. */
 export interface Settlement {
   change: Pick<GenerationRow, "status" | "error" | "metrics" | "outputs">;
-  files: (typeof storedFiles.$inferInsert)[];
+  files: NewStoredFile[];
   /** Storage keys written, to remove if the settlement is not recorded after all. */
   keys: string[];
 }

@@ -17,7 +17,8 @@ export const DOCUMENT_STATUSES = ["queued", "parsing", "embedding", "ready", "fa
 export const SEARCH_MODES = ["vector", "fulltext", "hybrid"] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
-const embeddingSetting = z
+/** An embedding model: a provider of EMBEDDING_PROVIDERS and its model (knowledge bases, annotation replies). */
+export const embeddingSetting = z
   .object({
     provider: z
       .string()
@@ -176,6 +177,10 @@ export const searchAnswerSchema = z
   .object({
     mode: z.enum(SEARCH_MODES),
     reranked: z.boolean().openapi({ description: "Whether the base's rerank model ordered the results" }),
+    max_score: z.number().nullable().openapi({
+      description:
+        "The highest `score` this search can give, so a score reads on its own: 1 for cosine similarity (vector with a provider model) and a rerank model's relevance; a fused score's (hybrid; vector with the local embedder) when a passage is first in every ranking; null for BM25 (fulltext), which is unbounded",
+    }),
     data: z.array(searchResultSchema),
   })
   .openapi("KnowledgeSearchAnswer");

@@ -1,7 +1,7 @@
 import type { Clock } from "@app/core";
-import type { KnowledgeSearch } from "../agents/ports.ts";
 import type { BuilderConfig } from "../config.ts";
 import type { BuilderDb } from "../db/index.ts";
+import type { KnowledgeSearch } from "../ports/tool-ports.ts";
 import { searchKnowledge } from "./search-knowledge.ts";
 
 type SearchDeps = { db: BuilderDb; clock: Clock; config: BuilderConfig };

@@ -1,4 +1,4 @@
-import { newestFirst, type PageRequest } from "@app/db";
+import { containsText, newestFirst, type PageRequest } from "@app/db";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { knowledgeDocuments } from "./schema.ts";
@@ -22,6 +22,7 @@ export function listDocuments(
       and(
         eq(knowledgeDocuments.workspaceId, workspaceId),
         eq(knowledgeDocuments.knowledgeBaseId, knowledgeBaseId),
+        containsText([knowledgeDocuments.name], page.q),
         newest.olderThanCursor,
       ),
     )

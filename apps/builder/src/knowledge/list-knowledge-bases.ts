@@ -1,4 +1,4 @@
-import { newestFirst, type PageRequest } from "@app/db";
+import { containsText, newestFirst, type PageRequest } from "@app/db";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { knowledgeBases } from "./schema.ts";
@@ -13,7 +13,13 @@ export function listKnowledgeBases(db: BuilderDb, workspaceId: string, page: Pag
   return db
     .select()
     .from(knowledgeBases)
-    .where(and(eq(knowledgeBases.workspaceId, workspaceId), newest.olderThanCursor))
+    .where(
+      and(
+        eq(knowledgeBases.workspaceId, workspaceId),
+        containsText([knowledgeBases.name, knowledgeBases.description], page.q),
+        newest.olderThanCursor,
+      ),
+    )
     .orderBy(newest.order)
     .limit(newest.limit);
 }

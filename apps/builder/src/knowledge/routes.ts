@@ -6,6 +6,7 @@ import {
   jsonContent,
   listOf,
   listQuerySchema,
+  searchableListQuerySchema,
   toPage,
 } from "@app/http";
 import { createRoute, z } from "@hono/zod-openapi";
@@ -69,7 +70,7 @@ const routes = {
     path: "/knowledge-bases",
     tags,
     summary: "List the caller's knowledge bases, newest first",
-    request: { query: listQuerySchema },
+    request: { query: searchableListQuerySchema },
     responses: {
       200: {
         description: "A page of knowledge bases",
@@ -102,7 +103,7 @@ const routes = {
     path: "/knowledge-bases/{id}/documents",
     tags,
     summary: "List a knowledge base's documents, newest first",
-    request: { params: idParam, query: listQuerySchema },
+    request: { params: idParam, query: searchableListQuerySchema },
     responses: {
       200: {
         description: "A page of documents",
@@ -236,7 +237,7 @@ export function knowledgeRoutes(
     const base = await findKnowledgeBase(deps.db, workspaceId, c.req.valid("param").id);
     if (!base) throw KnowledgeErrors.KNOWLEDGE_BASE_NOT_FOUND();
     const body = c.req.valid("json");
-    const { mode, hits, reranked } = await searchKnowledge(deps, workspaceId, {
+    const { mode, hits, reranked, maxScore } = await searchKnowledge(deps, workspaceId, {
       knowledgeBaseIds: [base.id],
       query: body.query,
       topK: body.top_k,
@@ -247,6 +248,7 @@ export function knowledgeRoutes(
       {
         mode,
         reranked,
+        max_score: maxScore,
         data: hits.map((hit) => ({
           chunk_id: hit.chunkId,
           document_id: hit.documentId,

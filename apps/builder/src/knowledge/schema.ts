@@ -195,3 +195,14 @@ export type KnowledgeBaseRow = typeof knowledgeBases.$inferSelect;
 export type DocumentRow = typeof knowledgeDocuments.$inferSelect;
 
 export type ChunkRow = typeof knowledgeChunks.$inferSelect;
+
+/**
+ * What a search reads at random (chunks with their vector index, postings, statistics): the
+ * embedded database's page cache is sized to keep these hot (see `recordHotSet`).
+ */
+export const knowledgeSearchTables = [
+  knowledgeChunks,
+  knowledgeTerms,
+  knowledgeDocumentTerms,
+  knowledgeStatistics,
+] as const;

@@ -55,6 +55,18 @@ export interface SearchRequest {
   minScore?: number | undefined;
 }
 
+export interface SearchOutcome {
+  mode: SearchMode;
+  hits: KnowledgeHit[];
+  reranked: boolean;
+  /**
+   * The highest score this search could give, so a score reads on its own: 1 for cosine similarity
+   * and a rerank model's relevance, every ranking's first place for a fused score, null for BM25
+   * (unbounded).
+   */
+  maxScore: number | null;
+}
+
 type Ranked = { id: string; score: number };
 type SearchDeps = { db: BuilderDb; clock: Clock; config: BuilderConfig };
 
@@ -71,12 +83,13 @@ export async function searchKnowledge(
   deps: SearchDeps,
   workspaceId: string,
   request: SearchRequest,
-): Promise<{ mode: SearchMode; hits: KnowledgeHit[]; reranked: boolean }> {
+): Promise<SearchOutcome> {
   const { db } = deps;
   const hasVector = await hasVectorSupport(db);
   const mode = request.mode ?? (hasVector ? "hybrid" : "fulltext");
   if (mode !== "fulltext" && !hasVector) throw KnowledgeErrors.VECTOR_SEARCH_UNAVAILABLE({ param: "mode" });
-  if (request.knowledgeBaseIds.length === 0) return { mode, hits: [], reranked: false };
+  const empty = { mode, hits: [], reranked: false, maxScore: null };
+  if (request.knowledgeBaseIds.length === 0) return empty;
   const bases = await db
     .select()
     .from(knowledgeBases)
@@ -86,7 +99,7 @@ export async function searchKnowledge(
         inArray(knowledgeBases.id, [...request.knowledgeBaseIds]),
       ),
     );
-  if (bases.length === 0) return { mode, hits: [], reranked: false };
+  if (bases.length === 0) return empty;
   const baseIds = bases.map((base) => base.id);
   const reranker = rerankSettingOf(bases, request.knowledgeBaseIds);
   const localBaseIds = bases.filter((base) => base.embeddingProvider === "local").map((base) => base.id);
@@ -98,21 +111,30 @@ export async function searchKnowledge(
   );
 
   let ranked: Ranked[];
+  let maxScore: number | null = null;
   if (mode === "fulltext") ranked = await bm25Ranking(db, baseIds, request.query, pool);
   else {
     // The BM25 terms first: their postings counts are the local embedder's word idf too.
     const lexical = await questionTerms(db, mode === "hybrid" ? baseIds : localBaseIds, request.query);
     const vectorLists = await vectorRankings(deps, workspaceId, bases, request.query, pool, lexical.terms);
-    if (mode === "vector" && localBaseIds.length === 0)
+    if (mode === "vector" && localBaseIds.length === 0) {
       ranked = vectorLists.flatMap((list) => list.ranked).sort((a, b) => b.score - a.score);
-    else if (mode === "vector")
+      maxScore = 1;
+    } else if (mode === "vector") {
       // The local embedder matches wording, not meaning, and alone it ranks below plain BM25 on
       // every set measured: its vector search is anchored by the bases' BM25 ranking (docs).
       ranked = fuse([
         ...vectorLists.map((list) => ({ ranked: list.ranked, weight: 1 })),
         { ranked: await bm25RankingOf(db, lexical, pool), weight: LOCAL_VECTOR_LEXICAL_WEIGHT },
       ]);
-    else ranked = fuse([{ ranked: await bm25RankingOf(db, lexical, pool), weight: 1 }, ...vectorLists]);
+      maxScore = fusionCeiling(LOCAL_VECTOR_LEXICAL_WEIGHT, vectorLists.length > 0 ? [1] : []);
+    } else {
+      ranked = fuse([{ ranked: await bm25RankingOf(db, lexical, pool), weight: 1 }, ...vectorLists]);
+      maxScore = fusionCeiling(
+        1,
+        vectorLists.map((list) => list.weight),
+      );
+    }
   }
   const minScore = request.minScore;
   const kept = (hit: { score: number }) => minScore === undefined || hit.score >= minScore;
@@ -130,10 +152,10 @@ export async function searchKnowledge(
       const hit = candidates[index];
       return hit ? [{ ...hit, score }] : [];
     });
-    return { mode, hits: hits.filter(kept), reranked: true };
+    return { mode, hits: hits.filter(kept), reranked: true, maxScore: 1 };
   }
   const chosen = ranked.filter(kept).slice(0, request.topK);
-  return { mode, hits: await describeHits(db, chosen), reranked: false };
+  return { mode, hits: await describeHits(db, chosen), reranked: false, maxScore };
 }
 
 /**
@@ -156,6 +178,14 @@ function rerankSettingOf(
 function rerankInput(hit: KnowledgeHit): string {
   const header = [hit.documentName, ...hit.headingPath].join(" > ");
   return `${header}\n\n${hit.text}`;
+}
+
+/**
+ * The best fused score a chunk can get: first in the BM25 ranking and first in its own base's vector
+ * ranking (a chunk is in one base, so in one vector ranking at most).
+ */
+function fusionCeiling(lexicalWeight: number, vectorWeights: readonly number[]): number {
+  return (lexicalWeight + Math.max(0, ...vectorWeights)) / (RRF_K + 1);
 }
 
 /**

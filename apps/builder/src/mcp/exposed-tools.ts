@@ -114,10 +114,14 @@ async function askAgent(
     version: "published",
   });
   if (!context || context === "version_not_found") return toolError("This agent no longer exists.");
-  const turn = await prepareAgentTurn(deps, workspaceId, context, {
-    message,
-    conversation_id: conversationId,
-  });
+  const turn = await prepareAgentTurn(
+    deps,
+    workspaceId,
+    context,
+    { message, conversation_id: conversationId },
+    0,
+    { source: "mcp" },
+  );
   const events = runAgentTurn(deps, turn, options.signal);
   let next = await events.next();
   while (!next.done) {

@@ -123,6 +123,11 @@ describe("the builder as an MCP server", () => {
     expect(run.isError).toBeFalsy();
     expect(run.structuredContent).toEqual({ greeting: "Hello Ada" });
     expect(progress.length).toBeGreaterThanOrEqual(2);
+    // Both land in the workspace's logs as MCP's.
+    const logged = await builder.request(`/api/conversations/${conversationId}`, { cookie: alice.cookie });
+    expect(await logged.json()).toMatchObject({ source: "mcp", app_id: null, version: null });
+    const mcpRuns = await builder.request("/api/runs?trigger=mcp", { cookie: alice.cookie });
+    expect(((await mcpRuns.json()) as { data: { trigger: string }[] }).data).toHaveLength(1);
 
     const runs = await builder.request("/api/workflows", { cookie: alice.cookie });
     const workflowId = ((await runs.json()) as { data: { id: string }[] }).data[0]?.id;

@@ -1,5 +1,5 @@
-import type { McpToolSource } from "../agents/ports.ts";
 import type { Deps } from "../deps.ts";
+import type { McpToolSource } from "../ports/tool-ports.ts";
 import { findMcpServer } from "./find-mcp-server.ts";
 import type { McpClients } from "./mcp-clients.ts";
 import { summarizeToolResult } from "./mcp-result.ts";

@@ -125,6 +125,9 @@ export async function prepareAgentImport(
       knowledge_base_ids: holder.knowledge_base_ids as string[],
       memory_turns: document.memory_turns,
       mcp_exposed: false,
+      // Both name things of the exporting workspace (a dataset, its annotations): set again here.
+      evaluation_gate: null,
+      annotation_reply: null,
     },
     report: {
       source: { format: document.format, version: document.version },

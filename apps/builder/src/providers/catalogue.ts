@@ -149,6 +149,16 @@ export const PROVIDERS: readonly ProviderInfo[] = [
 
 export const PROVIDER_IDS = PROVIDERS.map((provider) => provider.id);
 
+/**
+ * The model a new agent or LLM node of a provider gets when none is named: its first chat model in
+ * the catalogue; null for a provider that lists none (openai-compatible serves whatever it hosts).
+ *
+ * @example defaultChatModel("anthropic") // "claude-sonnet-4-5"
+ */
+export function defaultChatModel(providerId: string): string | null {
+  return findProvider(providerId)?.models.find((model) => model.capabilities.includes("chat"))?.id ?? null;
+}
+
 export function findProvider(id: string): ProviderInfo | undefined {
   return PROVIDERS.find((provider) => provider.id === id);
 }

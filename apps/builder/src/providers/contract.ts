@@ -33,7 +33,13 @@ export const providerModelsSchema = z
   })
   .openapi("ProviderModels");
 
-export const providerList = z.object({ data: z.array(providerSchema) });
+export const providerList = z.object({
+  data: z.array(providerSchema),
+  default_provider: z.string().nullable().openapi({
+    description:
+      "What a new agent gets without a provider: the provider of the workspace's newest stored key, else one the server has a key for; null when none is set up",
+  }),
+});
 
 export const providerModelsQuery = z.object({
   credential_id: z

@@ -1,5 +1,6 @@
 import { createRouter, errorResponses, idParam } from "@app/http";
 import { createRoute } from "@hono/zod-openapi";
+import { configuredProvider } from "../credentials/configured-provider.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { PROVIDERS } from "./catalogue.ts";
@@ -38,7 +39,15 @@ const listModelsRoute = createRoute({
 
 export function providerRoutes(deps: Deps) {
   const router = createRouter<AppEnv>();
-  router.openapi(listProvidersRoute, (c) => c.json({ data: PROVIDERS.map((p) => ({ ...p })) }, 200));
+  router.openapi(listProvidersRoute, async (c) =>
+    c.json(
+      {
+        data: PROVIDERS.map((p) => ({ ...p })),
+        default_provider: await configuredProvider(deps, c.get("principal").workspaceId),
+      },
+      200,
+    ),
+  );
   router.openapi(listModelsRoute, async (c) => {
     const { id } = c.req.valid("param");
     const { credential_id } = c.req.valid("query");

@@ -74,7 +74,7 @@ export const runtimesSchema = z
       .openapi({ description: "Runs at once of one workspace while other workspaces want the sandbox" }),
     contention_window_ms: z.number().int().openapi({
       description:
-        "A workspace alone for this long runs on the whole pool, beyond workspace_concurrency; 0: never",
+        "A workspace alone for this long runs on the whole pool, beyond workspace_concurrency (another workspace then starts within its share at once, beside the borrowed runs); 0: never",
     }),
     queue_timeout_ms: z.number().int(),
     languages: z.array(

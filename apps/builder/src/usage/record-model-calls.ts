@@ -12,7 +12,7 @@ import { modelCalls } from "./schema.ts";
 /** What a batch of model calls was made for. */
 export interface ModelCallOrigin {
   workspaceId: string;
-  source: "agent_chat" | "workflow_llm";
+  source: "agent_chat" | "workflow_llm" | "evaluation_judge";
   agentId?: string | null;
   conversationId?: string | null;
 }

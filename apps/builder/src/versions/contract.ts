@@ -9,6 +9,10 @@ const versionNumber = z.coerce.number().int().min(1).max(2_147_483_647);
 export const publishVersionBody = z
   .object({
     notes: z.string().max(5000).default("").openapi({ description: "What changed, for the history" }),
+    force: z.boolean().default(false).openapi({
+      description:
+        "Publish without running the evaluation gate; the version records that it skipped the gate",
+    }),
   })
   .strict()
   .openapi("PublishVersionRequest");

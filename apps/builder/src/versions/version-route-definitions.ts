@@ -27,11 +27,11 @@ export function versionRouteDefinitions<V extends z.ZodType, D extends z.ZodType
       tags,
       summary: `Publish the ${of.noun}'s draft as its next version`,
       description:
-        "Apps, the MCP endpoint and other outside callers then use this version; the draft stays editable.",
+        "Apps, the MCP endpoint and other outside callers then use this version; the draft stays editable. With an `evaluation_gate` set, the draft is evaluated first, within this request (up to two minutes): a mean under `min_score` is 409 `evaluation_gate_failed` with the scores and the evaluation's id in `details`, a gate that does not finish in time 504 `evaluation_gate_timeout`; `force: true` publishes without the gate and the version records that it skipped it.",
       request: { params: idParam, body: { required: false, content: jsonContent(publishVersionBody) } },
       responses: {
         201: { description: "The new version", content: jsonContent(of.version) },
-        ...errorResponses(400, 401, 404, 422),
+        ...errorResponses(400, 401, 402, 404, 409, 422, 504),
       },
     }),
     list: createRoute({

@@ -1,4 +1,5 @@
-import type { KnowledgeSearch, McpToolSource } from "../agents/ports.ts";
+import type { NodeLogs } from "@app/workflow";
+import type { KnowledgeSearch, McpToolSource } from "../ports/tool-ports.ts";
 
 /**
  * What workflow nodes use from parts of the builder that a deployment may lack (the sandbox needs
@@ -19,6 +20,8 @@ export interface CodeRunOutput {
   /** The sandbox cut stdout and stderr at its output limit. */
   truncated: boolean;
   durationMs: number;
+  /** What it printed, cut as the node's record keeps it. */
+  logs: NodeLogs;
 }
 
 export interface CodeCapability {

@@ -2,10 +2,16 @@ import { listQuerySchema, patchBody } from "@app/http";
 import { workflowGraphSchema } from "@app/workflow";
 import { z } from "@hono/zod-openapi";
 import { publishingFields, versionFields, versionSelector } from "../versions/contract.ts";
+import { evaluationGateSchema, gateResultSchema } from "../versions/evaluation-gate.ts";
 
 export const graphSchema = workflowGraphSchema.openapi("WorkflowGraph", {
   description:
     "Nodes (`start`, `end`, `llm`, `code`, `http`, `condition`, `tool`) and the edges between them",
+});
+
+const errorWorkflowIdSchema = z.string().min(1).max(64).nullable().openapi({
+  description:
+    "A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none",
 });
 
 export const createWorkflowBody = z
@@ -16,6 +22,8 @@ export const createWorkflowBody = z
     mcp_exposed: z.boolean().default(false).openapi({
       description: "Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md)",
     }),
+    evaluation_gate: evaluationGateSchema.nullable().default(null),
+    error_workflow_id: errorWorkflowIdSchema.optional(),
   })
   .strict()
   .openapi("CreateWorkflowRequest");
@@ -27,6 +35,8 @@ export const updateWorkflowBody = patchBody(
       description: z.string().max(5000),
       graph: graphSchema,
       mcp_exposed: z.boolean(),
+      evaluation_gate: evaluationGateSchema.nullable(),
+      error_workflow_id: errorWorkflowIdSchema,
     })
     .partial(),
 ).openapi("UpdateWorkflowRequest");
@@ -41,6 +51,11 @@ export const workflowSchema = z
       .string()
       .openapi({ description: "POST a JSON body here to start a run (the URL is the secret)" }),
     mcp_exposed: z.boolean(),
+    evaluation_gate: evaluationGateSchema.nullable(),
+    error_workflow_id: z.string().nullable().openapi({
+      description:
+        "A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none",
+    }),
     ...publishingFields,
     created_at: z.string(),
     updated_at: z.string(),
@@ -54,6 +69,9 @@ export const workflowVersionSchema = z
     name: z.string(),
     description: z.string(),
     graph: graphSchema,
+    evaluation_gate: gateResultSchema.nullable().openapi({
+      description: "The gate's evaluation when this version was published, or that force skipped it",
+    }),
   })
   .openapi("WorkflowVersion", { description: "An immutable published version of a workflow" });
 
@@ -91,7 +109,9 @@ export const validateGraphBody = z.object({ graph: z.unknown() }).strict();
 export const nodeRunSchema = z.object({
   node_id: z.string(),
   node_type: z.string(),
-  status: z.enum(["running", "succeeded", "failed", "skipped"]),
+  status: z.enum(["running", "waiting", "succeeded", "failed", "skipped"]).openapi({
+    description: "`waiting`: a node that requires approval, paused at; `inputs` is its request",
+  }),
   step: z.number().nullable(),
   inputs: z.unknown(),
   outputs: z.record(z.string(), z.unknown()).nullable(),
@@ -127,7 +147,34 @@ export const nodeRunSchema = z.object({
   elapsed_ms: z.number().nullable(),
 });
 
-const RUN_STATUSES = ["running", "succeeded", "failed", "cancelled"] as const;
+export const RUN_STATUSES = ["running", "waiting", "succeeded", "failed", "cancelled"] as const;
+export const RUN_TRIGGERS = [
+  "api",
+  "hook",
+  "tool",
+  "mcp",
+  "app",
+  "schedule",
+  "error_workflow",
+  "evaluation",
+] as const;
+
+/** A node a waiting run waits at: its request awaits a person's decision. */
+export const pendingApprovalSchema = z
+  .object({
+    node_id: z.string(),
+    node_type: z.string(),
+    title: z.string().nullable(),
+    input: z.unknown().openapi({
+      description: "The node's resolved request (its data with templates resolved): what approving sends",
+    }),
+    requested_at: z.string(),
+    expires_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "When `on_timeout` decides it (`approval_timeout_s`); null: it waits" }),
+  })
+  .openapi("PendingApproval");
 
 /** `?limit&cursor&status` of a workflow's runs. */
 export const listRunsQuery = listQuerySchema.extend({
@@ -145,7 +192,7 @@ export const runSchema = z
     id: z.string().openapi({ example: "run_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
     workflow_id: z.string(),
     status: z.enum(RUN_STATUSES),
-    trigger: z.enum(["api", "hook", "tool", "mcp", "app", "schedule"]),
+    trigger: z.enum(RUN_TRIGGERS),
     version: z
       .number()
       .int()
@@ -173,9 +220,40 @@ export const runSchema = z
     started_at: z.string(),
     finished_at: z.string().nullable(),
     elapsed_ms: z.number().nullable(),
+    pending: z.array(pendingApprovalSchema).optional().openapi({
+      description:
+        "The nodes a `waiting` run waits at for approval (POST /api/runs/{id}/approvals); on GET /api/runs/{id} and blocking answers",
+    }),
     nodes: z.array(nodeRunSchema).optional(),
   })
   .openapi("WorkflowRun");
+
+export const approvalDecisionBody = z
+  .strictObject({
+    node_id: z.string().min(1).max(64),
+    decision: z.enum(["approve", "reject"]),
+    input: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        "With approve: the request to send instead of the proposed one (a whole request of the node's type, as in `pending[].input`)",
+    }),
+  })
+  .openapi("ApprovalDecisionRequest");
+
+export const approvalInboxItemSchema = z
+  .object({
+    id: z.string().openapi({ example: "apr_01jd3k6n0p7q8r9s0t1v2w3x4y" }),
+    run_id: z.string(),
+    workflow_id: z.string(),
+    workflow_name: z.string(),
+    node_id: z.string(),
+    node_type: z.string(),
+    title: z.string().nullable().openapi({ description: "The node's title; null when it has none" }),
+    input: z.unknown(),
+    requested_at: z.string(),
+    expires_at: z.string().nullable(),
+    on_timeout: z.enum(["reject", "fail"]).nullable(),
+  })
+  .openapi("PendingApprovalItem");
 
 export const replayRunBody = z
   .strictObject({

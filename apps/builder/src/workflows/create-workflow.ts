@@ -9,7 +9,11 @@ export async function createWorkflow(
   { db, clock }: { db: BuilderDb; clock: Clock },
   workspaceId: string,
   // An imported document carries no exposure: it starts unexposed.
-  input: Omit<CreateWorkflowInput, "mcp_exposed"> & { mcp_exposed?: boolean },
+  input: Omit<CreateWorkflowInput, "mcp_exposed" | "error_workflow_id" | "evaluation_gate"> & {
+    mcp_exposed?: boolean;
+    error_workflow_id?: string | null | undefined;
+    evaluation_gate?: CreateWorkflowInput["evaluation_gate"];
+  },
 ): Promise<WorkflowRow> {
   const now = clock.now();
   const [row] = await db
@@ -21,6 +25,8 @@ export async function createWorkflow(
       description: input.description,
       graph: input.graph,
       mcpExposed: input.mcp_exposed ?? false,
+      evaluationGate: input.evaluation_gate ?? null,
+      errorWorkflowId: input.error_workflow_id ?? null,
       createdAt: now,
       updatedAt: now,
     })

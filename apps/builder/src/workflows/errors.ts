@@ -6,8 +6,27 @@ export const WorkflowErrors = defineErrors({
   RUN_NOT_FOUND: { status: 404, message: "No run with this id." },
   INVALID_GRAPH: { status: 422, message: "The workflow graph is invalid." },
   INVALID_INPUTS: { status: 422, message: "The run's inputs do not match the start node." },
+  INVALID_ERROR_WORKFLOW: {
+    status: 422,
+    message: "error_workflow_id must name another workflow of this workspace.",
+  },
   RUN_NOT_RUNNING: { status: 409, message: "The run has already finished." },
-  RUN_STILL_RUNNING: { status: 409, message: "The run is still running; replay it once it has finished." },
+  RUN_NOT_WAITING: {
+    status: 409,
+    message: "The run is not waiting for an approval (it is running, or it has finished).",
+  },
+  APPROVAL_NOT_PENDING: {
+    status: 409,
+    message: "This node of the run has no pending approval (none was asked for, or it was decided).",
+  },
+  INVALID_APPROVAL_INPUT: {
+    status: 422,
+    message: "The edited input is not a valid request for this node.",
+  },
+  RUN_STILL_RUNNING: {
+    status: 409,
+    message: "The run is still running or waiting for an approval; replay it once it has finished.",
+  },
   REPLAY_FROM_NODE_REQUIRED: {
     status: 422,
     message: "The run did not fail at a node; name the node to replay from in from_node.",

@@ -1,4 +1,4 @@
-import { newestFirst, type PageRequest } from "@app/db";
+import { containsText, newestFirst, type PageRequest } from "@app/db";
 import { and, eq } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
 import { workflows } from "./schema.ts";
@@ -8,7 +8,13 @@ export function listWorkflows(db: BuilderDb, workspaceId: string, page: PageRequ
   return db
     .select()
     .from(workflows)
-    .where(and(eq(workflows.workspaceId, workspaceId), newest.olderThanCursor))
+    .where(
+      and(
+        eq(workflows.workspaceId, workspaceId),
+        containsText([workflows.name, workflows.description], page.q),
+        newest.olderThanCursor,
+      ),
+    )
     .orderBy(newest.order)
     .limit(newest.limit);
 }

@@ -1,8 +1,8 @@
 import { NodeExecutionError, type NodeExecutors } from "@app/workflow";
-import { citationJson } from "../agents/ports.ts";
 import { readCredentialSecret } from "../credentials/open-credential.ts";
 import type { Deps } from "../deps.ts";
 import { outboundFetch } from "../outbound/outbound-fetch.ts";
+import { citationJson } from "../ports/tool-ports.ts";
 import { generateForWorkspace } from "../providers/generate-for-workspace.ts";
 import type { WorkflowCapabilities } from "./capabilities.ts";
 import { codeNodeExecutor } from "./executors/code-node.ts";

@@ -1,6 +1,7 @@
 import type { Clock } from "@app/core";
 import { and, eq, sql } from "drizzle-orm";
 import type { BuilderDb } from "../db/index.ts";
+import type { GateResult } from "../versions/evaluation-gate.ts";
 import { type WorkflowVersionRow, workflows, workflowVersions } from "./schema.ts";
 
 /**
@@ -14,7 +15,7 @@ export async function publishWorkflow(
   { db, clock }: { db: BuilderDb; clock: Clock },
   workspaceId: string,
   workflowId: string,
-  input: { notes: string; userId: string | null },
+  input: { notes: string; userId: string | null; gateResult?: GateResult | null },
 ): Promise<WorkflowVersionRow | undefined> {
   const now = clock.now();
   return db.transaction(async (tx) => {
@@ -34,6 +35,7 @@ export async function publishWorkflow(
         name: workflow.name,
         description: workflow.description,
         graph: workflow.graph,
+        gateResult: input.gateResult ?? null,
         createdBy: input.userId,
         createdAt: now,
       })

@@ -1,10 +1,12 @@
 import {
+  CommonErrors,
   createRouter,
   errorResponses,
   idParam,
   jsonContent,
   listOf,
   listQuerySchema,
+  searchableListQuerySchema,
   toPage,
 } from "@app/http";
 import { validateGraph, type WorkflowGraph } from "@app/workflow";
@@ -21,6 +23,8 @@ import { answerRun } from "./answer-run.ts";
 import { checkGraphReferences } from "./check-graph-references.ts";
 import { checkRunnable } from "./check-runnable.ts";
 import {
+  approvalDecisionBody,
+  approvalInboxItemSchema,
   createWorkflowBody,
   graphIssueSchema,
   graphSchema,
@@ -40,6 +44,12 @@ import { graphError, WorkflowErrors } from "./errors.ts";
 import { findWorkflow } from "./find-workflow.ts";
 import { listWorkflows } from "./list-workflows.ts";
 import { rotateTrigger } from "./rotate-trigger.ts";
+import {
+  cancelWaitingRun,
+  decideApproval,
+  listPendingApprovals,
+  pendingApprovalsOf,
+} from "./runs/approval-store.ts";
 import { planReplay } from "./runs/replay-run.ts";
 import { finishedRunJson, runJson } from "./runs/run-json.ts";
 import { findNodeRuns, findRun, listRuns, requestCancel } from "./runs/run-store.ts";
@@ -55,7 +65,7 @@ const routes = {
     path: "/workflows",
     tags: ["workflows"],
     summary: "List the caller's workflows, newest first",
-    request: { query: listQuerySchema },
+    request: { query: searchableListQuerySchema },
     responses: {
       200: { description: "A page of workflows", content: jsonContent(listOf(workflowSchema)) },
       ...errorResponses(401, 422),
@@ -146,7 +156,7 @@ const routes = {
     tags: ["workflows"],
     summary: "Run a workflow (blocking, or streamed as Server-Sent Events)",
     description:
-      "With `Accept: text/event-stream` the answer streams `run_started`, `node_started`, `node_finished` (outputs, elapsed ms, tokens, a Code node's logs), `node_skipped` and `run_finished`. Otherwise it answers the finished run.",
+      "With `Accept: text/event-stream` the answer streams `run_started`, `node_started`, `node_finished` (outputs, elapsed ms, tokens, a Code node's logs), `node_skipped`, `node_waiting` (a node that requires approval) and `run_finished`. Otherwise it answers the finished run, or the run `waiting` with its `pending` approvals when it paused at a node that requires one.",
     request: { params: idParam, body: { required: false, content: jsonContent(runWorkflowBody) } },
     responses: {
       200: {
@@ -194,11 +204,42 @@ const routes = {
       ...errorResponses(401, 402, 404, 409, 422),
     },
   }),
+  decideApproval: createRoute({
+    method: "post",
+    path: "/runs/{id}/approvals",
+    tags: ["workflows"],
+    summary: "Approve or reject a node a waiting run waits at; the run goes on",
+    description:
+      "`approve` runs the node, with `input` instead of its proposed request when given; `reject` fails it with " +
+      "`approval_rejected` under its `on_error` (fail ends the run; continue and branch go on with " +
+      '`{ error: { code: "approval_rejected", message } }`). No node that completed runs again. Answers the run once ' +
+      "it has ended or paused again (`waiting`, at another node). 409 `run_not_waiting` when the run is not waiting, " +
+      "`approval_not_pending` when the node has no pending approval (never asked for, or decided already).",
+    request: { params: idParam, body: { required: true, content: jsonContent(approvalDecisionBody) } },
+    responses: {
+      200: { description: "The run after the decision", content: jsonContent(runSchema) },
+      ...errorResponses(401, 404, 409, 422),
+    },
+  }),
+  listApprovals: createRoute({
+    method: "get",
+    path: "/approvals",
+    tags: ["workflows"],
+    summary: "The workspace's pending approvals (the inbox), newest first",
+    request: { query: listQuerySchema },
+    responses: {
+      200: {
+        description: "A page of pending approvals",
+        content: jsonContent(listOf(approvalInboxItemSchema)),
+      },
+      ...errorResponses(401, 422),
+    },
+  }),
   cancelRun: createRoute({
     method: "post",
     path: "/runs/{id}/cancel",
     tags: ["workflows"],
-    summary: "Cancel a running run",
+    summary: "Cancel a running or waiting run",
     request: { params: idParam },
     responses: {
       202: { description: "Cancellation requested", content: jsonContent(runSchema) },
@@ -216,6 +257,26 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     if (issues.length > 0) throw graphError(issues);
     await checkGraphReferences(deps, c.get("principal").workspaceId, graph);
   };
+  /** An error workflow must be another workflow of the workspace (a run's failure never starts itself). */
+  const checkErrorWorkflow = async (
+    c: Context<AppEnv>,
+    errorWorkflowId: string | null | undefined,
+    selfId: string | undefined,
+  ) => {
+    if (errorWorkflowId === undefined || errorWorkflowId === null) return;
+    if (errorWorkflowId === selfId) {
+      throw WorkflowErrors.INVALID_ERROR_WORKFLOW({
+        message: "A workflow cannot be its own error workflow.",
+        param: "error_workflow_id",
+      });
+    }
+    if (!(await findWorkflow(deps.db, c.get("principal").workspaceId, errorWorkflowId))) {
+      throw WorkflowErrors.INVALID_ERROR_WORKFLOW({
+        message: `No workflow ${errorWorkflowId} in this workspace.`,
+        param: "error_workflow_id",
+      });
+    }
+  };
   const ownWorkflow = async (c: Context<AppEnv>, id: string) => {
     const row = await findWorkflow(deps.db, c.get("principal").workspaceId, id);
     if (!row) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
@@ -230,9 +291,22 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
       200,
     );
   });
+  // A gate's dataset must be the workspace's; the evaluations feature answers through the port.
+  const checkGate = async (c: Context<AppEnv>, gate: { dataset_id: string } | null | undefined) => {
+    if (!gate || (await deps.publishGate?.hasDataset(c.get("principal").workspaceId, gate.dataset_id)))
+      return;
+    throw CommonErrors.VALIDATION_FAILED({
+      param: "evaluation_gate.dataset_id",
+      details: [
+        { path: "evaluation_gate.dataset_id", message: `no dataset ${gate.dataset_id} in this workspace` },
+      ],
+    });
+  };
   router.openapi(routes.create, async (c) => {
     const body = c.req.valid("json");
     await checkGraph(c, body.graph);
+    await checkGate(c, body.evaluation_gate);
+    await checkErrorWorkflow(c, body.error_workflow_id, undefined);
     const row = await createWorkflow(deps, c.get("principal").workspaceId, body);
     if (row.mcpExposed) deps.mcpExposure?.changed(row.workspaceId);
     return c.json(toWorkflowJson(row, urls), 201);
@@ -261,8 +335,10 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
   router.openapi(routes.update, async (c) => {
     const body = c.req.valid("json");
     if (body.graph) await checkGraph(c, body.graph);
+    await checkGate(c, body.evaluation_gate);
     const workspaceId = c.get("principal").workspaceId;
     const { id } = c.req.valid("param");
+    await checkErrorWorkflow(c, body.error_workflow_id, id);
     const row = await updateWorkflow(
       deps,
       workspaceId,
@@ -320,7 +396,62 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
   router.openapi(routes.getRun, async (c) => {
     const row = await findRun(deps.db, c.get("principal").workspaceId, c.req.valid("param").id);
     if (!row) throw WorkflowErrors.RUN_NOT_FOUND();
-    return c.json(runJson(row, await findNodeRuns(deps.db, row.id)), 200);
+    const [nodes, pending] = await Promise.all([
+      findNodeRuns(deps.db, row.id),
+      row.status === "waiting" ? pendingApprovalsOf(deps.db, [row.id]) : undefined,
+    ]);
+    return c.json(runJson(row, nodes, pending ? (pending.get(row.id) ?? []) : []), 200);
+  });
+  router.openapi(routes.decideApproval, async (c) => {
+    const { workspaceId, userId } = c.get("principal");
+    const body = c.req.valid("json");
+    const run = await decideApproval(deps, {
+      workspaceId,
+      runId: c.req.valid("param").id,
+      nodeId: body.node_id,
+      decision: body.decision,
+      ...(body.input === undefined ? {} : { input: body.input }),
+      userId,
+    });
+    const result = await runner.resume(run, "decision");
+    const stored = await findRun(deps.db, workspaceId, run.id);
+    if (!stored) throw WorkflowErrors.RUN_NOT_FOUND();
+    // A graph that no longer compiles here failed the run instead: answered as stored.
+    if (!result) return c.json(runJson(stored, await findNodeRuns(deps.db, stored.id)), 200);
+    return c.json(
+      finishedRunJson(result, {
+        workflowId: stored.workflowId,
+        trigger: stored.trigger,
+        inputs: stored.inputs,
+        version: stored.version,
+        appId: stored.appId,
+        endUserId: stored.endUserId,
+        replayOf: stored.replayOf,
+        scheduleId: stored.scheduleId,
+        scheduledFor: stored.scheduledFor,
+      }),
+      200,
+    );
+  });
+  router.openapi(routes.listApprovals, async (c) => {
+    const query = c.req.valid("query");
+    const rows = await listPendingApprovals(deps.db, c.get("principal").workspaceId, query);
+    return c.json(
+      toPage(rows, query.limit, (row) => ({
+        id: row.id,
+        run_id: row.runId,
+        workflow_id: row.workflowId,
+        workflow_name: row.workflowName,
+        node_id: row.nodeId,
+        node_type: row.nodeType,
+        title: row.title,
+        input: row.input ?? null,
+        requested_at: row.requestedAt.toISOString(),
+        expires_at: row.expiresAt?.toISOString() ?? null,
+        on_timeout: row.onTimeout,
+      })),
+      200,
+    );
   });
   router.openapi(routes.replayRun, async (c) => {
     const workspaceId = c.get("principal").workspaceId;
@@ -352,6 +483,15 @@ export function workflowRoutes(deps: Deps, runner: WorkflowRunner) {
     const workspaceId = c.get("principal").workspaceId;
     const existing = await findRun(deps.db, workspaceId, c.req.valid("param").id);
     if (!existing) throw WorkflowErrors.RUN_NOT_FOUND();
+    if (existing.status === "waiting") {
+      // No process holds a waiting run: it ends here.
+      const cancelled = await cancelWaitingRun(deps, existing.id);
+      if (cancelled) {
+        deps.deliveries?.wake();
+        return c.json(runJson(cancelled, undefined), 202);
+      }
+      throw WorkflowErrors.RUN_NOT_RUNNING();
+    }
     if (existing.status !== "running") throw WorkflowErrors.RUN_NOT_RUNNING();
     const row = (await requestCancel(deps.db, workspaceId, existing.id)) ?? existing;
     runner.cancelLocal(existing.id);

@@ -21,6 +21,8 @@ export async function updateWorkflow(
       ...(input.description === undefined ? {} : { description: input.description }),
       ...(input.graph === undefined ? {} : { graph: input.graph }),
       ...(input.mcp_exposed === undefined ? {} : { mcpExposed: input.mcp_exposed }),
+      ...(input.evaluation_gate === undefined ? {} : { evaluationGate: input.evaluation_gate }),
+      ...(input.error_workflow_id === undefined ? {} : { errorWorkflowId: input.error_workflow_id }),
       updatedAt: nextRevision(workflows.updatedAt, clock.now()),
     })
     .where(

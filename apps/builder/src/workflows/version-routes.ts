@@ -3,6 +3,7 @@ import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { fieldChangeSchema, toVersionPage } from "../versions/contract.ts";
 import { VersionErrors } from "../versions/errors.ts";
+import { passGate } from "../versions/evaluation-gate.ts";
 import { etagOf, expectedRevisions, refusedWrite } from "../versions/revisions.ts";
 import { versionRouteDefinitions } from "../versions/version-route-definitions.ts";
 import { workflowSchema, workflowVersionSchema } from "./contract.ts";
@@ -51,10 +52,21 @@ export function registerWorkflowVersionRoutes(router: OpenAPIHono<AppEnv>, deps:
   const urls = { publicUrl: deps.config.publicUrl, secretKey: deps.config.secretKey };
   router.openapi(routes.publish, async (c) => {
     const principal = c.get("principal");
-    const body = (c.req.valid("json") as { notes?: string } | undefined) ?? {};
-    const row = await publishWorkflow(deps, principal.workspaceId, c.req.valid("param").id, {
+    const body = (c.req.valid("json") as { notes?: string; force?: boolean } | undefined) ?? {};
+    const id = c.req.valid("param").id;
+    const workflow = await findWorkflow(deps.db, principal.workspaceId, id);
+    if (!workflow) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
+    const gateResult = await passGate(
+      deps,
+      principal.workspaceId,
+      { workflow_id: id },
+      workflow.evaluationGate,
+      body.force,
+    );
+    const row = await publishWorkflow(deps, principal.workspaceId, id, {
       notes: body.notes ?? "",
       userId: principal.userId,
+      gateResult,
     });
     if (!row) throw WorkflowErrors.WORKFLOW_NOT_FOUND();
     return c.json(toWorkflowVersionJson(row), 201);

@@ -211,7 +211,7 @@ describe("Code nodes run in the sandbox", () => {
     );
     expect(failed.calc?.stdout).toBe("about to divide\n");
 
-    const { NODE_LOG_LIMIT } = await import("./executors/node-logs.ts");
+    const { NODE_LOG_LIMIT } = await import("../sandbox/node-logs.ts");
     const flood = await logsOf(
       "def main(inputs):\n    print('first line')\n    print('x' * 50000)\n    print('last line')\n    return {'total': 5, 'label': 'py'}\n",
     );

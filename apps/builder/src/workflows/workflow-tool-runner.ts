@@ -1,6 +1,6 @@
 import { startInputsJsonSchema } from "@app/workflow";
-import type { WorkflowRunner as WorkflowToolPort } from "../agents/ports.ts";
 import type { Deps } from "../deps.ts";
+import type { WorkflowRunner as WorkflowToolPort } from "../ports/tool-ports.ts";
 import { findWorkflow } from "./find-workflow.ts";
 import { checkNestingDepth } from "./nesting.ts";
 import type { WorkflowRunner } from "./runs/workflow-runner.ts";

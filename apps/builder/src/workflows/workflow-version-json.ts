@@ -10,5 +10,6 @@ export function toWorkflowVersionJson(row: WorkflowVersionRow) {
     name: row.name,
     description: row.description,
     graph: row.graph,
+    evaluation_gate: row.gateResult,
   };
 }

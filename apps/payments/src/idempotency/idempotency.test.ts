@@ -1,7 +1,8 @@
-import { type Clock, manualClock, sha256Hex } from "@app/core";
+import { type Clock, manualClock } from "@app/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, startTestPayments, type TestPayments } from "../../test/harness.ts";
 import { createPayment } from "../payments/create-payment.ts";
+import { hashRequest } from "./hash-request.ts";
 import { IDEMPOTENCY_LOCK_TIMEOUT_MS, IDEMPOTENCY_REQUEST_DEADLINE_MS } from "./idempotency.ts";
 import { type IdempotencyClaim, idempotencyKeys } from "./schema.ts";
 
@@ -40,7 +41,7 @@ async function claimKey(
   const claim = { merchantId: payments.merchantId, environment: "test", key };
   await payments.deps.db.insert(idempotencyKeys).values({
     ...claim,
-    requestHash: sha256Hex(`POST ${path}\n${JSON.stringify(body)}`),
+    requestHash: hashRequest("POST", path, JSON.stringify(body)),
     createdAt: lockedAt,
     lockedAt,
     recoveryPoint,

@@ -1,4 +1,4 @@
-import { type Clock, sha256Hex } from "@app/core";
+import type { Clock } from "@app/core";
 import { ApiError, isRejectedBeforeRunning } from "@app/http";
 import { and, eq, isNull, lt, type SQL } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
@@ -8,6 +8,7 @@ import type { AppEnv } from "../env.ts";
 import { AuthErrors } from "../merchants/errors.ts";
 import type { MerchantScope } from "../merchants/merchant-scope.ts";
 import { IdempotencyErrors } from "./errors.ts";
+import { hashRequest, isSameRequest } from "./hash-request.ts";
 import { type IdempotencyClaim, idempotencyKeys } from "./schema.ts";
 
 /** How long a key's first result is replayed. */
@@ -82,7 +83,8 @@ export async function recoveryPoint(
 /**
  * Makes a POST sent with `Idempotency-Key` run once: a repeat within 24 h gets the first answer
  * (status and body, with `Idempotent-Replayed: true`), a repeat while the first still runs a 409,
- * and the same key with another body a 422. As at Stripe, only answers of requests that ran are
+ * and the same key with another body (another JSON value: key order and whitespace do not count, see
+ * `hashRequest`) a 422. As at Stripe, only answers of requests that ran are
  * kept: a request refused before running (`isRefusedBeforeRunning`: unreadable JSON or text, a
  * wrong media type, invalid fields, a body too large, a test helper with a live key) and answers of 500 and above free the key,
  * so the corrected request can be sent with the same key.
@@ -107,7 +109,7 @@ export function idempotency(
       throw IdempotencyErrors.INVALID_IDEMPOTENCY_KEY({ param: "Idempotency-Key" });
     const scope = c.get("merchant");
     const body = await c.req.text();
-    const requestHash = sha256Hex(`${c.req.method} ${c.req.path}\n${body}`);
+    const requestHash = hashRequest(c.req.method, c.req.path, body);
     const now = deps.clock.now();
     const where = keyWhere({ merchantId: scope.merchantId, environment: scope.environment, key });
     const claim: IdempotencyClaim = {
@@ -136,13 +138,15 @@ export function idempotency(
       const [existing] = await deps.db.select().from(idempotencyKeys).where(where).limit(1);
       if (!existing) throw IdempotencyErrors.IDEMPOTENCY_KEY_IN_USE();
       if (existing.responseStatus !== null && existing.responseBody !== null) {
-        if (existing.requestHash !== requestHash) throw IdempotencyErrors.IDEMPOTENCY_KEY_REUSED();
+        if (!isSameRequest(existing.requestHash, c.req.method, c.req.path, body))
+          throw IdempotencyErrors.IDEMPOTENCY_KEY_REUSED();
         return replay(existing.responseStatus, existing.responseBody);
       }
       // Still running: whether or not the body matches, nothing may run beside it (as at Stripe).
       const isAbandoned = existing.lockedAt.getTime() <= now.getTime() - IDEMPOTENCY_LOCK_TIMEOUT_MS;
       if (!isAbandoned) throw IdempotencyErrors.IDEMPOTENCY_KEY_IN_USE();
-      if (existing.requestHash !== requestHash) throw IdempotencyErrors.IDEMPOTENCY_KEY_REUSED();
+      if (!isSameRequest(existing.requestHash, c.req.method, c.req.path, body))
+        throw IdempotencyErrors.IDEMPOTENCY_KEY_REUSED();
       // Compare-and-set on the old lock time: of several retries, one takes the claim over.
       const [taken] = await deps.db
         .update(idempotencyKeys)

@@ -7,7 +7,7 @@ export const idempotencyKeys = pgTable(
     merchantId: text("merchant_id").notNull(),
     environment: text("environment").notNull(),
     key: text("key").notNull(),
-    /** SHA-256 of method, path and body: the same key with another request is refused. */
+    /** SHA-256 of method, path and canonical body (`hashRequest`): the same key with another request is refused. */
     requestHash: text("request_hash").notNull(),
     /** Null while the first request is still running. */
     responseStatus: integer("response_status"),

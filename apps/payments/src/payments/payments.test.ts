@@ -390,17 +390,77 @@ describe("Idempotency-Key", () => {
     });
   });
 
+  it("treats the same JSON with another key order, whitespace or number spelling as the same request", async () => {
+    const key = `order-canonical-${Date.now()}`;
+    const send = (body: string) =>
+      payments.request("/v1/payments", {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": key },
+        body,
+      });
+    const first = await send('{"amount":8100,"method":"ewallet","metadata":{"a":"1","b":"2"}}');
+    expect(first.status).toBe(201);
+    const created = await json<Payment>(first);
+    for (const body of [
+      '{ "method": "ewallet",\n  "metadata": { "b": "2", "a": "1" },\n  "amount": 8100 }',
+      '{"metadata":{"b":"2","a":"1"},"amount":8100.0,"method":"ewallet"}',
+      '{"amount":8.1e3,"method":"ewallet","metadata":{"a":"1","b":"2"}}',
+    ]) {
+      const again = await send(body);
+      expect(again.status, body).toBe(201);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect((await json<Payment>(again)).id).toBe(created.id);
+    }
+    // Another value is another request, however it is spelled.
+    const other = await send('{ "method": "ewallet", "metadata": { "a": "1", "b": "3" }, "amount": 8100 }');
+    expect(other.status).toBe(422);
+    expect(await json(other)).toMatchObject({ error: { code: "idempotency_key_reused" } });
+  });
+
+  it("answers 20 requests sent at once with one key: one runs (201), those that came while it ran get 409, later ones its replay", async () => {
+    const key = `order-burst-${Date.now()}`;
+    const body = { amount: 8200, method: "qris", description: key };
+    // Connections opened beforehand, so the 20 arrive together rather than one TCP handshake apart.
+    await Promise.all(Array.from({ length: 20 }, () => payments.request("/v1/balance")));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        payments.request("/v1/payments", { method: "POST", json: body, headers: { "idempotency-key": key } }),
+      ),
+    );
+    const outcomes = await Promise.all(
+      answers.map(async (answer) => {
+        const payload = await json<Payment & { error?: { code: string } }>(answer);
+        if (answer.status === 409) return `409 ${payload.error?.code}`;
+        return `${answer.status} ${answer.headers.get("idempotent-replayed") ? "replay" : "ran"} ${payload.id}`;
+      }),
+    );
+    const ran = outcomes.filter((outcome) => outcome.includes(" ran "));
+    expect(ran).toHaveLength(1);
+    const id = ran[0]?.split(" ")[2];
+    const { payments: paymentRows } = await import("./schema.ts");
+    const { eq } = await import("drizzle-orm");
+    const stored = await payments.deps.db
+      .select({ id: paymentRows.id })
+      .from(paymentRows)
+      .where(eq(paymentRows.description, key));
+    expect(stored.map((row) => row.id)).toEqual([id]);
+    for (const outcome of outcomes)
+      expect([`201 ran ${id}`, `201 replay ${id}`, "409 idempotency_key_in_use"]).toContain(outcome);
+    // The others were read while the first ran, on PGlite as on PostgreSQL, not each after the one before.
+    expect(outcomes.filter((outcome) => outcome.startsWith("409")).length).toBeGreaterThan(0);
+  });
+
   describe("a claim abandoned by a process that died mid-request", () => {
     // The state a SIGKILL leaves: the key claimed (no answer stored), and perhaps the payment written.
     async function abandonClaim(key: string, body: Record<string, unknown>) {
       const { idempotencyKeys } = await import("../idempotency/schema.ts");
-      const { sha256Hex } = await import("@app/core");
+      const { hashRequest } = await import("../idempotency/hash-request.ts");
       const { IDEMPOTENCY_REQUEST_DEADLINE_MS } = await import("../idempotency/idempotency.ts");
       const lockedAt = clock.now();
       const claim = { merchantId: payments.merchantId, environment: "test", key };
       await payments.deps.db.insert(idempotencyKeys).values({
         ...claim,
-        requestHash: sha256Hex(`POST /v1/payments\n${JSON.stringify(body)}`),
+        requestHash: hashRequest("POST", "/v1/payments", JSON.stringify(body)),
         createdAt: lockedAt,
         lockedAt,
       });

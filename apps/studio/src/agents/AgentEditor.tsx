@@ -25,10 +25,13 @@ import { KnowledgeBasePicker, ToolsEditor } from "./AgentTools.tsx";
 import {
   type AgentInput,
   fetchAgent,
+  isChatModel,
   patchAgent,
   type TaggedAgent,
   useAgent,
+  useDefaultModel,
   useDeleteAgent,
+  useProviderModels,
   useProviders,
   useSaveAgent,
 } from "./queries.ts";
@@ -237,10 +240,24 @@ export function AgentEditor({ id }: { id?: string }) {
     );
   };
 
+  // A new agent starts on the provider the workspace has a key for, not on OpenAI; once, and only
+  // while the user has not picked one.
+  const defaults = useDefaultModel();
+  const isDefaulted = useRef(false);
+  useEffect(() => {
+    if (id || !defaults || isDefaulted.current) return;
+    isDefaulted.current = true;
+    setForm((current) =>
+      current.provider === EMPTY.provider && current.model === EMPTY.model
+        ? { ...current, ...defaults }
+        : current,
+    );
+  }, [id, defaults]);
+  const models = useProviderModels(form.provider || undefined);
+
   if (id && agent.isPending) return <Loading what="the agent" />;
   if (id && agent.error) return <QueryError query={agent} />;
 
-  const provider = providers.data?.data.find((p) => p.id === form.provider);
   const error = fieldErrors(save.error);
   const set = <K extends keyof AgentInput>(key: K, value: AgentInput[K]) =>
     setForm({ ...form, [key]: value });
@@ -344,7 +361,11 @@ export function AgentEditor({ id }: { id?: string }) {
               value={form.provider}
               onChange={(e) => {
                 const next = providers.data?.data.find((p) => p.id === e.target.value);
-                setForm({ ...form, provider: e.target.value, model: next?.models[0]?.id ?? "" });
+                setForm({
+                  ...form,
+                  provider: e.target.value,
+                  model: next?.models.find(isChatModel)?.id ?? "",
+                });
               }}
             >
               {providers.data?.data.map((p) => (
@@ -364,12 +385,10 @@ export function AgentEditor({ id }: { id?: string }) {
             />
           </Field>
           <ProviderKeyNote providerId={form.provider} />
-          <datalist id="models">
-            {provider?.models
-              .filter((m) => m.capabilities.includes("chat"))
-              .map((m) => (
-                <option key={m.id} value={m.id} />
-              ))}
+          <datalist id="models" data-testid="model-suggestions">
+            {models.data?.data.filter(isChatModel).map((m) => (
+              <option key={m.id} value={m.id} />
+            ))}
           </datalist>
         </div>
         <Field label="Instructions" error={error?.fieldMessage("instructions")}>

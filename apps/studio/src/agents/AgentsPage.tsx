@@ -4,12 +4,26 @@ import { ImportDialog } from "../portability/ImportDialog.tsx";
 import { type ImportFile, readImportFile } from "../portability/queries.ts";
 import { useFileDrop } from "../portability/useFileDrop.ts";
 import { navigate } from "../router.ts";
-import { Button, EmptyState, ErrorBox, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
+import {
+  Button,
+  EmptyState,
+  ErrorBox,
+  Link,
+  Loading,
+  LoadMore,
+  NoMatches,
+  PageHeader,
+  QueryError,
+  useListSearch,
+} from "../ui/ui.tsx";
 import { GettingStarted } from "./GettingStarted.tsx";
-import { useAgentList } from "./queries.ts";
+import { useAgentList, useCreateFromTemplate } from "./queries.ts";
+import { AGENT_TEMPLATES } from "./templates.ts";
 
 export function AgentsPage() {
-  const agents = useAgentList();
+  const search = useListSearch("agents");
+  const agents = useAgentList(search.q);
+  const fromTemplate = useCreateFromTemplate();
   const fileInput = useRef<HTMLInputElement>(null);
   const [importing, setImporting] = useState<ImportFile | null>(null);
   const readFile = useMutation({ mutationFn: readImportFile, onSuccess: setImporting });
@@ -54,9 +68,11 @@ export function AgentsPage() {
       />
       <ErrorBox error={readFile.error} />
       <GettingStarted />
+      {search.box}
       <QueryError query={agents} />
       {agents.isPending ? <Loading what="agents" /> : null}
-      {agents.data && agents.data.length === 0 ? (
+      {search.q && agents.data?.length === 0 ? <NoMatches what="agents" q={search.q} /> : null}
+      {!search.q && agents.data && agents.data.length === 0 ? (
         <EmptyState title="No agents yet">
           <p>An agent answers with a model of your choice, your instructions, tools and knowledge.</p>
           <Button onClick={() => navigate("/agents/new")}>Create your first agent</Button>
@@ -78,6 +94,28 @@ export function AgentsPage() {
         ))}
       </div>
       <LoadMore query={agents} what="agents" />
+      <section aria-labelledby="agent-templates-title" className="templates">
+        <h2 id="agent-templates-title">Start from a template</h2>
+        <ErrorBox error={fromTemplate.error} />
+        <ul className="template-grid">
+          {AGENT_TEMPLATES.map((template) => (
+            <li key={template.id} className="card template-card">
+              <h3>{template.name}</h3>
+              <p className="muted">{template.description}</p>
+              <Button
+                variant="secondary"
+                isBusy={fromTemplate.isPending && fromTemplate.variables?.id === template.id}
+                onClick={() =>
+                  fromTemplate.mutate(template, { onSuccess: (created) => navigate(`/agents/${created.id}`) })
+                }
+                aria-label={`Use agent template ${template.name}`}
+              >
+                Use template
+              </Button>
+            </li>
+          ))}
+        </ul>
+      </section>
     </div>
   );
 }

@@ -15,6 +15,16 @@ export function pagePath(path: string, limit: number, cursor: string): string {
 }
 
 /**
+ * `path` searched for `q` (`?q=`, which lists of named things take); `path` itself without one.
+ *
+ * @example searchPath("/api/agents", "refund") // "/api/agents?q=refund"
+ */
+export function searchPath(path: string, q: string): string {
+  if (!q) return path;
+  return `${path}${path.includes("?") ? "&" : "?"}q=${encodeURIComponent(q)}`;
+}
+
+/**
  * A cursor-paged list read a page at a time: `data` is the items loaded so far, in the API's order;
  * `hasNextPage`/`fetchNextPage` load the next page while the API says `has_more` (see `LoadMore`).
  * Invalidating `queryKey` reads the loaded pages again.

@@ -149,6 +149,212 @@ export type CredentialCheck = {
   latency_ms: number;
 };
 
+export type LoggedConversationList = {
+  data: LoggedConversation[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type LoggedConversation = Conversation & {
+  end_user: LoggedEndUser;
+  message_count: number;
+  /** Answers rated like, by end users and the team */
+  likes: number;
+  dislikes: number;
+  last_message_at: string | null;
+};
+
+export type LoggedEndUser = {
+  id: string;
+  kind: "anonymous" | "customer";
+  /** Your own user id (customer), or our anonymous id */
+  external_id: string;
+  name: string | null;
+} | null;
+
+export type Conversation = {
+  id: string;
+  agent_id: string;
+  title: string;
+  /** The agent version of its first turn; null for the draft */
+  version: number | null;
+  /** The app whose end user holds it; null for the workspace's own */
+  app_id: string | null;
+  end_user_id: string | null;
+  /** Where it was held: `studio` (signed in), `api` (an API key), `app` (an app's end user: web app, widget or app key), `mcp` (the workspace's MCP endpoint), `workflow` (a run_agent tool) */
+  source: "studio" | "api" | "app" | "mcp" | "workflow";
+  created_at: string;
+  updated_at: string;
+};
+
+export type ConversationDetail = LoggedConversation & {
+  /** Oldest first, with tool calls, citations, ratings (`feedback`), who answered (`source`, `annotation`) and `latency_ms`; the newest 1,000 */
+  messages: Message[];
+  /** Older messages than those shown exist: page them at /messages */
+  has_more_messages: boolean;
+};
+
+export type Message = {
+  id: string;
+  conversation_id: string;
+  role: "user" | "assistant";
+  content: string;
+  tool_calls: ToolCall[];
+  /** The passages knowledge_search found in this turn, each once, in the order found (empty for user messages) */
+  citations: Citation[];
+  provider: string | null;
+  model: string | null;
+  finish_reason: string | null;
+  /** The agent version that answered; null for the draft */
+  version: number | null;
+  /** Who wrote an answer: the model, or an annotation given in its place (annotation_reply); null for user messages */
+  source: "model" | "annotation" | null;
+  /** The annotation that answered (`source: annotation`), else null */
+  annotation: {
+    id: string;
+    /** Cosine similarity (0–1) of the question to the annotated one */
+    similarity: number;
+  } | null;
+  /** From the turn's start to its stored answer (assistant messages); null for user messages and older answers */
+  latency_ms: number | null;
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+  } | null;
+  created_at: string;
+  /** Ratings of the answer: its end user's (an app's) and the team's; in message lists */
+  feedback?: {
+    source: "user" | "team";
+    rating: "like" | "dislike";
+    comment: string | null;
+    updated_at: string;
+  }[];
+};
+
+export type ToolCall = {
+  id: string;
+  name: string;
+  input?: unknown;
+  output?: unknown;
+  is_error: boolean;
+  /** From the model's call to the tool's result */
+  duration_ms?: number | null;
+};
+
+/** A passage the knowledge_search tool gave the model in this turn; open it at GET /api/rag/documents/{document_id}/chunks */
+export type Citation = {
+  knowledge_base_id: string;
+  document_id: string;
+  document_name: string;
+  chunk_id: string;
+  /** 0-based order of the chunk in its document */
+  position: number;
+  /** The passage as the model read it */
+  text: string;
+};
+
+export type LoggedRunList = {
+  data: WorkflowRun[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type WorkflowRun = {
+  id: string;
+  workflow_id: string;
+  status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
+  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule" | "error_workflow" | "evaluation";
+  /** The workflow version it ran; null for the draft */
+  version: number | null;
+  /** The app whose end user started it */
+  app_id: string | null;
+  end_user_id: string | null;
+  /** The run this one replays (POST /api/runs/{id}/replay); null otherwise */
+  replay_of: string | null;
+  /** The schedule that fired the run (`trigger: "schedule"`), else null */
+  schedule_id: string | null;
+  /** The schedule's tick this run fired for (ISO 8601, UTC), else null */
+  scheduled_for: string | null;
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown> | null;
+  error: {
+    code: string;
+    message: string;
+    node_id?: string;
+  } | null;
+  steps: number;
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+  };
+  started_at: string;
+  finished_at: string | null;
+  elapsed_ms: number | null;
+  /** The nodes a `waiting` run waits at for approval (POST /api/runs/{id}/approvals); on GET /api/runs/{id} and blocking answers */
+  pending?: PendingApproval[];
+  nodes?: {
+    node_id: string;
+    node_type: string;
+    /** `waiting`: a node that requires approval, paused at; `inputs` is its request */
+    status: "running" | "waiting" | "succeeded" | "failed" | "skipped";
+    step: number | null;
+    inputs?: unknown;
+    outputs: Record<string, unknown> | null;
+    error: {
+      code: string;
+      message: string;
+    } | null;
+    /** What a Code node's program printed, failed runs too; null for other nodes */
+    logs: {
+      stdout: string;
+      stderr: string;
+      /** Cut: by the sandbox's output limit, or here, each stream to 16,384 characters (start and end kept) */
+      truncated: boolean;
+    } | null;
+    /** Each attempt with its error (null for the one that succeeded), for a node with a `retry`; null otherwise */
+    attempts: ({
+      attempt: number;
+      error: {
+        code: string;
+        message: string;
+      } | null;
+      started_at: string;
+      elapsed_ms: number;
+    }[]) | null;
+    tokens: {
+      input_tokens: number;
+      output_tokens: number;
+    };
+    started_at: string | null;
+    finished_at: string | null;
+    elapsed_ms: number | null;
+  }[];
+};
+
+export type PendingApproval = {
+  node_id: string;
+  node_type: string;
+  title: string | null;
+  /** The node's resolved request (its data with templates resolved): what approving sends */
+  input?: unknown;
+  requested_at: string;
+  /** When `on_timeout` decides it (`approval_timeout_s`); null: it waits */
+  expires_at: string | null;
+};
+
+export type TeamFeedback = {
+  message_id: string;
+  source: "team";
+  rating: "like" | "dislike" | null;
+  comment: string | null;
+};
+
+export type TeamFeedbackRequest = {
+  /** null takes the team's rating back */
+  rating: "like" | "dislike" | null;
+  comment?: string;
+};
+
 /** An agent as GET /api/agents/{id}/export writes it: the definition, and what it uses from its workspace by kind and name */
 export type AgentExport = {
   /** The JSON Schema of the format (editors use it); ignored by the import */
@@ -157,8 +363,10 @@ export type AgentExport = {
   version: 1;
   name: string;
   description?: string;
-  provider: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
-  model: string;
+  /** Absent: the provider of the workspace's newest stored key, else one the server has a key for, else openai */
+  provider?: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
+  /** Absent: the provider's first chat model in GET /api/providers (422 for a provider with none listed) */
+  model?: string;
   instructions?: string;
   temperature?: number | null;
   tools?: AgentTool[];
@@ -230,6 +438,49 @@ export type ImportedAgent = Agent & {
   import_report: ImportReport;
 };
 
+/** Publishing first evaluates the draft on the dataset; a mean under min_score refuses with 409 evaluation_gate_failed (force: true publishes anyway) */
+export type EvaluationGate = {
+  /** A dataset of this workspace */
+  dataset_id: string;
+  evaluators: Evaluator[];
+  /** The mean score (0–1) a draft needs to be published */
+  min_score: number;
+} | null;
+
+export type Evaluator = {
+  type: "exact";
+  case_sensitive?: boolean;
+} | {
+  type: "contains";
+  /** What the output must contain; default the row's expected */
+  value?: string;
+  case_sensitive?: boolean;
+} | {
+  type: "regex";
+  pattern: string;
+} | {
+  type: "json_schema";
+  schema: Record<string, unknown>;
+} | {
+  type: "numeric";
+  /** Largest absolute difference that still passes */
+  tolerance?: number;
+} | {
+  type: "similarity";
+  threshold?: number;
+  /** The embedding model; default the built-in `{ provider: "local" }` embedder */
+  embedding?: {
+    provider: string;
+    model: string;
+  };
+} | {
+  type: "llm_judge";
+  rubric: string;
+  provider: string;
+  model: string;
+  pass_score?: number;
+};
+
 export type ImportReport = {
   source: {
     format: string;
@@ -297,6 +548,16 @@ export type Agent = {
   knowledge_base_ids: string[];
   memory_turns: number;
   mcp_exposed: boolean;
+  evaluation_gate: EvaluationGate;
+  /** Annotation replies; null while never set (off) */
+  annotation_reply: {
+    enabled: boolean;
+    threshold: number;
+    embedding: {
+      provider: string;
+      model: string;
+    };
+  } | null;
   /** The newest published version; null when never published */
   published_version: number | null;
   published_at: string | null;
@@ -330,8 +591,10 @@ export type AgentList = {
 export type CreateAgentRequest = {
   name: string;
   description?: string;
-  provider: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
-  model: string;
+  /** Absent: the provider of the workspace's newest stored key, else one the server has a key for, else openai */
+  provider?: "openai" | "anthropic" | "google" | "mistral" | "groq" | "cohere" | "deepseek" | "xai" | "openai-compatible";
+  /** Absent: the provider's first chat model in GET /api/providers (422 for a provider with none listed) */
+  model?: string;
   instructions?: string;
   temperature?: number | null;
   tools?: AgentTool[];
@@ -339,6 +602,22 @@ export type CreateAgentRequest = {
   memory_turns?: number;
   /** Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md) */
   mcp_exposed?: boolean;
+  evaluation_gate?: EvaluationGate;
+  annotation_reply?: AnnotationReply;
+};
+
+/** Answer a question similar enough to an annotated one with the annotation, without calling the model; not part of a version (it applies at once) */
+export type AnnotationReply = {
+  enabled: boolean;
+  /** The lowest cosine similarity (0–1) between a question and an annotated one that is answered with the annotation */
+  threshold?: number;
+  embedding?: EmbeddingSetting;
+} | null;
+
+/** The model questions are embedded with; the offline `local` embedder by default */
+export type EmbeddingSetting = {
+  provider: "local" | "openai" | "google" | "mistral" | "cohere" | "openai-compatible";
+  model: string;
 };
 
 export type UpdateAgentRequest = {
@@ -352,6 +631,8 @@ export type UpdateAgentRequest = {
   knowledge_base_ids?: string[];
   memory_turns?: number;
   mcp_exposed?: boolean;
+  evaluation_gate?: EvaluationGate;
+  annotation_reply?: AnnotationReply;
 };
 
 export type ChatAnswer = {
@@ -367,55 +648,6 @@ export type ChatAnswer = {
   };
 };
 
-export type Message = {
-  id: string;
-  conversation_id: string;
-  role: "user" | "assistant";
-  content: string;
-  tool_calls: ToolCall[];
-  /** The passages knowledge_search found in this turn, each once, in the order found (empty for user messages) */
-  citations: Citation[];
-  provider: string | null;
-  model: string | null;
-  finish_reason: string | null;
-  /** The agent version that answered; null for the draft */
-  version: number | null;
-  usage: {
-    input_tokens: number;
-    output_tokens: number;
-  } | null;
-  created_at: string;
-  /** Ratings of the answer: its end user's (an app's) and the team's; in message lists */
-  feedback?: {
-    source: "user" | "team";
-    rating: "like" | "dislike";
-    comment: string | null;
-    updated_at: string;
-  }[];
-};
-
-export type ToolCall = {
-  id: string;
-  name: string;
-  input?: unknown;
-  output?: unknown;
-  is_error: boolean;
-  /** From the model's call to the tool's result */
-  duration_ms?: number | null;
-};
-
-/** A passage the knowledge_search tool gave the model in this turn; open it at GET /api/rag/documents/{document_id}/chunks */
-export type Citation = {
-  knowledge_base_id: string;
-  document_id: string;
-  document_name: string;
-  chunk_id: string;
-  /** 0-based order of the chunk in its document */
-  position: number;
-  /** The passage as the model read it */
-  text: string;
-};
-
 export type ChatRequest = {
   message: string;
   /** Continue this conversation (its last `memory_turns` turns are sent along) */
@@ -428,19 +660,6 @@ export type ConversationList = {
   data: Conversation[];
   has_more: boolean;
   next_cursor: string | null;
-};
-
-export type Conversation = {
-  id: string;
-  agent_id: string;
-  title: string;
-  /** The agent version of its first turn; null for the draft */
-  version: number | null;
-  /** The app whose end user holds it; null for the workspace's own */
-  app_id: string | null;
-  end_user_id: string | null;
-  created_at: string;
-  updated_at: string;
 };
 
 /** An immutable published version of an agent */
@@ -459,11 +678,23 @@ export type AgentVersion = {
   tools: AgentTool[];
   knowledge_base_ids: string[];
   memory_turns: number;
+  evaluation_gate: EvaluationGateResult;
 };
+
+/** The gate's evaluation when this version was published, or that force skipped it */
+export type EvaluationGateResult = {
+  evaluation_id: string | null;
+  mean_score: number | null;
+  min_score: number;
+  /** Published with force: true, without evaluating */
+  is_skipped: boolean;
+} | null;
 
 export type PublishVersionRequest = {
   /** What changed, for the history */
   notes?: string;
+  /** Publish without running the evaluation gate; the version records that it skipped the gate */
+  force?: boolean;
 };
 
 export type AgentVersionList = {
@@ -496,6 +727,44 @@ export type LineChange = {
   text: string;
 };
 
+export type AnnotationList = {
+  data: Annotation[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type Annotation = {
+  id: string;
+  agent_id: string;
+  question: string;
+  answer: string;
+  message_id: string | null;
+  /** Questions answered with this annotation */
+  hit_count: number;
+  last_hit_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+export type CreateAnnotationRequest = {
+  question: string;
+  answer: string;
+  /** The logged answer this annotation corrects (the studio's Logs → annotate), for reference */
+  message_id?: string;
+};
+
+export type AnnotationImportResult = {
+  /** New annotations */
+  created: number;
+  /** Annotations whose question the agent already had: their answer was replaced */
+  updated: number;
+};
+
+export type UpdateAnnotationRequest = {
+  question?: string;
+  answer?: string;
+};
+
 export type Workflow = {
   id: string;
   name: string;
@@ -504,6 +773,9 @@ export type Workflow = {
   /** POST a JSON body here to start a run (the URL is the secret) */
   trigger_url: string;
   mcp_exposed: boolean;
+  evaluation_gate: EvaluationGate;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id: string | null;
   /** The newest published version; null when never published */
   published_version: number | null;
   published_at: string | null;
@@ -653,6 +925,12 @@ export type WorkflowGraph = {
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
     timeout_ms?: number;
+    /** The run pauses here (status waiting) until POST /api/runs/{id}/approvals approves or rejects the node's resolved request */
+    requires_approval?: boolean;
+    /** Seconds an approval may wait; then on_timeout decides it. None: it waits until decided */
+    approval_timeout_s?: number;
+    /** What a timed-out approval does: reject (default; as a person's reject, under on_error) or fail (the run fails with approval_timed_out) */
+    on_timeout?: "reject" | "fail";
     type: "http";
     data: {
       /** Label shown in the editor */
@@ -735,6 +1013,12 @@ export type WorkflowGraph = {
     default_output?: Record<string, unknown>;
     /** Engine-enforced time limit */
     timeout_ms?: number;
+    /** The run pauses here (status waiting) until POST /api/runs/{id}/approvals approves or rejects the node's resolved request */
+    requires_approval?: boolean;
+    /** Seconds an approval may wait; then on_timeout decides it. None: it waits until decided */
+    approval_timeout_s?: number;
+    /** What a timed-out approval does: reject (default; as a person's reject, under on_error) or fail (the run fails with approval_timed_out) */
+    on_timeout?: "reject" | "fail";
     type: "tool";
     data: {
       /** Label shown in the editor */
@@ -759,6 +1043,9 @@ export type CreateWorkflowRequest = {
   graph: WorkflowGraph;
   /** Served as a tool of the workspace's MCP endpoint, /api/mcp (see docs/mcp.md) */
   mcp_exposed?: boolean;
+  evaluation_gate?: EvaluationGate;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id?: string | null;
 };
 
 export type GraphValidation = {
@@ -835,81 +1122,37 @@ export type UpdateWorkflowRequest = {
   description?: string;
   graph?: WorkflowGraph;
   mcp_exposed?: boolean;
-};
-
-export type WorkflowRun = {
-  id: string;
-  workflow_id: string;
-  status: "running" | "succeeded" | "failed" | "cancelled";
-  trigger: "api" | "hook" | "tool" | "mcp" | "app" | "schedule";
-  /** The workflow version it ran; null for the draft */
-  version: number | null;
-  /** The app whose end user started it */
-  app_id: string | null;
-  end_user_id: string | null;
-  /** The run this one replays (POST /api/runs/{id}/replay); null otherwise */
-  replay_of: string | null;
-  /** The schedule that fired the run (`trigger: "schedule"`), else null */
-  schedule_id: string | null;
-  /** The schedule's tick this run fired for (ISO 8601, UTC), else null */
-  scheduled_for: string | null;
-  inputs: Record<string, unknown>;
-  outputs: Record<string, unknown> | null;
-  error: {
-    code: string;
-    message: string;
-    node_id?: string;
-  } | null;
-  steps: number;
-  usage: {
-    input_tokens: number;
-    output_tokens: number;
-  };
-  started_at: string;
-  finished_at: string | null;
-  elapsed_ms: number | null;
-  nodes?: {
-    node_id: string;
-    node_type: string;
-    status: "running" | "succeeded" | "failed" | "skipped";
-    step: number | null;
-    inputs?: unknown;
-    outputs: Record<string, unknown> | null;
-    error: {
-      code: string;
-      message: string;
-    } | null;
-    /** What a Code node's program printed, failed runs too; null for other nodes */
-    logs: {
-      stdout: string;
-      stderr: string;
-      /** Cut: by the sandbox's output limit, or here, each stream to 16,384 characters (start and end kept) */
-      truncated: boolean;
-    } | null;
-    /** Each attempt with its error (null for the one that succeeded), for a node with a `retry`; null otherwise */
-    attempts: ({
-      attempt: number;
-      error: {
-        code: string;
-        message: string;
-      } | null;
-      started_at: string;
-      elapsed_ms: number;
-    }[]) | null;
-    tokens: {
-      input_tokens: number;
-      output_tokens: number;
-    };
-    started_at: string | null;
-    finished_at: string | null;
-    elapsed_ms: number | null;
-  }[];
+  evaluation_gate?: EvaluationGate;
+  /** A workflow of this workspace (not this one) started with `{ run_id, workflow_id, error, failed_node }` when a run of this one fails; null for none */
+  error_workflow_id?: string | null;
 };
 
 export type RunWorkflowRequest = {
   inputs?: Record<string, unknown>;
   /** Run a published version: its number, or "published" for the newest (the draft when never published). Absent: the draft. */
   version?: number | "published";
+};
+
+export type ApprovalDecisionRequest = {
+  node_id: string;
+  decision: "approve" | "reject";
+  /** With approve: the request to send instead of the proposed one (a whole request of the node's type, as in `pending[].input`) */
+  input?: Record<string, unknown>;
+};
+
+export type PendingApprovalItem = {
+  id: string;
+  run_id: string;
+  workflow_id: string;
+  workflow_name: string;
+  node_id: string;
+  node_type: string;
+  /** The node's title; null when it has none */
+  title: string | null;
+  input?: unknown;
+  requested_at: string;
+  expires_at: string | null;
+  on_timeout: "reject" | "fail" | null;
 };
 
 export type ReplayRunRequest = {
@@ -927,6 +1170,7 @@ export type WorkflowVersion = {
   name: string;
   description: string;
   graph: WorkflowGraph;
+  evaluation_gate: EvaluationGateResult;
 };
 
 export type WorkflowVersionList = {
@@ -977,7 +1221,7 @@ export type Schedule = {
   /** The schedule's latest run (GET /api/runs/{id} has the rest) */
   last_run: {
     id: string;
-    status: "running" | "succeeded" | "failed" | "cancelled";
+    status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
     scheduled_for: string | null;
   } | null;
   created_at: string;
@@ -1089,7 +1333,7 @@ export type RerankSetting = {
 export type CreateKnowledgeBaseRequest = {
   name: string;
   description?: string;
-  embedding?: EmbeddingSetting;
+  embedding?: EmbeddingSetting & unknown;
   /** The language of the documents: full-text search stems words and drops stop words with it (`simple`: neither). */
   language?: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
   /** Off by default. A provider's rerank model that reorders each search's best `max(4 × top_k, 40)` candidates; `score` is then its relevance (0–1). */
@@ -1097,12 +1341,6 @@ export type CreateKnowledgeBaseRequest = {
     provider: "cohere";
     model: string;
   } | null;
-};
-
-/** Defaults to the offline `local` feature-hashing embedder. */
-export type EmbeddingSetting = {
-  provider: "local" | "openai" | "google" | "mistral" | "cohere" | "openai-compatible";
-  model: string;
 };
 
 export type KnowledgeBaseList = {
@@ -1143,6 +1381,8 @@ export type KnowledgeSearchAnswer = {
   mode: "vector" | "fulltext" | "hybrid";
   /** Whether the base's rerank model ordered the results */
   reranked: boolean;
+  /** The highest `score` this search can give, so a score reads on its own: 1 for cosine similarity (vector with a provider model) and a rerank model's relevance; a fused score's (hybrid; vector with the local embedder) when a passage is first in every ranking; null for BM25 (fulltext), which is unbounded */
+  max_score: number | null;
   data: KnowledgeSearchResult[];
 };
 
@@ -1244,7 +1484,7 @@ export type SandboxRuntimes = {
   concurrency: number;
   /** Runs at once of one workspace while other workspaces want the sandbox */
   workspace_concurrency: number;
-  /** A workspace alone for this long runs on the whole pool, beyond workspace_concurrency; 0: never */
+  /** A workspace alone for this long runs on the whole pool, beyond workspace_concurrency (another workspace then starts within its share at once, beside the borrowed runs); 0: never */
   contention_window_ms: number;
   queue_timeout_ms: number;
   languages: {
@@ -1456,8 +1696,8 @@ export type Webhook = {
 export type CreateWebhookRequest = {
   /** Where to POST events: https, or http only with ALLOW_PRIVATE_URLS=1; private addresses only with ALLOW_PRIVATE_URLS=1 */
   url: string;
-  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
-  events: ("workflow.run.succeeded" | "workflow.run.failed" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
+  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, workflow.run.waiting, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
+  events: ("workflow.run.succeeded" | "workflow.run.failed" | "workflow.run.waiting" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
   description?: string;
 };
 
@@ -1470,8 +1710,8 @@ export type WebhookList = {
 export type UpdateWebhookRequest = {
   /** Where to POST events: https, or http only with ALLOW_PRIVATE_URLS=1; private addresses only with ALLOW_PRIVATE_URLS=1 */
   url?: string;
-  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
-  events?: ("workflow.run.succeeded" | "workflow.run.failed" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
+  /** Event types to receive (workflow.run.succeeded, workflow.run.failed, workflow.run.waiting, document.ready, document.failed, generation.succeeded, generation.failed, billing.credits.added), or ["*"] for all */
+  events?: ("workflow.run.succeeded" | "workflow.run.failed" | "workflow.run.waiting" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added" | "*")[];
   description?: string;
   /** A disabled endpoint's deliveries are parked as failed */
   disabled?: boolean;
@@ -1536,7 +1776,7 @@ export type EventList = {
 export type Event = {
   id: string;
   object: "event";
-  type: "workflow.run.succeeded" | "workflow.run.failed" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added";
+  type: "workflow.run.succeeded" | "workflow.run.failed" | "workflow.run.waiting" | "document.ready" | "document.failed" | "generation.succeeded" | "generation.failed" | "billing.credits.added";
   environment: "live";
   /** Unix seconds */
   created: number;
@@ -1730,6 +1970,141 @@ export type AppConversation = Conversation & {
   } | null;
 };
 
+export type Dataset = {
+  id: string;
+  object: "dataset";
+  name: string;
+  row_count: number;
+  created_at: string;
+  /** The rows, on GET of one dataset */
+  rows?: DatasetRow[];
+};
+
+export type DatasetRow = {
+  position: number;
+  input: string | null;
+  inputs: Record<string, unknown> | null;
+  expected: string | null;
+};
+
+export type CreateDatasetRequest = {
+  name: string;
+  /** Rows of { input } (an agent's) or { inputs } (a workflow's), with an optional expected; at most 1000 */
+  rows?: ({
+    /** An agent's message */
+    input: string;
+    /** The answer the evaluators compare with */
+    expected?: string | null;
+  } | {
+    /** A workflow's inputs (its Start node's fields) */
+    inputs: Record<string, unknown>;
+    /** The answer the evaluators compare with */
+    expected?: string | null;
+  })[];
+} | {
+  name: string;
+  /** Ids of messages from the workspace's conversations: each user message becomes a row's input and the assistant's answer that followed it the row's expected (an assistant message's id takes the question before it) */
+  from_messages: string[];
+};
+
+export type DatasetList = {
+  data: Dataset[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type DatasetImportResult = {
+  imported: number;
+  row_count: number;
+};
+
+export type ImportDatasetRowsRequest = {
+  /** CSV with a header row: `input` (or one column per workflow input, named `inputs.<field>`) and optionally `expected` */
+  csv: string;
+};
+
+export type Evaluation = {
+  id: string;
+  object: "evaluation";
+  target: {
+    agent_id: string | null;
+    workflow_id: string | null;
+    version: number | "draft";
+  };
+  dataset_id: string;
+  evaluators: Evaluator[];
+  status: "running" | "succeeded" | "failed";
+  /** "api", or "publish_gate" for one a publish started */
+  reason: string;
+  rows_total: number;
+  rows_done: number;
+  /** The mean of the finished rows' scores (a failed row scores 0) */
+  mean_score: number | null;
+  mean_by_evaluator: Record<string, number>;
+  credits: number;
+  mean_latency_ms: number | null;
+  created_at: string;
+  finished_at: string | null;
+  /** Every row, on GET of one evaluation */
+  rows?: EvaluationRow[];
+};
+
+export type EvaluationRow = {
+  position: number;
+  status: "pending" | "running" | "succeeded" | "failed";
+  input: string | null;
+  inputs: Record<string, unknown> | null;
+  expected: string | null;
+  output: string | null;
+  error: string | null;
+  scores: {
+    evaluator: string;
+    score: number;
+    passed: boolean;
+    reason: string | null;
+  }[];
+  /** The mean of this row's evaluator scores */
+  score: number | null;
+  latency_ms: number | null;
+  credits: number | null;
+};
+
+export type CreateEvaluationRequest = {
+  target: {
+    agent_id: string;
+    /** A version number, "published" (the newest), or "draft" (default) */
+    version?: number | "published" | "draft";
+  } | {
+    workflow_id: string;
+    /** A version number, "published" (the newest), or "draft" (default) */
+    version?: number | "published" | "draft";
+  };
+  dataset_id: string;
+  evaluators: Evaluator[];
+};
+
+export type EvaluationList = {
+  data: Evaluation[];
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+export type EvaluationComparison = {
+  a: Evaluation;
+  b: Evaluation;
+  mean_delta: number | null;
+  rows: {
+    position: number;
+    input: string | null;
+    inputs: Record<string, unknown> | null;
+    expected: string | null;
+    a: EvaluationRow & (Record<string, unknown> | null);
+    b: EvaluationRow & (Record<string, unknown> | null);
+    change: "improved" | "regressed" | "unchanged" | "output_changed" | "missing";
+    score_delta: number | null;
+  }[];
+};
+
 export type JsonSchema = Record<string, unknown>;
 
 export type PublicApp = {
@@ -1815,7 +2190,7 @@ export type FeedbackRequest = {
 
 export type PublicRun = {
   id: string;
-  status: "running" | "succeeded" | "failed" | "cancelled";
+  status: "running" | "waiting" | "succeeded" | "failed" | "cancelled";
   outputs: Record<string, unknown> | null;
   error: {
     code: string;
@@ -1886,6 +2261,8 @@ export interface ApiOperations {
   "GET /api/providers": {
     response: {
       data: Provider[];
+      /** What a new agent gets without a provider: the provider of the workspace's newest stored key, else one the server has a key for; null when none is set up */
+      default_provider: string | null;
     };
   };
   "GET /api/providers/{id}/models": {
@@ -1903,6 +2280,28 @@ export interface ApiOperations {
   };
   "POST /api/credentials/{id}/test": {
     response: CredentialCheck;
+  };
+  "GET /api/conversations": {
+    response: LoggedConversationList;
+  };
+  "GET /api/conversations/export": {
+    response: void;
+  };
+  "GET /api/conversations/{id}": {
+    response: ConversationDetail;
+  };
+  "DELETE /api/conversations/{id}": {
+    response: void;
+  };
+  "GET /api/runs": {
+    response: LoggedRunList;
+  };
+  "GET /api/runs/export": {
+    response: void;
+  };
+  "POST /api/messages/{id}/feedback": {
+    body: TeamFeedbackRequest;
+    response: TeamFeedback;
   };
   "GET /api/agents/{id}/export": {
     response: AgentExport;
@@ -1954,6 +2353,26 @@ export interface ApiOperations {
   };
   "POST /api/agents/{id}/versions/{version}/restore": {
     response: Agent;
+  };
+  "GET /api/agents/{id}/annotations": {
+    response: AnnotationList;
+  };
+  "POST /api/agents/{id}/annotations": {
+    body: CreateAnnotationRequest;
+    response: Annotation;
+  };
+  "POST /api/agents/{id}/annotations/import": {
+    response: AnnotationImportResult;
+  };
+  "GET /api/agents/{id}/annotations/{annotation_id}": {
+    response: Annotation;
+  };
+  "PATCH /api/agents/{id}/annotations/{annotation_id}": {
+    body: UpdateAnnotationRequest;
+    response: Annotation;
+  };
+  "DELETE /api/agents/{id}/annotations/{annotation_id}": {
+    response: void;
   };
   "GET /api/workflows": {
     response: {
@@ -2019,6 +2438,17 @@ export interface ApiOperations {
   "GET /api/runs/{id}": {
     response: WorkflowRun;
   };
+  "POST /api/runs/{id}/approvals": {
+    body: ApprovalDecisionRequest;
+    response: WorkflowRun;
+  };
+  "GET /api/approvals": {
+    response: {
+      data: PendingApprovalItem[];
+      has_more: boolean;
+      next_cursor: string | null;
+    };
+  };
   "POST /api/runs/{id}/replay": {
     body: ReplayRunRequest;
     response: WorkflowRun;
@@ -2062,12 +2492,6 @@ export interface ApiOperations {
   "POST /api/hooks/{token}": {
     body: Record<string, unknown>;
     response: WorkflowRun;
-  };
-  "GET /api/conversations/{id}": {
-    response: Conversation;
-  };
-  "DELETE /api/conversations/{id}": {
-    response: void;
   };
   "GET /api/conversations/{id}/messages": {
     response: MessageList;
@@ -2267,6 +2691,36 @@ export interface ApiOperations {
   };
   "GET /api/apps/{id}/conversations": {
     response: AppConversationList;
+  };
+  "GET /api/datasets": {
+    response: DatasetList;
+  };
+  "POST /api/datasets": {
+    body: CreateDatasetRequest;
+    response: Dataset;
+  };
+  "GET /api/datasets/{id}": {
+    response: Dataset;
+  };
+  "DELETE /api/datasets/{id}": {
+    response: void;
+  };
+  "POST /api/datasets/{id}/rows/import": {
+    body: ImportDatasetRowsRequest;
+    response: DatasetImportResult;
+  };
+  "GET /api/evaluations": {
+    response: EvaluationList;
+  };
+  "POST /api/evaluations": {
+    body: CreateEvaluationRequest;
+    response: Evaluation;
+  };
+  "GET /api/evaluations/compare": {
+    response: EvaluationComparison;
+  };
+  "GET /api/evaluations/{id}": {
+    response: Evaluation;
   };
   "GET /api/schemas/export.json": {
     response: JsonSchema;

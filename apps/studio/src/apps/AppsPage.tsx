@@ -1,13 +1,25 @@
 import { useState } from "react";
 import { useAgents } from "../agents/queries.ts";
-import { Button, DataTable, EmptyState, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
+import {
+  Button,
+  DataTable,
+  EmptyState,
+  Link,
+  Loading,
+  LoadMore,
+  NoMatches,
+  PageHeader,
+  QueryError,
+  useListSearch,
+} from "../ui/ui.tsx";
 import { useWorkflows } from "../workflows/queries.ts";
 import { NewAppForm } from "./NewAppForm.tsx";
 import { type App, useAppList } from "./queries.ts";
 
 /** The workspace's apps: what each publishes and where; "New app" publishes an agent or a workflow. */
 export function AppsPage() {
-  const apps = useAppList();
+  const search = useListSearch("apps");
+  const apps = useAppList(search.q);
   const [isCreating, setCreating] = useState(false);
   return (
     <>
@@ -20,9 +32,11 @@ export function AppsPage() {
         }
       />
       {isCreating ? <NewAppForm onCancel={() => setCreating(false)} /> : null}
+      {search.box}
       <QueryError query={apps} />
       {apps.isPending ? <Loading what="apps" /> : null}
-      {apps.data?.length === 0 && !isCreating ? (
+      {search.q && apps.data?.length === 0 ? <NoMatches what="apps" q={search.q} /> : null}
+      {!search.q && apps.data?.length === 0 && !isCreating ? (
         <EmptyState title="No apps yet">
           <p>
             An app puts an agent or a workflow in front of your own users: a web page, a chat widget for any

@@ -29,7 +29,7 @@ export function ConversationMessages({ conversationId }: { conversationId: strin
   );
 }
 
-function FeedbackLine({ feedback }: { feedback: Feedback }) {
+export function FeedbackLine({ feedback }: { feedback: Feedback }) {
   const who = feedback.source === "user" ? "End user" : "Team";
   return (
     <div className="feedback" data-testid="feedback">

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api, apiWithEtag } from "../api/client.ts";
-import { usePagedList } from "../api/paged.ts";
+import { searchPath, usePagedList } from "../api/paged.ts";
 import type {
   App,
   AppConversation,
@@ -19,8 +19,8 @@ export type AppTarget = { kind: "agent"; id: string } | { kind: "workflow"; id: 
 export type Rating = "like" | "dislike";
 
 /** The Apps screen's list, a page at a time. */
-export function useAppList() {
-  return usePagedList<App>(["apps", "pages"], "/api/apps");
+export function useAppList(q = "") {
+  return usePagedList<App>(["apps", "pages", q], searchPath("/api/apps", q));
 }
 
 /** The apps publishing one agent or workflow (the Publish panel's "Open app"). */

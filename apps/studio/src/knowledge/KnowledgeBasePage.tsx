@@ -32,7 +32,7 @@ import {
   useKnowledgeBase,
   useSearch,
 } from "./queries.ts";
-import { relevance, relevanceText } from "./relevance.ts";
+import { relevance, relevanceText, type ScoreScale, scaleOf } from "./relevance.ts";
 import { Uploader } from "./Uploader.tsx";
 
 /** One knowledge base: upload, its documents with their ingestion status, and a retrieval test. */
@@ -93,7 +93,6 @@ export function KnowledgeBasePage({ id }: { id: string }) {
       </div>
       <RetrievalTest
         baseId={id}
-        isLocalEmbedder={base.data.embedding.provider === "local"}
         readyCount={documents.data?.filter((document) => document.status === "ready").length ?? 0}
       />
     </>
@@ -105,7 +104,7 @@ function Documents({ baseId, query }: { baseId: string; query: ReturnType<typeof
   const [openId, setOpenId] = useState<string | null>(null);
   const documents = query.data ?? [];
   return (
-    <section className="card" aria-labelledby="documents-title">
+    <section className="card kb-documents" aria-labelledby="documents-title">
       <h2 id="documents-title">Documents</h2>
       <QueryError query={query} />
       <ErrorBox error={remove.error} />
@@ -273,15 +272,7 @@ const MODES: { mode: SearchMode; label: string; hint: string }[] = [
 ];
 
 /** One query in the three modes side by side, so a person sees what each finds and in which order. */
-function RetrievalTest({
-  baseId,
-  readyCount,
-  isLocalEmbedder,
-}: {
-  baseId: string;
-  readyCount: number;
-  isLocalEmbedder: boolean;
-}) {
+function RetrievalTest({ baseId, readyCount }: { baseId: string; readyCount: number }) {
   const fulltext = useSearch(baseId);
   const vector = useSearch(baseId);
   const hybrid = useSearch(baseId);
@@ -373,8 +364,7 @@ function RetrievalTest({
                       hit={hit}
                       rank={index + 1}
                       best={hits[0]?.score ?? 0}
-                      // Hybrid fuses always; vector fuses the local embedder's ranking with BM25's.
-                      isFused={mode === "hybrid" || (mode === "vector" && isLocalEmbedder)}
+                      max={search.data?.max_score ?? null}
                       elsewhere={ranksOf(hit.chunk_id, mode)}
                     />
                   ))}
@@ -388,20 +378,27 @@ function RetrievalTest({
   );
 }
 
+const SCALE_TITLES: Record<ScoreScale, string> = {
+  bm25: "Relevance as a share of the best passage full text found",
+  similarity: "How similar this passage is to the question (strong from 50 %, medium from 30 %)",
+  fused: "From where each ranking placed this passage: strong when it is near the top of every one",
+};
+
 function Hit({
   hit,
   rank,
   best,
-  isFused,
+  max,
   elsewhere,
 }: {
   hit: SearchHit;
   rank: number;
   best: number;
-  isFused: boolean;
+  max: number | null;
   elsewhere: string[];
 }) {
-  const value = relevance(hit.score, best);
+  const scale = scaleOf(max);
+  const value = relevance(hit.score, { best, max, scale });
   return (
     <li className="hit" data-testid="search-hit">
       <div className="hit-meta">
@@ -410,15 +407,8 @@ function Hit({
           {/* Read aloud, rank and badge would otherwise run together ("Rank #1strong"). */}
           <span className="visually-hidden">, </span>
         </span>
-        <span
-          className={`badge relevance relevance-${value.label}`}
-          title={
-            isFused
-              ? "How this passage compares with the best one, from where each ranking placed it"
-              : "Relevance as a share of the best passage this mode found"
-          }
-        >
-          {relevanceText(value, { isFused })}
+        <span className={`badge relevance relevance-${value.label}`} title={SCALE_TITLES[scale]}>
+          {relevanceText(value, scale)}
         </span>
         <Link to={passageHref(hit)} title="Open the passage in its document">
           <strong>{hit.document_name}</strong>

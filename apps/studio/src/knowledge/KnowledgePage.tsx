@@ -10,8 +10,10 @@ import {
   Link,
   Loading,
   LoadMore,
+  NoMatches,
   PageHeader,
   QueryError,
+  useListSearch,
 } from "../ui/ui.tsx";
 import { useCreateKnowledgeBase, useKnowledgeBaseList } from "./queries.ts";
 
@@ -21,7 +23,8 @@ const EMBEDDING_PROVIDERS = ["local", "openai", "google", "mistral", "cohere", "
 
 /** The caller's knowledge bases, and the form that creates one. */
 export function KnowledgePage() {
-  const bases = useKnowledgeBaseList();
+  const search = useListSearch("knowledge bases");
+  const bases = useKnowledgeBaseList(search.q);
   const [isCreating, setCreating] = useState(false);
   const isEmpty = bases.data?.length === 0;
   return (
@@ -31,9 +34,11 @@ export function KnowledgePage() {
         actions={isCreating ? null : <Button onClick={() => setCreating(true)}>New knowledge base</Button>}
       />
       {isCreating ? <CreateKnowledgeBase onCancel={() => setCreating(false)} /> : null}
+      {search.box}
       <QueryError query={bases} />
       {bases.isPending ? <Loading what="knowledge bases" /> : null}
-      {isEmpty && !isCreating ? (
+      {search.q && isEmpty ? <NoMatches what="knowledge bases" q={search.q} /> : null}
+      {!search.q && isEmpty && !isCreating ? (
         <EmptyState title="No knowledge bases yet">
           <p>
             Upload documents into a knowledge base; agents and workflows then answer from them with cited

@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api, type Page } from "../api/client.ts";
-import { usePagedList } from "../api/paged.ts";
+import { searchPath, usePagedList } from "../api/paged.ts";
 import type {
   KnowledgeChunk as Chunk,
   KnowledgeBase,
@@ -31,8 +31,8 @@ export function useKnowledgeBases() {
 }
 
 /** The knowledge bases screen's list, a page at a time. */
-export function useKnowledgeBaseList() {
-  return usePagedList<KnowledgeBase>(["knowledge-bases", "pages"], "/api/knowledge-bases");
+export function useKnowledgeBaseList(q = "") {
+  return usePagedList<KnowledgeBase>(["knowledge-bases", "pages", q], searchPath("/api/knowledge-bases", q));
 }
 
 export function useKnowledgeBase(id: string) {

@@ -1,33 +1,51 @@
 import { describe, expect, it } from "vitest";
 import { passageFocusOf, passageHref } from "./passage-link.ts";
-import { relevance, relevanceText } from "./relevance.ts";
+import { relevance, relevanceText, scaleOf } from "./relevance.ts";
 
 describe("relevance", () => {
-  it("reads a fused score as a share of the best one, with a word", () => {
-    expect(relevance(0.0328, 0.0328)).toEqual({ percent: 100, label: "strong" });
-    expect(relevance(0.0164, 0.0328)).toEqual({ percent: 50, label: "medium" });
-    expect(relevance(0.0082, 0.0328)).toEqual({ percent: 25, label: "weak" });
+  it("reads full text (BM25) as a share of the list's best: 70 % strong, 40 % medium", () => {
+    const bm25 = (score: number) => relevance(score, { best: 10, max: null, scale: "bm25" });
+    expect(bm25(10)).toEqual({ percent: 100, label: "strong" });
+    expect(bm25(7).label).toBe("strong");
+    expect(bm25(6.9).label).toBe("medium");
+    expect(bm25(4).label).toBe("medium");
+    expect(bm25(3.9).label).toBe("weak");
   });
 
-  it("puts the bounds where the labels change: 70 % strong, 40 % medium", () => {
-    expect(relevance(7, 10).label).toBe("strong");
-    expect(relevance(6.9, 10).label).toBe("medium");
-    expect(relevance(4, 10).label).toBe("medium");
-    expect(relevance(3.9, 10).label).toBe("weak");
+  it("reads a similarity on its own, whatever the list's best: 0.5 strong, 0.3 medium", () => {
+    const similarity = (score: number) => relevance(score, { best: 0.21, max: 1, scale: "similarity" });
+    // The best of a list of unrelated passages is still weak.
+    expect(similarity(0.21)).toEqual({ percent: 21, label: "weak" });
+    expect(similarity(0.3).label).toBe("medium");
+    expect(similarity(0.5).label).toBe("strong");
+  });
+
+  it("reads a fused score against the best possible: strong needs a top place in every ranking", () => {
+    const max = 2 / 11;
+    const fused = (score: number) => relevance(score, { best: 1 / 11, max, scale: "fused" });
+    expect(fused(1 / 11 + 1 / 12).label).toBe("strong");
+    // First of one ranking only (here the nearest vectors, which always answer something).
+    expect(fused(1 / 11).label).toBe("medium");
+    expect(fused(1 / 12).label).toBe("weak");
+    expect(fused(1 / 13).label).toBe("weak");
   });
 
   it("answers 0 % for a zero or negative score and for an empty list's best", () => {
-    expect(relevance(-0.2, 0.8)).toEqual({ percent: 0, label: "weak" });
-    expect(relevance(0, 0)).toEqual({ percent: 0, label: "weak" });
+    expect(relevance(-0.2, { best: 0.8, max: null, scale: "bm25" })).toEqual({ percent: 0, label: "weak" });
+    expect(relevance(0, { best: 0, max: null, scale: "bm25" })).toEqual({ percent: 0, label: "weak" });
+  });
+
+  it("takes the scale from the API's max_score", () => {
+    expect(scaleOf(null)).toBe("bm25");
+    expect(scaleOf(1)).toBe("similarity");
+    expect(scaleOf(2 / 11)).toBe("fused");
   });
 });
 
 describe("relevance text", () => {
-  it("gives a match's share of the best with a word, and a fused score's word alone", () => {
-    expect(relevanceText(relevance(6, 10), { isFused: false })).toBe("medium · 60%");
-    // A passage only the local embedder's ranking (weight 0.05) found, second in a hybrid list.
-    expect(relevanceText(relevance(0.05 / 12, 1.05 / 11), { isFused: true })).toBe("weak match");
-    expect(relevanceText(relevance(1 / 12, 1.05 / 11), { isFused: true })).toBe("strong match");
+  it("gives a match's percentage with a word, and a fused score's word alone", () => {
+    expect(relevanceText({ percent: 60, label: "medium" }, "bm25")).toBe("medium · 60%");
+    expect(relevanceText({ percent: 4, label: "weak" }, "fused")).toBe("weak match");
   });
 });
 

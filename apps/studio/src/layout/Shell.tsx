@@ -2,11 +2,14 @@ import { type ReactNode, useEffect, useState } from "react";
 import { useSession, useSignOut } from "../auth/session.ts";
 import { match, navigate, usePath } from "../router.ts";
 import { ErrorBox, Link } from "../ui/ui.tsx";
+import { CommandPalette } from "./CommandPalette.tsx";
 
 const SECTIONS = [
   { path: "/agents", label: "Agents" },
   { path: "/workflows", label: "Workflows" },
+  { path: "/approvals", label: "Approvals" },
   { path: "/apps", label: "Apps" },
+  { path: "/logs", label: "Logs" },
   { path: "/knowledge", label: "Knowledge" },
   { path: "/generate", label: "Generate" },
   { path: "/usage", label: "Usage" },
@@ -61,6 +64,7 @@ export function Shell({ children }: { children: ReactNode }) {
             {isMenuOpen ? "«" : "»"}
           </button>
         </div>
+        <CommandPalette screens={SECTIONS} />
         {SECTIONS.map((section) => (
           <Link
             key={section.path}

@@ -49,6 +49,8 @@ export function Credentials() {
     onSuccess: () => {
       setForm({ ...form, api_key: "", base_url: "", name: "" });
       void client.invalidateQueries({ queryKey: ["credentials"] });
+      // The workspace's default provider and the models its key lists follow its keys.
+      void client.invalidateQueries({ queryKey: ["providers"] });
     },
   });
   const remove = useDelete("/api/credentials", ["credentials"]);

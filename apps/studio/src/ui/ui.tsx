@@ -4,6 +4,7 @@ import {
   cloneElement,
   type ReactElement,
   type ReactNode,
+  useEffect,
   useId,
   useState,
 } from "react";
@@ -129,6 +130,41 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
+/** How long typing pauses before a list is searched: one request per pause, not one per key. */
+const SEARCH_PAUSE_MS = 250;
+
+/**
+ * A list's search box and the text the list is filtered by (`q`, trimmed, after a pause in typing):
+ * the list asks the API with `?q=` (see `searchPath`), so it searches every page, not the loaded one.
+ *
+ * @example const search = useListSearch("agents"); const agents = useAgentList(search.q); … {search.box}
+ */
+export function useListSearch(what: string) {
+  const [text, setText] = useState("");
+  const [q, setQ] = useState("");
+  useEffect(() => {
+    const timer = setTimeout(() => setQ(text.trim()), SEARCH_PAUSE_MS);
+    return () => clearTimeout(timer);
+  }, [text]);
+  const box = (
+    <input
+      type="search"
+      className="list-search"
+      aria-label={`Search ${what}`}
+      placeholder={`Search ${what}`}
+      maxLength={200}
+      value={text}
+      onChange={(e) => setText(e.target.value)}
+    />
+  );
+  return { q, box };
+}
+
+/** What a search that found nothing says. */
+export function NoMatches({ what, q }: { what: string; q: string }) {
+  return <EmptyState title={`No ${what} match “${q}”`} />;
+}
+
 /** What to tell the user about any thrown thing; never a bare "Failed to fetch". */
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.message;
@@ -152,6 +188,20 @@ export function MissingKey({ message, provider }: { message: string; provider?: 
       </Link>
       {variable ? `, or ask whoever runs the server to set ${variable}.` : "."}
     </div>
+  );
+}
+
+/**
+ * A workflow run's error as its run panel and history show it: a missing provider key links to
+ * Settings (the API's message, meant for API users, says `POST /api/credentials`).
+ */
+export function RunErrorText({ error }: { error: { code: string; message: string; node_id?: string } }) {
+  if (error.code === "provider_not_configured") return <MissingKey message={error.message} />;
+  return (
+    <p className="field-error">
+      {error.node_id ? `${error.node_id}: ` : ""}
+      {error.message}
+    </p>
   );
 }
 

@@ -15,6 +15,23 @@ const SOURCE_LABELS: Record<string, string> = {
   workflow_llm: "Workflow LLM nodes",
   workflow_code: "Workflow code",
 };
+/**
+ * The kinds of spending, by the ledger's `details.meter`. A charge's description names its
+ * quantities ("python sandbox run, 9 ms"), so grouping by it made a series per run duration.
+ */
+const METER_LABELS: Record<string, string> = {
+  llm_tokens: "Model tokens",
+  generation: "Image and video generation",
+  sandbox: "Code sandbox",
+};
+const KIND_LABELS: Record<string, string> = { refund: "Refunds" };
+
+/** The kind of spending a ledger debit is, as the chart's series name. */
+function spendingKind(entry: { kind: string; details: Record<string, unknown> }): string {
+  const meter = typeof entry.details.meter === "string" ? entry.details.meter : undefined;
+  if (meter) return METER_LABELS[meter] ?? meter;
+  return KIND_LABELS[entry.kind] ?? entry.kind;
+}
 
 function dayStart(time: number): number {
   const date = new Date(time);
@@ -123,7 +140,7 @@ export function UsagePage() {
         spent,
         days,
         (entry) => Date.parse(entry.created_at),
-        (entry) => entry.description.split(":")[0] ?? entry.kind,
+        spendingKind,
         (entry) => -entry.credits,
       ),
     [spent, days],

@@ -11,6 +11,7 @@ import { useKnowledgeBases } from "../knowledge/queries.ts";
 import { type McpArgs, McpToolNodeConfig } from "../mcp/McpToolNodeConfig.tsx";
 import { ProviderKeyNote } from "../settings/ProviderKeyNote.tsx";
 import { Button, Field, Link, QueryError } from "../ui/ui.tsx";
+import { ApprovalSettings } from "./ApprovalSettings.tsx";
 import { JsonField, type Row, RowsEditor, TemplateField } from "./config-fields.tsx";
 import { FailureSettings } from "./FailureSettings.tsx";
 import type { EditorNode } from "./graph.ts";
@@ -155,6 +156,9 @@ export function NodeConfig({ node, variables, tools, onChange, onDelete, runErro
             />
           )}
         </>
+      ) : null}
+      {type === "http" || type === "tool" ? (
+        <ApprovalSettings extra={node.data.extra} onChange={(extra) => onChange(config, extra)} />
       ) : null}
       {type !== "start" && type !== "end" && type !== "condition" ? (
         <FailureSettings extra={node.data.extra} onChange={(extra) => onChange(config, extra)} />

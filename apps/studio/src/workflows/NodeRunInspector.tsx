@@ -22,6 +22,7 @@ export interface ReplayAction {
 
 export const RUN_TONE: Record<string, Tone> = {
   running: "busy",
+  waiting: "busy",
   succeeded: "ok",
   failed: "danger",
   skipped: "neutral",

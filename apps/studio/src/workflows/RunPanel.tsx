@@ -2,7 +2,7 @@ import { useState } from "react";
 import { api } from "../api/client.ts";
 import { CodeEditor } from "../editor/CodeEditor.tsx";
 import { JsonTree } from "../ui/JsonTree.tsx";
-import { Button, ErrorBox, Field, Link, Loading, QueryError, StatusBadge } from "../ui/ui.tsx";
+import { Button, ErrorBox, Field, Link, Loading, QueryError, RunErrorText, StatusBadge } from "../ui/ui.tsx";
 import type { EditorNode } from "./graph.ts";
 import { type NodeRunView, RUN_TONE } from "./NodeRunInspector.tsx";
 import { type NodeRun, type Run, streamRun, useRecentRuns } from "./queries.ts";
@@ -88,6 +88,10 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
           };
         }
         if (event === "node_skipped" && nodeId) current = { ...current, [nodeId]: { status: "skipped" } };
+        // A node that requires approval: the run waits there (Approvals, or the run's inspector).
+        if (event === "node_waiting" && nodeId) {
+          current = { ...current, [nodeId]: { status: "waiting", inputs: data.inputs } };
+        }
         if (event === "run_finished") setResult(data as unknown as RunSummary);
         show(current);
       });
@@ -182,12 +186,7 @@ export function RunPanel({ workflowId, start, isDirty, onNodeState, onSelectNode
               <span className="muted">{result.elapsed_ms} ms</span>
             ) : null}
           </div>
-          {result.error ? (
-            <p className="field-error">
-              {result.error.node_id ? `${result.error.node_id}: ` : ""}
-              {result.error.message}
-            </p>
-          ) : null}
+          {result.error ? <RunErrorText error={result.error} /> : null}
           {result.error?.node_id && shownRunId && !isRunning ? (
             <Button variant="secondary" isBusy={isReplaying} onClick={() => void replay()}>
               Replay from {result.error.node_id}

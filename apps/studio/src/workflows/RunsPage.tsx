@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Fragment, useState } from "react";
 import { api } from "../api/client.ts";
+import { ApprovalActions } from "../approvals/ApprovalActions.tsx";
 import { JsonTree } from "../ui/JsonTree.tsx";
 import {
   ACTIONS,
@@ -14,6 +15,7 @@ import {
   LoadMore,
   PageHeader,
   QueryError,
+  RunErrorText,
   StatusBadge,
 } from "../ui/ui.tsx";
 import { NodeRunInspector, RUN_TONE } from "./NodeRunInspector.tsx";
@@ -151,13 +153,23 @@ function RunDetail({ runId, onReplayed }: { runId: string; onReplayed: (created:
       {run.data ? (
         <div className="run-detail-grid">
           <div>
-            {run.data.error ? (
-              <p className="field-error">
-                {run.data.error.node_id ? `${run.data.error.node_id}: ` : ""}
-                {run.data.error.message}
-              </p>
-            ) : null}
+            {run.data.error ? <RunErrorText error={run.data.error} /> : null}
             {run.data.outputs ? <JsonTree label="Run outputs" value={run.data.outputs} /> : null}
+            {run.data.status === "waiting"
+              ? (run.data.pending ?? []).map((pending) => (
+                  <section
+                    key={pending.node_id}
+                    className="card approval-item"
+                    aria-label={`Approval of ${pending.node_id}`}
+                  >
+                    <p>
+                      Waiting for approval: <strong>{pending.title ?? pending.node_id}</strong>
+                    </p>
+                    <JsonTree label="Request" value={pending.input} />
+                    <ApprovalActions runId={runId} nodeId={pending.node_id} input={pending.input} />
+                  </section>
+                ))
+              : null}
             <ol className="node-run-list">
               {nodes.map((node) => (
                 <li key={node.node_id}>
@@ -180,7 +192,7 @@ function RunDetail({ runId, onReplayed }: { runId: string; onReplayed: (created:
               nodeId={chosen.node_id}
               state={chosen}
               replay={
-                run.data.status === "running"
+                run.data.status === "running" || run.data.status === "waiting"
                   ? undefined
                   : { onReplay: () => replay.mutate(chosen.node_id), isReplaying: replay.isPending }
               }

@@ -1,13 +1,25 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
+import { useDefaultModel } from "../agents/queries.ts";
 import { api } from "../api/client.ts";
 import { ImportDialog } from "../portability/ImportDialog.tsx";
 import { type ImportFile, readImportFile } from "../portability/queries.ts";
 import { useFileDrop } from "../portability/useFileDrop.ts";
 import { navigate } from "../router.ts";
-import { Button, EmptyState, ErrorBox, Link, Loading, LoadMore, PageHeader, QueryError } from "../ui/ui.tsx";
+import {
+  Button,
+  EmptyState,
+  ErrorBox,
+  Link,
+  Loading,
+  LoadMore,
+  NoMatches,
+  PageHeader,
+  QueryError,
+  useListSearch,
+} from "../ui/ui.tsx";
 import { useWorkflowList, type Workflow } from "./queries.ts";
-import { WORKFLOW_TEMPLATES, type WorkflowTemplate } from "./templates.ts";
+import { WORKFLOW_TEMPLATES, type WorkflowTemplate, withModel } from "./templates.ts";
 
 const STARTER_GRAPH = {
   nodes: [
@@ -28,7 +40,8 @@ const STARTER_GRAPH = {
 };
 
 export function WorkflowsPage() {
-  const workflows = useWorkflowList();
+  const search = useListSearch("workflows");
+  const workflows = useWorkflowList(search.q);
   const client = useQueryClient();
   const fileInput = useRef<HTMLInputElement>(null);
   const create = useMutation({
@@ -39,10 +52,15 @@ export function WorkflowsPage() {
       navigate(`/workflows/${created.id}`);
     },
   });
+  const defaults = useDefaultModel();
   const fromTemplate = useMutation({
     mutationFn: (template: WorkflowTemplate) =>
       api<Workflow>("/api/workflows", {
-        json: { name: template.name, description: template.description, graph: template.graph },
+        json: {
+          name: template.name,
+          description: template.description,
+          graph: withModel(template.graph, defaults),
+        },
       }),
     onSuccess: (created) => {
       void client.invalidateQueries({ queryKey: ["workflows"] });
@@ -96,6 +114,7 @@ export function WorkflowsPage() {
           </>
         }
       />
+      {search.box}
       <QueryError query={workflows} />
       <p className="muted drop-hint">
         Drop a workflow file here to import it: one exported from a workflow, or an n8n workflow (its JSON, as
@@ -103,7 +122,8 @@ export function WorkflowsPage() {
       </p>
       <ErrorBox error={create.error ?? readFile.error ?? fromTemplate.error} />
       {workflows.isPending ? <Loading what="workflows" /> : null}
-      {workflows.data && workflows.data.length === 0 ? (
+      {search.q && workflows.data?.length === 0 ? <NoMatches what="workflows" q={search.q} /> : null}
+      {!search.q && workflows.data && workflows.data.length === 0 ? (
         <EmptyState title="No workflows yet">
           <p>
             Draw a flow of Start, LLM, Code, HTTP, Condition, Tool and End nodes, then run it or call it by

@@ -23,6 +23,10 @@ export interface ApiNode {
   default_output?: Record<string, unknown>;
   timeout_ms?: number;
   retry?: RetryPolicy;
+  /** HTTP and Tool nodes: the run waits for a person to approve the request first. */
+  requires_approval?: boolean;
+  approval_timeout_s?: number;
+  on_timeout?: "reject" | "fail";
 }
 
 /** A node's `retry`: attempts in all, and the wait between them. */
@@ -52,9 +56,18 @@ export interface ApiGraph {
 export type EditorNodeData = {
   apiType: NodeType;
   config: Record<string, unknown>;
-  extra: Pick<ApiNode, "on_error" | "default_output" | "timeout_ms" | "retry">;
+  extra: Pick<
+    ApiNode,
+    | "on_error"
+    | "default_output"
+    | "timeout_ms"
+    | "retry"
+    | "requires_approval"
+    | "approval_timeout_s"
+    | "on_timeout"
+  >;
   issues?: string[];
-  runStatus?: "running" | "succeeded" | "failed" | "skipped";
+  runStatus?: "running" | "waiting" | "succeeded" | "failed" | "skipped";
 };
 
 export type EditorNode = Node<EditorNodeData, "step">;
@@ -99,6 +112,9 @@ export function toEditor(graph: ApiGraph): { nodes: EditorNode[]; edges: Edge[] 
           ...(node.default_output ? { default_output: node.default_output } : {}),
           ...(node.timeout_ms ? { timeout_ms: node.timeout_ms } : {}),
           ...(node.retry ? { retry: node.retry } : {}),
+          ...(node.requires_approval ? { requires_approval: node.requires_approval } : {}),
+          ...(node.approval_timeout_s ? { approval_timeout_s: node.approval_timeout_s } : {}),
+          ...(node.on_timeout ? { on_timeout: node.on_timeout } : {}),
         },
       },
     })),

@@ -1,6 +1,6 @@
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { allPages, api, apiWithEtag, type Page } from "../api/client.ts";
-import { usePagedList } from "../api/paged.ts";
+import { searchPath, usePagedList } from "../api/paged.ts";
 import type { GraphValidation, Workflow, WorkflowRun } from "../api/schema.gen.ts";
 import { postEventStream, type ServerEvent } from "../api/sse.ts";
 import type { Answer } from "../api/types.ts";
@@ -22,8 +22,8 @@ export function useWorkflows() {
 }
 
 /** The workflows screen's list, a page at a time. */
-export function useWorkflowList() {
-  return usePagedList<Workflow>(["workflows", "pages"], "/api/workflows");
+export function useWorkflowList(q = "") {
+  return usePagedList<Workflow>(["workflows", "pages", q], searchPath("/api/workflows", q));
 }
 
 /** An answer with the revision it is (its `ETag`), which a change based on it sends back as `If-Match`. */
@@ -65,7 +65,7 @@ export function useRecentRuns(workflowId: string) {
 }
 
 /** Statuses the runs page filters by; the API filters, so every page is full of the chosen one. */
-export const RUN_FILTERS = ["all", "succeeded", "failed", "running", "cancelled"] as const;
+export const RUN_FILTERS = ["all", "succeeded", "failed", "running", "waiting", "cancelled"] as const;
 export type RunFilter = (typeof RUN_FILTERS)[number];
 
 /** A workflow's runs, newest first, a page at a time, of one status or all. */

@@ -8,7 +8,24 @@ export interface WorkflowTemplate {
   graph: ApiGraph;
 }
 
+/** A template's LLM nodes run on this until `withModel` puts the workspace's own provider in. */
 const LLM = { provider: "openai", model: "gpt-4o-mini" };
+
+/**
+ * The template's graph with its LLM nodes on `model` (the workspace's provider with a model its key
+ * lists): on OpenAI, the first run of a template failed in a workspace whose only key is another's.
+ *
+ * @example withModel(template.graph, { provider: "anthropic", model: "claude-sonnet-4-5" })
+ */
+export function withModel(graph: ApiGraph, model: { provider: string; model: string } | undefined): ApiGraph {
+  if (!model) return graph;
+  return {
+    ...graph,
+    nodes: graph.nodes.map((node) =>
+      node.type === "llm" ? { ...node, data: { ...node.data, ...model } } : node,
+    ),
+  };
+}
 
 const start = (inputs: { name: string; type: string }[]) => ({
   id: "start",

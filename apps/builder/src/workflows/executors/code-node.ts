@@ -1,6 +1,5 @@
 import { type ExecutorContext, NodeExecutionError, type ValueType } from "@app/workflow";
 import type { CodeCapability } from "../capabilities.ts";
-import { nodeLogs } from "./node-logs.ts";
 
 /**
  * The Code node: its inputs become the `inputs` object of the code's `main`, and each declared output
@@ -21,7 +20,7 @@ export function codeNodeExecutor(code: Pick<CodeCapability, "run"> | undefined, 
       input,
       signal,
     });
-    const logs = nodeLogs(result);
+    const { logs } = result;
     const outputs: Record<string, unknown> = {};
     for (const declared of inputs.outputs) {
       const value = result.output[declared.name];

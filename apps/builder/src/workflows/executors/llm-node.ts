@@ -1,6 +1,6 @@
 import { ApiError } from "@app/http";
 import { type ExecutorContext, NodeExecutionError } from "@app/workflow";
-import { citationJson, type KnowledgeSearch } from "../../agents/ports.ts";
+import { citationJson, type KnowledgeSearch } from "../../ports/tool-ports.ts";
 import type { GenerateRequest, generateForWorkspace } from "../../providers/generate-for-workspace.ts";
 
 type Generate = (request: Omit<GenerateRequest, "source">) => ReturnType<typeof generateForWorkspace>;

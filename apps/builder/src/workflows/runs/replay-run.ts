@@ -32,7 +32,8 @@ export async function planReplay(
 ): Promise<ReplayPlan> {
   const original = await findRun(db, workspaceId, runId);
   if (!original) throw WorkflowErrors.RUN_NOT_FOUND();
-  if (original.status === "running") throw WorkflowErrors.RUN_STILL_RUNNING();
+  if (original.status === "running" || original.status === "waiting")
+    throw WorkflowErrors.RUN_STILL_RUNNING();
   const from = fromNode ?? original.error?.node_id;
   if (from === undefined) throw WorkflowErrors.REPLAY_FROM_NODE_REQUIRED({ param: "from_node" });
   const index = indexGraph(original.graph);

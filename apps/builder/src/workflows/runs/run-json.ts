@@ -1,8 +1,49 @@
-import type { NodeAttempt, RunResult } from "@app/workflow";
-import type { NodeAttemptJson, NodeRunRow, RunRow } from "../schema.ts";
+import type { NodeAttempt, PendingApproval, RunResult } from "@app/workflow";
+import type { ApprovalRow, NodeAttemptJson, NodeRunRow, RunRow } from "../schema.ts";
 
-/** A stored run as the API answers it (GET /api/runs/{id}); blocking runs answer the same shape. */
-export function runJson(row: RunRow, nodes: NodeRunRow[] | undefined) {
+/** A node a waiting run waits at, as the API answers it (the run's `pending`). */
+export interface PendingJson {
+  node_id: string;
+  node_type: string;
+  title: string | null;
+  input: unknown;
+  requested_at: string;
+  expires_at: string | null;
+}
+
+/** A paused node of a run's result as the API answers it. */
+export function pendingJson(pending: PendingApproval): PendingJson {
+  return {
+    node_id: pending.node_id,
+    node_type: pending.node_type,
+    title: pending.title ?? null,
+    input: pending.input ?? null,
+    requested_at: pending.requested_at.toISOString(),
+    expires_at: pending.expires_at?.toISOString() ?? null,
+  };
+}
+
+/** A stored pending approval as the API answers it in its run's `pending`. */
+export function storedPendingJson(row: ApprovalRow): PendingJson {
+  return {
+    node_id: row.nodeId,
+    node_type: row.nodeType,
+    title: row.title,
+    input: row.input ?? null,
+    requested_at: row.requestedAt.toISOString(),
+    expires_at: row.expiresAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * A stored run as the API answers it (GET /api/runs/{id}); blocking runs answer the same shape.
+ * `pending`, the approvals a waiting run waits for, is shown when given.
+ */
+export function runJson(
+  row: Omit<RunRow, "graph">,
+  nodes: NodeRunRow[] | undefined,
+  pending?: ApprovalRow[],
+) {
   return {
     id: row.id,
     workflow_id: row.workflowId,
@@ -41,6 +82,7 @@ export function runJson(row: RunRow, nodes: NodeRunRow[] | undefined) {
           })),
         }
       : {}),
+    ...(pending ? { pending: pending.map(storedPendingJson) } : {}),
   };
 }
 
@@ -55,8 +97,11 @@ export function finishedRunJson(
     appId?: string | null | undefined;
     endUserId?: string | null | undefined;
     replayOf?: string | null | undefined;
+    scheduleId?: string | null | undefined;
+    scheduledFor?: Date | null | undefined;
   },
 ) {
+  const isWaiting = result.status === "waiting";
   const nodes = [...result.nodes].sort(
     (a, b) => (a.step ?? 2_147_483_647) - (b.step ?? 2_147_483_647) || a.node_id.localeCompare(b.node_id),
   );
@@ -69,32 +114,58 @@ export function finishedRunJson(
     app_id: context.appId ?? null,
     end_user_id: context.endUserId ?? null,
     replay_of: context.replayOf ?? null,
-    schedule_id: null,
-    scheduled_for: null,
+    schedule_id: context.scheduleId ?? null,
+    scheduled_for: context.scheduledFor?.toISOString() ?? null,
     inputs: context.inputs,
     outputs: result.outputs,
     error: result.error,
     steps: result.steps,
     usage: { input_tokens: result.usage.input_tokens ?? 0, output_tokens: result.usage.output_tokens ?? 0 },
     started_at: result.started_at.toISOString(),
-    finished_at: result.finished_at.toISOString(),
-    elapsed_ms: Math.round(result.elapsed_ms),
-    nodes: nodes.map((node) => ({
-      node_id: node.node_id,
-      node_type: node.node_type,
-      status: node.status,
-      step: node.step,
-      inputs: node.inputs ?? null,
-      outputs: node.outputs,
-      error: node.error,
-      logs: node.logs,
-      attempts: node.attempts?.map(attemptJson) ?? null,
-      tokens: { input_tokens: node.usage?.input_tokens ?? 0, output_tokens: node.usage?.output_tokens ?? 0 },
-      started_at: node.started_at?.toISOString() ?? null,
-      finished_at: node.finished_at?.toISOString() ?? null,
-      elapsed_ms: node.elapsed_ms === null ? null : Math.round(node.elapsed_ms),
-    })),
+    finished_at: isWaiting ? null : result.finished_at.toISOString(),
+    elapsed_ms: isWaiting ? null : Math.round(result.elapsed_ms),
+    pending: result.pending.map(pendingJson),
+    nodes: [
+      ...nodes.map((node) => ({
+        node_id: node.node_id,
+        node_type: node.node_type,
+        status: node.status as "succeeded" | "failed" | "skipped" | "waiting",
+        step: node.step,
+        inputs: node.inputs ?? null,
+        outputs: node.outputs,
+        error: node.error,
+        logs: node.logs,
+        attempts: node.attempts?.map(attemptJson) ?? null,
+        tokens: {
+          input_tokens: node.usage?.input_tokens ?? 0,
+          output_tokens: node.usage?.output_tokens ?? 0,
+        },
+        started_at: node.started_at?.toISOString() ?? null,
+        finished_at: node.finished_at?.toISOString() ?? null,
+        elapsed_ms: node.elapsed_ms === null ? null : Math.round(node.elapsed_ms),
+      })),
+      ...waitingNodes(result),
+    ],
   };
+}
+
+/** The nodes a waiting result paused at, as node records (`status: "waiting"`, `inputs` the request). */
+function waitingNodes(result: RunResult) {
+  return result.pending.map((pending) => ({
+    node_id: pending.node_id,
+    node_type: pending.node_type,
+    status: "waiting" as const,
+    step: pending.step,
+    inputs: pending.input ?? null,
+    outputs: null,
+    error: null,
+    logs: null,
+    attempts: null,
+    tokens: { input_tokens: 0, output_tokens: 0 },
+    started_at: pending.requested_at.toISOString(),
+    finished_at: null,
+    elapsed_ms: null,
+  }));
 }
 
 /**

@@ -1,13 +1,13 @@
-import { type Clock, storableJson, toStorable } from "@app/core";
+import { type Clock, newId, storableJson, toStorable } from "@app/core";
 import { newestFirst, type PageRequest } from "@app/db";
 import { workflowRunsTotal } from "@app/observability";
 import type { WebhooksDb } from "@app/webhooks";
-import type { RunError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
+import type { PendingApproval, RunError, RunFinishedEvent, WorkflowGraph } from "@app/workflow";
 import { and, asc, eq, gte, inArray, lte, not, or, type SQL, sql } from "drizzle-orm";
 import type { BuilderDb } from "../../db/index.ts";
 import { emitEvent } from "../../events/emit-event.ts";
 import { type NodeRunRow, type RunRow, type RunTrigger, workflowNodeRuns, workflowRuns } from "../schema.ts";
-import { runJson } from "./run-json.ts";
+import { pendingJson, runJson } from "./run-json.ts";
 
 export type NodeRunValues = typeof workflowNodeRuns.$inferInsert;
 
@@ -75,6 +75,7 @@ export async function recordRunEnd(
     heartbeatAt: finished.finished_at,
     isCancelRequested: false,
   };
+  const isWaiting = finished.status === "waiting";
   const record = sql`jsonb_populate_record(null::workflow_runs, ${runRecord(row)}::jsonb)`;
   const write = rowExists
     ? sql`update workflow_runs w set status = r.status, outputs = r.outputs, error = r.error,
@@ -82,8 +83,18 @@ export async function recordRunEnd(
         started_at = r.started_at, finished_at = r.finished_at, elapsed_ms = r.elapsed_ms
         from ${record} r where w.id = r.id`
     : sql`insert into workflow_runs select * from ${record}`;
-  const event = await emitRunEvent({ db, clock }, row, [sql`run_row as (${write})`, ...nodeRunsCte(nodes)]);
-  workflowRunsTotal.inc({ outcome: finished.status });
+  const event = await emitRunEvent(
+    { db, clock },
+    row,
+    [
+      sql`run_row as (${write})`,
+      ...nodeRunsCte(nodes),
+      ...(isWaiting ? [sql`approval_rows as (${insertApprovals(run, finished.pending)})`] : []),
+    ],
+    isWaiting ? finished.pending : undefined,
+  );
+  // A waiting run has no outcome yet: it is counted when it ends.
+  if (!isWaiting) workflowRunsTotal.inc({ outcome: finished.status });
   return event.deliveryCount;
 }
 
@@ -92,19 +103,63 @@ export async function recordRunEnd(
  * cancelled one (the snapshot's `status` tells which), with the run as GET /api/runs/{id} shows it.
  * `also` are the writes that commit with it.
  */
-function emitRunEvent(deps: { db: WebhooksDb; clock: Clock }, row: RunRow, also: SQL[] = []) {
+export function emitRunEvent(
+  deps: { db: WebhooksDb; clock: Clock },
+  row: RunRow,
+  also: SQL[] = [],
+  pending?: PendingApproval[],
+) {
+  const run = runJson(row, undefined);
   return emitEvent(
     deps,
     {
       workspaceId: row.workspaceId,
-      type: row.status === "succeeded" ? "workflow.run.succeeded" : "workflow.run.failed",
-      data: toStorable(runJson(row, undefined)),
+      type: runEventType(row.status),
+      // A waiting run's event says what it waits for.
+      data: toStorable(pending ? { ...run, pending: pending.map(pendingJson) } : run),
     },
     also,
   );
 }
 
+function runEventType(status: RunRow["status"]) {
+  if (status === "succeeded") return "workflow.run.succeeded" as const;
+  if (status === "waiting") return "workflow.run.waiting" as const;
+  return "workflow.run.failed" as const;
+}
+
+/**
+ * The approvals a run ending `waiting` asks for: one row per paused node, kept as it is when the node
+ * was already pending (a run going on after another node's decision pauses at it again).
+ */
+function insertApprovals(run: NewRun, pending: PendingApproval[]): SQL {
+  const records = pending.map((approval) => ({
+    id: newId("apr", approval.requested_at.getTime()),
+    workspace_id: run.workspaceId,
+    run_id: run.id,
+    workflow_id: run.workflowId,
+    node_id: approval.node_id,
+    node_type: approval.node_type,
+    title: approval.title ?? null,
+    input: approval.input ?? null,
+    requested_at: approval.requested_at.toISOString(),
+    expires_at: approval.expires_at?.toISOString() ?? null,
+    on_timeout: approval.on_timeout,
+  }));
+  return sql`
+    insert into workflow_approvals (id, workspace_id, run_id, workflow_id, node_id, node_type, title,
+      input, status, requested_at, expires_at, on_timeout)
+    select id, workspace_id, run_id, workflow_id, node_id, node_type, title, input, 'pending',
+      requested_at, expires_at, on_timeout
+    from jsonb_to_recordset(${storableJson(records)}::jsonb) as r(id text, workspace_id text,
+      run_id text, workflow_id text, node_id text, node_type text, title text, input jsonb,
+      requested_at timestamptz, expires_at timestamptz, on_timeout text)
+    on conflict (run_id, node_id) do nothing`;
+}
+
 function finishedColumns(finished: RunFinishedEvent) {
+  // A waiting run has not finished: it has no end time yet.
+  const isWaiting = finished.status === "waiting";
   return {
     status: finished.status,
     outputs: finished.outputs,
@@ -114,8 +169,8 @@ function finishedColumns(finished: RunFinishedEvent) {
     outputTokens: finished.usage.output_tokens ?? 0,
     // The engine's own start time, so the record and the blocking answer agree.
     startedAt: finished.started_at,
-    finishedAt: finished.finished_at,
-    elapsedMs: Math.round(finished.elapsed_ms),
+    finishedAt: isWaiting ? null : finished.finished_at,
+    elapsedMs: isWaiting ? null : Math.round(finished.elapsed_ms),
   };
 }
 
@@ -316,11 +371,11 @@ const interrupted: RunError = {
 /**
  * Marks runs whose process stopped (no heartbeat after `staleBefore`) and that cannot resume as
  * failed, so no run stays "running" forever after a crash, each with its `workflow.run.failed`
- * event. Answers how many it closed.
+ * event. Answers the runs it closed.
  *
  * @example const closed = await failInterruptedRuns(deps, new Date(Date.now() - 60_000));
  */
-export function failInterruptedRuns(deps: RunStoreDeps, staleBefore: Date): Promise<number> {
+export function failInterruptedRuns(deps: RunStoreDeps, staleBefore: Date): Promise<RunRow[]> {
   return failRunsWhere(
     deps,
     and(eq(workflowRuns.status, "running"), lte(workflowRuns.heartbeatAt, staleBefore), isNotResumable),
@@ -333,15 +388,15 @@ export function failInterruptedRuns(deps: RunStoreDeps, staleBefore: Date): Prom
  *
  * @example await failRun(deps, run.id, { code: "run_interrupted", message: "…" });
  */
-export async function failRun(deps: RunStoreDeps, runId: string, error: RunError): Promise<void> {
-  await failRunsWhere(deps, and(eq(workflowRuns.id, runId), eq(workflowRuns.status, "running")), error);
+export function failRun(deps: RunStoreDeps, runId: string, error: RunError): Promise<RunRow[]> {
+  return failRunsWhere(deps, and(eq(workflowRuns.id, runId), eq(workflowRuns.status, "running")), error);
 }
 
 async function failRunsWhere(
   { db, clock }: RunStoreDeps,
   where: SQL | undefined,
   error: RunError,
-): Promise<number> {
+): Promise<RunRow[]> {
   const now = clock.now();
   return db.transaction(async (tx) => {
     const rows = await tx
@@ -349,7 +404,7 @@ async function failRunsWhere(
       .set({ status: "failed", error, finishedAt: now })
       .where(where)
       .returning();
-    if (rows.length === 0) return 0;
+    if (rows.length === 0) return [];
     await tx
       .update(workflowNodeRuns)
       .set({ status: "failed", error, finishedAt: now })
@@ -363,6 +418,6 @@ async function failRunsWhere(
         ),
       );
     for (const row of rows) await emitRunEvent({ db: tx, clock }, row);
-    return rows.length;
+    return rows;
   });
 }

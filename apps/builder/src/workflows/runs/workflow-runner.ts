@@ -1,22 +1,26 @@
 import { newId } from "@app/core";
 import { annotateSpan, withSpan } from "@app/observability";
 import {
+  type ApprovalDecision,
   type CompiledWorkflow,
   compileWorkflow,
   type NodeExecutors,
   type NodeFailedEvent,
   type NodeFinishedEvent,
   type RecordedNode,
+  type RunError,
   type RunRecorder,
   type RunResult,
   runWorkflow,
   type ToolOutputs,
+  type WorkflowGraph,
   WorkflowGraphError,
 } from "@app/workflow";
 import type { Deps } from "../../deps.ts";
 import type { NodeRunRow, RunRow, RunTrigger, WorkflowRow } from "../schema.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { attemptJson } from "./run-json.ts";
+import { approvalDecisions, expireApprovals, findApprovals } from "./approval-store.ts";
+import { attemptJson, pendingJson } from "./run-json.ts";
 import {
   claimInterruptedRuns,
   failInterruptedRuns,
@@ -32,7 +36,7 @@ import {
 
 /** A Server-Sent Event of a run, as the API streams it. */
 export interface RunStreamEvent {
-  event: "run_started" | "node_started" | "node_finished" | "node_skipped" | "run_finished";
+  event: "run_started" | "node_started" | "node_finished" | "node_skipped" | "node_waiting" | "run_finished";
   data: Record<string, unknown>;
 }
 
@@ -57,6 +61,16 @@ export interface RunRequest {
   replay?: { of: string; recorded: ReadonlyMap<string, RecordedNode> } | undefined;
   /** A run row already written in `running` (a schedule's tick, claimed with it): executed, not inserted. */
   claimed?: ClaimedRun;
+}
+
+/** A run that has just failed, as what follows a failure (its error workflow) needs it. */
+export interface FailedRun {
+  id: string;
+  workspaceId: string;
+  workflowId: string;
+  trigger: RunTrigger;
+  graph: WorkflowGraph;
+  error: RunError | null;
 }
 
 /** A run row a schedule's claim wrote, with the tick it fired for. */
@@ -87,6 +101,10 @@ interface Execution {
   compiled: CompiledWorkflow;
   depth: number;
   recorded?: ReadonlyMap<string, RecordedNode> | undefined;
+  /** Decisions on the nodes that require approval (a run going on after one). */
+  approvals?: ReadonlyMap<string, ApprovalDecision> | undefined;
+  /** The run row is from an earlier execution (resumed, or going on after a decision): its start is kept. */
+  keepsStart?: boolean;
   onEvent?: ((event: RunStreamEvent) => void) | undefined;
   /** The run row's write, once started (at once for a resumed run, whose row exists). */
   persisted: Promise<void> | undefined;
@@ -104,6 +122,11 @@ interface Execution {
 export class WorkflowRunner {
   private readonly active = new Map<string, AbortController>();
   private readonly compiled = new Map<string, CompiledWorkflow>();
+  /** Error workflows being run, and the runs of those that ended since `errorWorkflowsSettled` last asked. */
+  private readonly errorWorkflows = new Set<Promise<void>>();
+  private readonly errorWorkflowRuns: string[] = [];
+  /** What follows a failed run: its error workflow (app.ts sets it), answering that run's id. */
+  onRunFailed: ((run: FailedRun) => Promise<string | undefined>) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly leaseMs: number;
   private readonly heartbeatMs: number;
@@ -217,32 +240,43 @@ export class WorkflowRunner {
   }
 
   /**
-   * Resumes a run a dead process left: the node outcomes it recorded are kept (not executed again)
-   * and the run goes on from its first unfinished node, with the graph and inputs stored on the run.
+   * Resumes a run a dead process left, or one going on after a decision on its approvals (the
+   * caller set it back to `running`): the node outcomes it recorded are kept (not executed again),
+   * the decided approvals are applied, and the run goes on from its first unfinished node, with the
+   * graph and inputs stored on the run.
    */
-  async resume(run: RunRow): Promise<RunResult | undefined> {
+  async resume(run: RunRow, reason: "takeover" | "decision" = "takeover"): Promise<RunResult | undefined> {
     let compiled: CompiledWorkflow;
     try {
       compiled = compileWorkflow(run.graph, { tools: this.tools.outputs() });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await failRun(this.deps, run.id, {
+      const failed = await failRun(this.deps, run.id, {
         code: "run_interrupted",
         message: `The process running this workflow stopped, and the run cannot resume here: ${message}`,
       });
+      for (const row of failed) this.failed(row);
       return undefined;
     }
-    const recorded = recordedNodes(await findNodeRuns(this.deps.db, run.id));
-    this.deps.logger.info(
-      { run_id: run.id, recorded: recorded.size, resumes: run.resumes },
-      "resuming workflow run",
-    );
+    const [nodeRuns, approvals] = await Promise.all([
+      findNodeRuns(this.deps.db, run.id),
+      findApprovals(this.deps.db, run.id),
+    ]);
+    const recorded = recordedNodes(nodeRuns);
+    if (reason === "takeover") {
+      this.deps.logger.info(
+        { run_id: run.id, recorded: recorded.size, resumes: run.resumes },
+        "resuming workflow run",
+      );
+    }
     const persisted = Promise.resolve();
     const execution: Execution = {
       row: run,
       compiled,
       depth: 0,
       recorded,
+      approvals: approvalDecisions(approvals),
+      keepsStart: true,
       persisted,
       persist: () => persisted,
     };
@@ -271,17 +305,17 @@ export class WorkflowRunner {
             signal: controller.signal,
             missingValues: "empty",
             ...(execution.recorded ? { recorded: execution.recorded } : {}),
+            ...(execution.approvals ? { approvals: execution.approvals } : {}),
           }),
       );
       // A resumed run keeps the start its first process gave it.
-      const result =
-        (row.resumes ?? 0) > 0
-          ? {
-              ...engineResult,
-              started_at: row.startedAt,
-              elapsed_ms: engineResult.finished_at.getTime() - row.startedAt.getTime(),
-            }
-          : engineResult;
+      const result = execution.keepsStart
+        ? {
+            ...engineResult,
+            started_at: row.startedAt,
+            elapsed_ms: engineResult.finished_at.getTime() - row.startedAt.getTime(),
+          }
+        : engineResult;
       clearTimeout(execution.timer);
       if (execution.persisted) await execution.persisted;
       await recorder.flushed();
@@ -290,6 +324,8 @@ export class WorkflowRunner {
       });
       // A wake costs the engine a query; most workspaces have no webhook listening.
       if (deliveries > 0) this.deps.deliveries?.wake();
+      if (result.status === "waiting") await this.pendingAsStored(result);
+      if (result.status === "failed") this.failed({ ...row, error: result.error });
       execution.onEvent?.({ event: "run_finished", data: runFinishedData(result) });
       return result;
     } finally {
@@ -298,6 +334,67 @@ export class WorkflowRunner {
       recorder.close();
       this.active.delete(runId);
     }
+  }
+
+  /**
+   * A waiting result's `pending` as stored: a node paused at again after another node's decision keeps
+   * the time it was first asked for (and so its timeout).
+   */
+  private async pendingAsStored(result: RunResult): Promise<void> {
+    const stored = new Map(
+      (await findApprovals(this.deps.db, result.run_id)).map((row) => [row.nodeId, row] as const),
+    );
+    for (const pending of result.pending) {
+      const row = stored.get(pending.node_id);
+      if (!row) continue;
+      pending.requested_at = row.requestedAt;
+      pending.expires_at = row.expiresAt;
+    }
+  }
+
+  /**
+   * Decides the approvals past their `approval_timeout_s` (the sweep does this every heartbeat; tests
+   * call it after moving a manual clock): `on_timeout: "fail"` fails the run, `"reject"` rejects the
+   * node and the run goes on here. Resolves once those runs have ended or paused again.
+   */
+  async expireApprovals(): Promise<void> {
+    const { toContinue, failed } = await expireApprovals(this.deps, CLAIM_BATCH);
+    if (failed.length > 0) this.deps.deliveries?.wake();
+    for (const row of failed) this.failed(row);
+    await Promise.all(
+      toContinue.map((run) =>
+        this.resume(run, "decision").catch((error: unknown) =>
+          this.deps.logger.error({ err: error, run_id: run.id }, "a run after its approval timed out failed"),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * A run failed: its workflow's error workflow starts in the background (at most once: a process
+   * that dies right after the failure was recorded starts none). `errorWorkflowsSettled` waits for them.
+   */
+  private failed(run: FailedRun): void {
+    const started: Promise<void> = (this.onRunFailed?.(run) ?? Promise.resolve(undefined))
+      .then(
+        (runId) => {
+          if (runId) this.errorWorkflowRuns.push(runId);
+        },
+        (error: unknown) => {
+          this.deps.logger.error({ err: error, run_id: run.id }, "the error workflow did not start");
+        },
+      )
+      .finally(() => this.errorWorkflows.delete(started));
+    this.errorWorkflows.add(started);
+  }
+
+  /**
+   * Resolves with the ids of the error workflow runs started since the last call, once they have
+   * ended (tests read them).
+   */
+  async errorWorkflowsSettled(): Promise<string[]> {
+    while (this.errorWorkflows.size > 0) await Promise.all([...this.errorWorkflows]);
+    return this.errorWorkflowRuns.splice(0);
   }
 
   /** Ends a claimed run that cannot start (its graph no longer compiles) as failed, with its event. */
@@ -313,10 +410,12 @@ export class WorkflowRunner {
       outputs: null,
       error,
       usage: { total_tokens: 0 },
+      pending: [],
       nodes: [],
     };
     const deliveries = await recordRunEnd(this.deps, row, result, [], { rowExists: true });
     if (deliveries > 0) this.deps.deliveries?.wake();
+    this.failed({ ...row, error });
     return result;
   }
 
@@ -367,9 +466,10 @@ export class WorkflowRunner {
   private async sweep(silentForMs = this.leaseMs): Promise<void> {
     const staleBefore = new Date(this.deps.clock.now().getTime() - silentForMs);
     const closed = await failInterruptedRuns(this.deps, staleBefore);
-    if (closed > 0) {
-      this.deps.logger.warn({ runs: closed }, "marked interrupted workflow runs as failed");
+    if (closed.length > 0) {
+      this.deps.logger.warn({ runs: closed.length }, "marked interrupted workflow runs as failed");
       this.deps.deliveries?.wake();
+      for (const row of closed) this.failed(row);
     }
     const claimed = await claimInterruptedRuns(this.deps, staleBefore, CLAIM_BATCH);
     for (const run of claimed) {
@@ -377,6 +477,10 @@ export class WorkflowRunner {
         this.deps.logger.error({ err: error, run_id: run.id }, "resuming a workflow run failed"),
       );
     }
+    // Not awaited: the runs that go on after a timeout run in the background like resumed ones.
+    void this.expireApprovals().catch((error: unknown) =>
+      this.deps.logger.error({ err: error }, "deciding timed-out approvals failed"),
+    );
   }
 }
 
@@ -436,6 +540,29 @@ class DurableRecorder implements RunRecorder {
 
   onNodeFinished: RunRecorder["onNodeFinished"] = (event) => this.ended(event);
   onNodeFailed: RunRecorder["onNodeFailed"] = (event) => this.ended(event);
+
+  onNodeWaiting: RunRecorder["onNodeWaiting"] = (event) => {
+    this.track({
+      runId: this.runId,
+      nodeId: event.node_id,
+      nodeType: event.node_type,
+      status: "waiting",
+      step: event.step,
+      inputs: event.inputs,
+      startedAt: event.requested_at,
+    });
+    this.emit?.({
+      event: "node_waiting",
+      data: {
+        run_id: event.run_id,
+        node_id: event.node_id,
+        node_type: event.node_type,
+        title: event.title,
+        step: event.step,
+        inputs: event.inputs,
+      },
+    });
+  };
 
   onNodeSkipped: RunRecorder["onNodeSkipped"] = (event) => {
     this.track({ runId: this.runId, nodeId: event.node_id, nodeType: event.node_type, status: "skipped" });
@@ -542,6 +669,7 @@ export function runFinishedData(result: RunResult): Record<string, unknown> {
     steps: result.steps,
     elapsed_ms: Math.round(result.elapsed_ms * 100) / 100,
     usage: result.usage,
+    ...(result.status === "waiting" ? { pending: result.pending.map(pendingJson) } : {}),
   };
 }
 

@@ -100,7 +100,7 @@ export const scheduleSchema = z
     last_run: z
       .object({
         id: z.string(),
-        status: z.enum(["running", "succeeded", "failed", "cancelled"]),
+        status: z.enum(["running", "waiting", "succeeded", "failed", "cancelled"]),
         scheduled_for: z.string().nullable(),
       })
       .nullable()

@@ -1,6 +1,6 @@
 import { ApiError } from "@app/http";
 import { NodeExecutionError } from "@app/workflow";
-import type { McpToolSource } from "../../agents/ports.ts";
+import type { McpToolSource } from "../../ports/tool-ports.ts";
 import { defineTool, z } from "./registry.ts";
 
 /**

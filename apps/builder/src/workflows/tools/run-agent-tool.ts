@@ -35,6 +35,7 @@ export function runAgentTool(deps: Pick<Deps, "db" | "clock" | "config" | "logge
         context,
         { message: args.message, conversation_id: args.conversation_id },
         depth + 1,
+        { source: "workflow" },
       );
       const events = runAgentTurn(deps, turn, signal);
       let next = await events.next();

@@ -1,4 +1,4 @@
-// What agent tools need from features that live elsewhere (the sandbox, knowledge bases, the
+// What agent tools and workflow nodes need from features that live elsewhere (the sandbox, knowledge bases, the
 // workflow engine). Each is optional in Deps: a tool whose port is absent tells the model it is
 // unavailable instead of failing the turn.
 

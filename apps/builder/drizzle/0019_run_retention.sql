@@ -1,0 +1,1 @@
+CREATE INDEX "workflow_runs_started_idx" ON "workflow_runs" USING btree ("started_at");
