@@ -49,7 +49,7 @@ describe("agent templates", () => {
     expect(AGENT_TEMPLATES.length).toBeGreaterThanOrEqual(5);
     for (const template of AGENT_TEMPLATES) {
       await page.goto(`${builder.url}/agents`);
-      await page.getByRole("button", { name: `Use agent template ${template.name}` }).click();
+      await page.getByRole("button", { name: `Use template ${template.name}` }).click();
       await page.waitForURL(/\/agents\/agt_/);
       const id = new URL(page.url()).pathname.split("/").at(-1) ?? "";
       const agent = (await (await builder.request(`/api/agents/${id}`, { cookie })).json()) as StoredAgent;

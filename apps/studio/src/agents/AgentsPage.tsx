@@ -108,7 +108,7 @@ export function AgentsPage() {
                 onClick={() =>
                   fromTemplate.mutate(template, { onSuccess: (created) => navigate(`/agents/${created.id}`) })
                 }
-                aria-label={`Use agent template ${template.name}`}
+                aria-label={`Use template ${template.name}`}
               >
                 Use template
               </Button>

@@ -66,7 +66,7 @@ export function CommandPalette({ screens }: { screens: readonly { path: string; 
     <>
       <button
         type="button"
-        className="btn btn-secondary palette-opener"
+        className="btn btn-secondary jump-opener"
         aria-keyshortcuts="Control+K Meta+K"
         onClick={(event) => {
           opener.current = event.currentTarget;
@@ -132,9 +132,9 @@ function Palette({
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: the backdrop closes on a click outside; the keyboard closes with Escape in the input
     // biome-ignore lint/a11y/useKeyWithClickEvents: as above
-    <div className="palette-backdrop" onClick={onClose}>
+    <div className="jump-backdrop" onClick={onClose}>
       <div
-        className="palette card"
+        className="jump-dialog card"
         role="dialog"
         aria-modal="true"
         aria-label="Jump to"
@@ -158,7 +158,7 @@ function Palette({
           }}
           onKeyDown={onKeyDown}
         />
-        <div id={listId} role="listbox" aria-label="Destinations" className="palette-list">
+        <div id={listId} role="listbox" aria-label="Destinations" className="jump-list">
           {destinations.map((destination, index) => (
             // biome-ignore lint/a11y/useKeyWithClickEvents: options are chosen with the input's arrows and Enter
             <div
@@ -168,7 +168,7 @@ function Palette({
               // Focus stays in the input (aria-activedescendant); -1 keeps options out of the tab order.
               tabIndex={-1}
               aria-selected={index === current}
-              className={index === current ? "palette-option active" : "palette-option"}
+              className={index === current ? "jump-option active" : "jump-option"}
               onMouseEnter={() => setActive(index)}
               onClick={() => go(destination)}
             >
@@ -178,7 +178,7 @@ function Palette({
           ))}
         </div>
         {destinations.length === 0 && (q === "" || !found.isFetching) ? (
-          <p className="muted palette-empty" role="status">
+          <p className="muted jump-empty" role="status">
             Nothing matches “{text.trim()}”
           </p>
         ) : null}
